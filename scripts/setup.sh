@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every build and run dependency from Debian's package archive (no other downloads).
+set -euo pipefail
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libcli11-dev nlohmann-json3-dev
+  coinor-libclp-dev coinor-libcbc-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+fi

@@ -1,0 +1,48 @@
+#include "core/output.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace jigsaw {
+
+void MakeDirectories(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw std::runtime_error("cannot create directory '" + path + "': " + ec.message());
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& contents) {
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot open '" + temp + "' for writing");
+    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
+    out.flush();
+    if (!out) throw std::runtime_error("write to '" + temp + "' failed");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
+}
+
+std::string FormatFixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
+  std::string text(buffer);
+  if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
+  return text;
+}
+
+double RoundTo(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
+
+void WriteJsonFile(const std::string& path, const Json& json) {
+  WriteFileAtomically(path, json.dump(2) + "\n");
+}
+
+}  // namespace jigsaw

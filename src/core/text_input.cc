@@ -1,0 +1,99 @@
+#include "core/text_input.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace jigsaw {
+
+std::vector<std::string_view> SplitFields(std::string_view line, char delim) {
+  std::vector<std::string_view> fields;
+  size_t start = 0;
+  while (true) {
+    size_t end = line.find(delim, start);
+    if (end == std::string_view::npos) {
+      fields.push_back(line.substr(start));
+      return fields;
+    }
+    fields.push_back(line.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+std::string ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open file for reading");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw InputError(path, 0, "read error");
+  return buffer.str();
+}
+
+TextFile::TextFile(const std::string& path) : name_(path), contents_(ReadWholeFile(path)) {}
+
+TextFile::TextFile(std::string name, std::string contents)
+    : name_(std::move(name)), contents_(std::move(contents)) {}
+
+bool TextFile::NextLine(std::string_view* line) {
+  if (offset_ >= contents_.size()) return false;
+  size_t end = contents_.find('\n', offset_);
+  if (end == std::string::npos) end = contents_.size();
+  std::string_view view(contents_.data() + offset_, end - offset_);
+  if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
+  offset_ = end + 1;
+  ++line_number_;
+  *line = view;
+  return true;
+}
+
+void TextFile::Fail(const std::string& message) const {
+  throw InputError(name_, line_number_, message);
+}
+
+double TextFile::ParseDouble(std::string_view field, std::string_view what) const {
+  std::string_view text = Trim(field);
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
+      !std::isfinite(value)) {
+    Fail("expected a number in " + std::string(what) + ", got '" + std::string(field) + "'");
+  }
+  return value;
+}
+
+long long TextFile::ParseInt(std::string_view field, std::string_view what) const {
+  std::string_view text = Trim(field);
+  long long value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+    // Accept integral values written as floats ("12.0"), as some generators emit them.
+    double as_double = 0;
+    auto [dptr, dec] = std::from_chars(text.data(), text.data() + text.size(), as_double);
+    if (!text.empty() && dec == std::errc() && dptr == text.data() + text.size() &&
+        std::isfinite(as_double) && as_double == std::floor(as_double) &&
+        std::fabs(as_double) < 9e15) {
+      return static_cast<long long>(as_double);
+    }
+    Fail("expected an integer in " + std::string(what) + ", got '" + std::string(field) + "'");
+  }
+  return value;
+}
+
+void TextFile::RequireColumns(const std::vector<std::string_view>& fields, size_t count,
+                              std::string_view layout) const {
+  if (fields.size() != count) {
+    Fail("expected " + std::to_string(count) + " columns (" + std::string(layout) + "), got " +
+         std::to_string(fields.size()));
+  }
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,138 @@
+#include "model/throughput_table.h"
+
+#include <charconv>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/text_input.h"
+
+namespace jigsaw {
+namespace {
+
+int LineOfOffset(const std::string& text, size_t offset) {
+  if (offset > text.size()) offset = text.size();
+  int line = 1;
+  for (size_t i = 0; i < offset; ++i) line += text[i] == '\n';
+  return line;
+}
+
+// Line of the first occurrence of `"needle"` at or after `from`; 0 if absent.
+int LineOfKey(const std::string& text, const std::string& needle, size_t from = 0) {
+  size_t at = text.find("\"" + needle + "\"", from);
+  return at == std::string::npos ? 0 : LineOfOffset(text, at);
+}
+
+template <typename LineFn>
+double RequirePositiveNumber(const nlohmann::json& value, const std::string& name, LineFn line,
+                             const std::string& what) {
+  if (!value.is_number()) throw InputError(name, line(), "expected a number for " + what);
+  double number = value.get<double>();
+  if (!std::isfinite(number) || number < 0) {
+    throw InputError(name, line(), "expected a non-negative throughput for " + what);
+  }
+  return number;
+}
+
+}  // namespace
+
+bool ParseJobKey(const std::string& text, JobKey* key) {
+  // ('<job_type>', <sf>)
+  if (text.size() < 7 || text.compare(0, 2, "('") != 0 || text.back() != ')') return false;
+  size_t quote = text.rfind("', ");
+  if (quote == std::string::npos || quote < 2) return false;
+  const char* begin = text.data() + quote + 3;
+  const char* end = text.data() + text.size() - 1;
+  int sf = 0;
+  auto [ptr, ec] = std::from_chars(begin, end, sf);
+  if (ec != std::errc() || ptr != end || sf <= 0) return false;
+  key->job_type = text.substr(2, quote - 2);
+  key->scale_factor = sf;
+  return true;
+}
+
+ThroughputTable ThroughputTable::Load(const std::string& path) {
+  return Parse(path, ReadWholeFile(path));
+}
+
+ThroughputTable ThroughputTable::Parse(const std::string& name, const std::string& text) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(name, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
+                     std::string("malformed JSON: expected a Gavel throughputs object (") +
+                         e.what() + ")");
+  }
+  if (!root.is_object() || root.empty()) {
+    throw InputError(name, 1, "expected an object {worker_type: {\"(job_type, sf)\": {...}}}");
+  }
+  ThroughputTable table;
+  table.name_ = name;
+  for (const auto& [worker, jobs] : root.items()) {
+    auto worker_line = [&] { return LineOfKey(text, worker); };
+    if (!jobs.is_object()) {
+      throw InputError(name, worker_line(), "expected an object of job entries for worker type '" +
+                                              worker + "'");
+    }
+    auto& by_key = table.table_[worker];
+    const size_t worker_offset = text.find("\"" + worker + "\"");
+    for (const auto& [key_text, entry] : jobs.items()) {
+      auto line = [&] { return LineOfKey(text, key_text, worker_offset); };
+      JobKey key;
+      if (!ParseJobKey(key_text, &key)) {
+        throw InputError(name, line(),
+                         "expected a key of the form \"('<job type>', <scale factor>)\", got \"" +
+                             key_text + "\"");
+      }
+      if (!entry.is_object() || !entry.contains("null")) {
+        throw InputError(name, line(),
+                         "expected an object with a \"null\" (isolated throughput) member for " +
+                             key_text);
+      }
+      ThroughputEntry parsed;
+      for (const auto& [partner_text, value] : entry.items()) {
+        if (partner_text == "null") {
+          parsed.isolated = RequirePositiveNumber(value, name, line, key_text + " \"null\"");
+          continue;
+        }
+        JobKey partner;
+        if (!ParseJobKey(partner_text, &partner)) {
+          throw InputError(name, line(), "expected a partner key \"('<job type>', <sf>)\" in " +
+                                           key_text + ", got \"" + partner_text + "\"");
+        }
+        if (!value.is_array() || value.size() != 2) {
+          throw InputError(name, line(), "expected [self, partner] throughputs for " + key_text +
+                                           " with " + partner_text);
+        }
+        parsed.colocated[partner] = {
+            RequirePositiveNumber(value[0], name, line, key_text + " with " + partner_text),
+            RequirePositiveNumber(value[1], name, line, key_text + " with " + partner_text)};
+      }
+      by_key[key] = std::move(parsed);
+    }
+  }
+  return table;
+}
+
+const ThroughputEntry* ThroughputTable::Find(const std::string& worker_type,
+                                             const JobKey& key) const {
+  auto worker = table_.find(worker_type);
+  if (worker == table_.end()) return nullptr;
+  auto entry = worker->second.find(key);
+  return entry == worker->second.end() ? nullptr : &entry->second;
+}
+
+double ThroughputTable::Isolated(const std::string& worker_type, const JobKey& key) const {
+  const ThroughputEntry* entry = Find(worker_type, key);
+  return entry ? entry->isolated : 0.0;
+}
+
+std::vector<std::string> ThroughputTable::worker_types() const {
+  std::vector<std::string> types;
+  for (const auto& [worker, unused] : table_) types.push_back(worker);
+  return types;
+}
+
+}  // namespace jigsaw
