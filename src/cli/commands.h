@@ -1,0 +1,18 @@
+// Subcommands of the `jigsaw` CLI. Each Add*Command registers its options on `app` and, when the
+// subcommand is chosen, stores in *action the work to run after parsing (so errors from the work
+// are reported by main, uniformly: "jigsaw: <file:line: message>", exit 2 for bad input).
+#ifndef JIGSAW_CLI_COMMANDS_H_
+#define JIGSAW_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace jigsaw {
+
+using CommandAction = std::function<int()>;
+
+void AddSimCommand(CLI::App& app, CommandAction* action);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_CLI_COMMANDS_H_

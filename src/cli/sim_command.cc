@@ -1,0 +1,123 @@
+// `jigsaw sim`: trace-driven cluster scheduling simulation.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cluster/policy.h"
+#include "cluster/sim_output.h"
+#include "cluster/simulator.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "model/trace_generator.h"
+#include "model/trace_readers.h"
+
+namespace jigsaw {
+namespace {
+
+struct SimOptions {
+  std::string trace;
+  std::string trace_format = "auto";
+  std::string throughputs;
+  std::string policy = "max_min_fairness";
+  std::string out = "out/sim";
+  std::string round_log = "auto";
+  std::string write_trace;
+  SimConfig config;
+  TraceGeneratorOptions generator;
+  bool quiet = false;
+};
+
+int RunSim(const SimOptions& options) {
+  ThroughputTable table = options.throughputs.empty() ? SyntheticThroughputTable()
+                                                      : ThroughputTable::Load(options.throughputs);
+  Trace trace = options.trace.empty()
+                    ? GenerateTrace(options.generator, table, options.config.worker_type)
+                    : ReadTrace(options.trace, ParseTraceFormat(options.trace_format));
+  if (!options.write_trace.empty()) {
+    WriteFileAtomically(options.write_trace, FormatShockwaveTrace(trace));
+  }
+  if (options.round_log != "auto" && options.round_log != "full" && options.round_log != "delta") {
+    throw UsageError("--round-log must be auto, full or delta, got '" + options.round_log + "'");
+  }
+  std::unique_ptr<Policy> policy = MakePolicy(options.policy);
+  SimConfig config = options.config;
+  config.progress = !options.quiet;
+  if (!options.quiet) {
+    std::fprintf(stderr, "sim: %zu jobs from %s, %d GPUs, policy %s, %.0f s rounds\n",
+                 trace.jobs.size(), trace.name.c_str(), config.gpus, policy->name().c_str(),
+                 config.round_s);
+  }
+  Simulator simulator(trace, &table, policy.get(), config);
+  SimResult result = simulator.Run();
+  Json extra;
+  extra["trace"] = options.trace.empty() ? trace.name : options.trace;
+  extra["throughputs"] = options.throughputs.empty() ? "<synthetic>" : options.throughputs;
+  extra["seed"] = options.generator.seed;
+  Json summary = SummarizeSimulation(&result, extra);
+  const bool full =
+      options.round_log == "full" || (options.round_log == "auto" && trace.jobs.size() <= 10000);
+  WriteSimulationOutputs(options.out, result, summary, full);
+  if (!options.quiet) {
+    std::fprintf(stderr,
+                 "sim: makespan %.0f s, avg JCT %.0f s, worst rho %.2f, util %.3f; %.2f s wall; "
+                 "wrote %s/{summary.json,jobs.csv,rounds.csv}\n",
+                 summary["makespan_s"].get<double>(), summary["avg_jct_s"].get<double>(),
+                 summary["worst_ftf_rho"].get<double>(), summary["cluster_util"].get<double>(),
+                 result.wall_s, options.out.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddSimCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<SimOptions>();
+  CLI::App* sim = app.add_subcommand(
+      "sim",
+      "Simulate a GPU cluster scheduling a trace of training jobs (round-based, "
+      "Gavel/Shockwave semantics). Without --trace, a seeded synthetic trace is used.");
+  sim->add_option("--trace", options->trace,
+                  "Trace file: Shockwave (12 col), Gavel (10 col), Gavel msr (7 col), Philly "
+                  "CSV or Pollux CSV");
+  sim->add_option("--trace-format", options->trace_format,
+                  "auto|shockwave|gavel|gavel_msr|philly|pollux")
+      ->capture_default_str();
+  sim->add_option("--throughputs", options->throughputs,
+                  "Gavel-format throughputs.json (default: built-in synthetic table)");
+  sim->add_option("--gpus", options->config.gpus, "GPUs in the cluster")->capture_default_str();
+  std::string policies;
+  for (const std::string& name : PolicyNames()) policies += (policies.empty() ? "" : "|") + name;
+  sim->add_option("--policy", options->policy, policies)->capture_default_str();
+  sim->add_option("--round-s", options->config.round_s, "Round length in seconds")
+      ->capture_default_str();
+  sim->add_option("--seed", options->generator.seed, "Seed of the synthetic trace generator")
+      ->capture_default_str();
+  sim->add_option("--out", options->out, "Output directory")->capture_default_str();
+  sim->add_option("--worker-type", options->config.worker_type,
+                  "Worker type whose throughputs are used")
+      ->capture_default_str();
+  sim->add_option("--jobs", options->generator.jobs, "Synthetic trace: number of jobs")
+      ->capture_default_str();
+  sim->add_option("--arrival-mean-s", options->generator.mean_interarrival_s,
+                  "Synthetic trace: mean inter-arrival time (s)")
+      ->capture_default_str();
+  sim->add_option("--write-trace", options->write_trace,
+                  "Also write the trace used, in Shockwave's 12-column format");
+  sim->add_option("--preemption-overhead-s", options->config.preemption_overhead_s,
+                  "Checkpoint/restore cost charged to a job not run in the previous round")
+      ->capture_default_str();
+  sim->add_option("--deadline-factor", options->config.deadline_factor,
+                  "End a job once it has run this many times its isolated duration (0 = never)")
+      ->capture_default_str();
+  sim->add_option("--min-reallocation-interval-s", options->config.min_reallocation_interval_s,
+                  "Least time between two allocation computations (Gavel's reset interval)")
+      ->capture_default_str();
+  sim->add_option("--round-log", options->round_log,
+                  "rounds.csv detail: full (every round's jobs), delta (jobs started/stopped), "
+                  "auto (full up to 10,000 jobs)")
+      ->capture_default_str();
+  sim->add_flag("--quiet", options->quiet, "No progress output on stderr");
+  sim->callback([options, action] { *action = [options] { return RunSim(*options); }; });
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,107 @@
+#include "cluster/sim_output.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/stats.h"
+
+namespace jigsaw {
+
+Json SummarizeSimulation(SimResult* result, const Json& extra) {
+  const double jobs = static_cast<double>(result->jobs.size());
+  const double contention = std::max(1.0, jobs / result->gpus);
+  std::vector<double> jcts, rhos;
+  int deadline_hits = 0;
+  for (JobRecord& job : result->jobs) {
+    job.rho = job.isolated_s > 0 ? job.jct_s / (job.isolated_s * contention) : 0;
+    jcts.push_back(job.jct_s);
+    rhos.push_back(job.rho);
+    deadline_hits += job.hit_deadline;
+  }
+  Json summary = extra;
+  summary["policy"] = result->policy;
+  summary["gpus"] = result->gpus;
+  summary["round_s"] = result->round_s;
+  summary["jobs"] = result->jobs.size();
+  summary["rounds"] = result->rounds.size();
+  summary["makespan_s"] = RoundTo(result->makespan_s, 3);
+  summary["avg_jct_s"] = RoundTo(Mean(jcts), 3);
+  summary["geomean_jct_s"] = RoundTo(GeometricMean(jcts), 3);
+  summary["harmonic_jct_s"] = RoundTo(HarmonicMean(jcts), 3);
+  summary["p50_jct_s"] = RoundTo(Percentile(jcts, 50), 3);
+  summary["p99_jct_s"] = RoundTo(Percentile(jcts, 99), 3);
+  summary["worst_ftf_rho"] = RoundTo(Max(rhos), 4);
+  summary["avg_ftf_rho"] = RoundTo(Mean(rhos), 4);
+  summary["unfair_frac_105"] = RoundTo(FractionAbove(rhos, 1.05), 4);
+  summary["unfair_frac_110"] = RoundTo(FractionAbove(rhos, 1.10), 4);
+  summary["cluster_util"] =
+      result->makespan_s > 0 ? RoundTo(result->busy_gpu_s / (result->gpus * result->makespan_s), 4)
+                             : 0.0;
+  summary["reallocations"] = result->reallocations;
+  summary["jobs_ended_at_deadline"] = deadline_hits;
+  return summary;
+}
+
+namespace {
+
+std::string JobsCsv(const SimResult& result) {
+  std::string out =
+      "job_id,job_type,scale_factor,mode,arrival_s,start_s,finish_s,jct_s,isolated_s,rho,gpu_s,"
+      "rounds_run,final_batch_size,ended_at_deadline\n";
+  for (const JobRecord& j : result.jobs) {
+    out += std::to_string(j.id) + ",\"" + j.job_type + "\"," + std::to_string(j.scale_factor) +
+           "," + j.mode + "," + FormatFixed(j.arrival_s, 3) + "," + FormatFixed(j.start_s, 3) +
+           "," + FormatFixed(j.finish_s, 3) + "," + FormatFixed(j.jct_s, 3) + "," +
+           FormatFixed(j.isolated_s, 3) + "," + FormatFixed(j.rho, 5) + "," +
+           FormatFixed(j.gpu_s, 3) + "," + std::to_string(j.rounds_run) + "," +
+           std::to_string(j.final_batch_size) + "," + (j.hit_deadline ? "1" : "0") + "\n";
+  }
+  return out;
+}
+
+std::string JoinIds(const std::vector<int>& ids) {
+  std::string out;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out += ' ';
+    out += std::to_string(ids[i]);
+  }
+  return out;
+}
+
+std::string RoundsCsv(const SimResult& result, bool full_round_lists) {
+  std::string out = full_round_lists
+                        ? "round,start_s,end_s,active_jobs,gpus_used,scheduled_jobs\n"
+                        : "round,start_s,end_s,active_jobs,gpus_used,started_jobs,stopped_jobs\n";
+  std::vector<int> previous;
+  for (const RoundRecord& r : result.rounds) {
+    out += std::to_string(r.index) + "," + FormatFixed(r.start_s, 3) + "," +
+           FormatFixed(r.end_s, 3) + "," + std::to_string(r.active_jobs) + "," +
+           std::to_string(r.gpus_used) + ",";
+    if (full_round_lists) {
+      out += JoinIds(r.scheduled) + "\n";
+      continue;
+    }
+    std::vector<int> current = r.scheduled;
+    std::sort(current.begin(), current.end());
+    std::vector<int> started, stopped;
+    std::set_difference(current.begin(), current.end(), previous.begin(), previous.end(),
+                        std::back_inserter(started));
+    std::set_difference(previous.begin(), previous.end(), current.begin(), current.end(),
+                        std::back_inserter(stopped));
+    out += JoinIds(started) + "," + JoinIds(stopped) + "\n";
+    previous = std::move(current);
+  }
+  return out;
+}
+
+}  // namespace
+
+void WriteSimulationOutputs(const std::string& dir, const SimResult& result, const Json& summary,
+                            bool full_round_lists) {
+  MakeDirectories(dir);
+  WriteFileAtomically(dir + "/jobs.csv", JobsCsv(result));
+  WriteFileAtomically(dir + "/rounds.csv", RoundsCsv(result, full_round_lists));
+  WriteJsonFile(dir + "/summary.json", summary);
+}
+
+}  // namespace jigsaw

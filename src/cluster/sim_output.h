@@ -1,0 +1,28 @@
+// Metrics and result files of a simulation.
+//
+// Metric definitions follow Shockwave's (research notes §2.5): JCT = finish - arrival;
+// rho_j = JCT_j / (T_excl_j * max(1, jobs_in_trace / gpus)); worst rho = max rho; unfair
+// fraction = share of jobs with rho > 1.05 (and > 1.10); makespan = time the last job finishes;
+// cluster utilisation = GPU-seconds held by running jobs / (gpus * makespan).
+#ifndef JIGSAW_CLUSTER_SIM_OUTPUT_H_
+#define JIGSAW_CLUSTER_SIM_OUTPUT_H_
+
+#include <string>
+
+#include "cluster/simulator.h"
+#include "core/output.h"
+
+namespace jigsaw {
+
+// Fills JobRecord::rho for every job and returns summary.json's object. `extra` members (trace
+// name, seed, ...) are placed first.
+Json SummarizeSimulation(SimResult* result, const Json& extra);
+
+// Writes DIR/summary.json, DIR/jobs.csv and DIR/rounds.csv atomically. `full_round_lists`
+// writes every round's scheduled job ids; otherwise only the jobs started and stopped.
+void WriteSimulationOutputs(const std::string& dir, const SimResult& result, const Json& summary,
+                            bool full_round_lists);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_CLUSTER_SIM_OUTPUT_H_

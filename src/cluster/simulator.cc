@@ -1,0 +1,458 @@
+#include "cluster/simulator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "model/adaptation.h"
+
+namespace jigsaw {
+namespace {
+
+// Throughput of a typed job in iterations/s, or 0 if the table lacks it.
+double LookUpThroughput(const ThroughputTable* table, const std::string& worker_type,
+                        const std::string& job_type, int scale_factor) {
+  if (table == nullptr) return 0;
+  return table->Isolated(worker_type, {job_type, scale_factor});
+}
+
+}  // namespace
+
+double IsolatedRunTime(const JobSpec& job, const ThroughputTable* table,
+                       const std::string& worker_type) {
+  if (!job.typed()) return job.total_steps;
+  const double base = LookUpThroughput(table, worker_type, job.job_type, job.scale_factor);
+  if (base <= 0) return 0;
+  if (DatasetSize(job.model) == 0 || job.batch_size == 0) return job.total_steps / base;
+  const long long epochs = EpochsSpanned(job.model, job.batch_size, job.total_steps);
+  const std::vector<int> schedule =
+      BatchSizeSchedule(job.mode, job.model, job.batch_size, job.scale_factor, epochs);
+  double total = 0;
+  double throughput = base;
+  for (int batch : schedule) {
+    const double at_batch =
+        LookUpThroughput(table, worker_type, MakeJobType(job.model, batch), job.scale_factor);
+    if (at_batch > 0) throughput = at_batch;
+    total += static_cast<double>(DatasetSize(job.model)) / batch / throughput;
+  }
+  return total;
+}
+
+struct Simulator::Impl {
+  struct Job {
+    const JobSpec* spec = nullptr;
+    int original_batch = 0;
+    int batch = 0;
+    std::string job_type;
+    double total_steps = 0;
+    double steps_run = 0;
+    double throughput = 0;
+    // Gavel round-mechanism state.
+    double time_since_reset = 0;  // "job_time_so_far"
+    double deficit = 0;
+    double allocation = 0;
+    bool has_allocation = false;
+    double priority = 0;
+    // Accounting.
+    double run_time = 0;
+    double gpu_s = 0;
+    int rounds_run = 0;
+    int last_round = -1000;  // last round it was scheduled in
+    int round_before_last = -1000;
+    double start_s = -1;
+    bool want_bigger = false;
+    bool want_smaller = false;
+    size_t order = 0;  // insertion order, the stable tie-breaker
+  };
+
+  struct RunningEntry {
+    Job* job;
+    double steps;
+    double finish_s;
+  };
+
+  const Trace& trace;
+  const ThroughputTable* table;
+  Policy* policy;
+  SimConfig config;
+
+  std::vector<std::unique_ptr<Job>> active;
+  std::vector<JobRecord> records;
+  double worker_time_since_reset = 0;
+  double last_reset_s = 0;
+  bool need_reallocation = false;
+  size_t inserted = 0;
+
+  Impl(const Trace& t, const ThroughputTable* tab, Policy* p, SimConfig c)
+      : trace(t), table(tab), policy(p), config(std::move(c)) {}
+
+  double Throughput(const Job& job) const {
+    if (!job.spec->typed()) return 1.0;
+    return LookUpThroughput(table, config.worker_type, job.job_type, job.spec->scale_factor);
+  }
+
+  bool Adaptive(const Job& job) const {
+    return job.spec->typed() && job.spec->mode != AdaptationMode::kStatic &&
+           DatasetSize(job.spec->model) > 0 && job.original_batch > 0;
+  }
+
+  void Validate() const {
+    if (config.gpus <= 0) throw UsageError("--gpus must be positive");
+    if (!(config.round_s > 0)) throw UsageError("--round-s must be positive");
+    for (const JobSpec& spec : trace.jobs) {
+      if (spec.scale_factor > config.gpus) {
+        throw InputError(spec.source, 0,
+                         "job needs " + std::to_string(spec.scale_factor) +
+                             " GPUs but the cluster has " + std::to_string(config.gpus) +
+                             " (expected scale_factor <= --gpus)");
+      }
+      if (!spec.typed()) continue;
+      if (table == nullptr) {
+        throw InputError(
+            spec.source, 0,
+            "typed job '" + spec.job_type + "' needs a throughput table (--throughputs)");
+      }
+      if (LookUpThroughput(table, config.worker_type, spec.job_type, spec.scale_factor) <= 0) {
+        throw InputError(spec.source, 0,
+                         "no throughput for ('" + spec.job_type + "', " +
+                             std::to_string(spec.scale_factor) + ") on worker type '" +
+                             config.worker_type + "' in " + table->name() +
+                             " (expected a positive \"null\" entry)");
+      }
+    }
+  }
+
+  void AddJob(const JobSpec& spec) {
+    auto job = std::make_unique<Job>();
+    job->spec = &spec;
+    job->original_batch = spec.batch_size;
+    job->batch = spec.batch_size;
+    job->job_type = spec.job_type;
+    job->total_steps = spec.total_steps;
+    job->throughput = Throughput(*job);
+    job->time_since_reset = config.round_s / 2.0;
+    job->order = inserted++;
+    active.push_back(std::move(job));
+    need_reallocation = true;
+  }
+
+  // Accordion / GNS: decide at a round boundary whether the job asks for another batch size.
+  void UpdateAdaptationRequest(Job& job) {
+    if (!Adaptive(job)) return;
+    const std::string& model = job.spec->model;
+    const long long epoch = EpochsSpanned(model, job.batch, job.steps_run);
+    const bool at_max = job.batch == GnsBatchSizeLimit(model);
+    if (job.spec->mode == AdaptationMode::kGns) {
+      const int sf = job.spec->scale_factor;
+      if ((GnsBatchSize(model, job.original_batch, sf, epoch + 1) > job.batch ||
+           GnsBatchSize(model, job.original_batch, sf, epoch) > job.batch) &&
+          !at_max) {
+        job.want_bigger = true;
+      }
+      return;
+    }
+    if (AccordionMaxBatchSize(model) == 0) return;  // accordion does not apply
+    const bool critical = InAccordionCriticalRegime(model, job.original_batch, epoch);
+    if (job.batch == job.original_batch && !critical) {
+      if (!at_max) job.want_bigger = true;
+    } else if (job.batch != job.original_batch && critical) {
+      if (job.batch != MinBatchSize(model)) job.want_smaller = true;
+    }
+  }
+
+  // Applies a pending batch-size request after the job has run, preserving its epoch count.
+  void ApplyAdaptationRequest(Job& job) {
+    if (!job.want_bigger && !job.want_smaller) return;
+    const bool bigger = job.want_bigger;
+    job.want_bigger = job.want_smaller = false;
+    const std::string& model = job.spec->model;
+    const int max_batch = AccordionMaxBatchSize(model);
+    if (max_batch > 0 && job.original_batch == max_batch) return;
+    int new_batch = job.batch;
+    if (job.spec->mode == AdaptationMode::kGns) {
+      new_batch = 2 * job.batch;
+    } else if (job.spec->mode == AdaptationMode::kAccordion) {
+      new_batch = bigger ? max_batch : job.original_batch;
+    }
+    if (new_batch == job.batch) return;
+    const std::string new_type = MakeJobType(model, new_batch);
+    const double new_throughput =
+        LookUpThroughput(table, config.worker_type, new_type, job.spec->scale_factor);
+    if (new_throughput <= 0) return;  // Not profiled: keep the old batch size.
+    const double old_per_epoch = static_cast<double>(IterationsPerEpoch(model, job.batch));
+    const double new_per_epoch = static_cast<double>(IterationsPerEpoch(model, new_batch));
+    const double old_epochs = std::ceil(job.total_steps / old_per_epoch);
+    double new_total = std::ceil(job.total_steps * job.batch / static_cast<double>(new_batch));
+    if (std::ceil(new_total / new_per_epoch) != old_epochs) new_total = new_per_epoch * old_epochs;
+    job.total_steps = new_total;
+    job.steps_run = std::ceil(job.steps_run / old_per_epoch) * new_per_epoch;
+    job.batch = new_batch;
+    job.job_type = new_type;
+    job.throughput = new_throughput;
+  }
+
+  std::vector<PolicyJob> PolicyView(double now) const {
+    std::vector<PolicyJob> view;
+    view.reserve(active.size());
+    for (const auto& job : active) {
+      PolicyJob p;
+      p.id = job->spec->id;
+      p.scale_factor = job->spec->scale_factor;
+      p.priority_weight = job->spec->priority_weight;
+      p.arrival_s = job->spec->arrival_s;
+      p.throughput = job->throughput;
+      p.remaining_steps = std::max(0.0, job->total_steps - job->steps_run);
+      p.remaining_isolated_s = job->throughput > 0 ? p.remaining_steps / job->throughput : 0;
+      p.total_isolated_s = records[job->spec->id].isolated_s;
+      p.attained_s = job->run_time;
+      p.attained_gpu_s = job->gpu_s;
+      p.elapsed_s = now - job->spec->arrival_s;
+      view.push_back(p);
+    }
+    return view;
+  }
+
+  void ResetTimeSinceReset(double now) {
+    const double elapsed = now - last_reset_s;
+    worker_time_since_reset = 0;
+    for (auto& job : active) {
+      const double received = job->time_since_reset - config.round_s / 2.0;
+      const double owed = job->has_allocation ? job->allocation * elapsed : 0.0;
+      job->deficit += owed - received;
+      job->time_since_reset = config.round_s / 2.0;
+      worker_time_since_reset += job->time_since_reset;
+    }
+    last_reset_s = now;
+  }
+
+  void Reallocate(double now, int* reallocations) {
+    PolicyContext context;
+    context.now_s = now;
+    context.gpus = config.gpus;
+    context.round_s = config.round_s;
+    context.jobs_in_trace = static_cast<int>(trace.jobs.size());
+    const std::vector<double> fractions = policy->Allocate(context, PolicyView(now));
+    for (size_t i = 0; i < active.size(); ++i) {
+      active[i]->allocation = std::clamp(fractions.at(i), 0.0, 1.0);
+      active[i]->has_allocation = true;
+    }
+    ++*reallocations;
+  }
+
+  void UpdatePriorities(double now, int* reallocations) {
+    const bool interval_elapsed = now - last_reset_s >= config.min_reallocation_interval_s;
+    if (policy->ReallocateEveryRound()) {
+      ResetTimeSinceReset(now);
+      Reallocate(now, reallocations);
+      need_reallocation = false;
+    } else if (need_reallocation && (interval_elapsed || last_reset_s == 0)) {
+      ResetTimeSinceReset(now);
+      Reallocate(now, reallocations);
+      need_reallocation = false;
+    }
+    for (auto& job : active) {
+      const double fraction =
+          worker_time_since_reset == 0 ? 0.0 : job->time_since_reset / worker_time_since_reset;
+      if (!job->has_allocation || job->allocation == 0 || job->throughput <= 0) {
+        job->priority = 0;
+      } else if (fraction > 0) {
+        job->priority = job->allocation / fraction;
+      } else {
+        job->priority = job->allocation * 1e9;
+      }
+    }
+  }
+
+  // Greedy gang placement in priority order; returns the jobs to run this round.
+  std::vector<Job*> PickJobs() {
+    std::vector<Job*> order;
+    order.reserve(active.size());
+    for (auto& job : active) order.push_back(job.get());
+    std::sort(order.begin(), order.end(), [](const Job* a, const Job* b) {
+      if (a->priority != b->priority) return a->priority > b->priority;
+      if (a->deficit != b->deficit) return a->deficit > b->deficit;
+      if (a->allocation != b->allocation) return a->allocation > b->allocation;
+      return a->order < b->order;
+    });
+    std::vector<Job*> picked;
+    int free_gpus = config.gpus;
+    const bool skip_zero_priority = policy->RunsOnlyAllocatedJobs();
+    for (Job* job : order) {
+      if (free_gpus == 0) break;
+      if (job->throughput <= 0) continue;
+      if (skip_zero_priority && job->priority <= 0) continue;
+      if (job->spec->scale_factor > free_gpus) continue;
+      free_gpus -= job->spec->scale_factor;
+      // As in Gavel, a job that arrived after the last reallocation holds its place in the
+      // ranking (its GPUs stay idle this round) but cannot run until it has an allocation.
+      if (job->has_allocation) picked.push_back(job);
+    }
+    return picked;
+  }
+
+  void Complete(Job& job, double finish_s, bool hit_deadline) {
+    JobRecord& r = records[job.spec->id];
+    r.start_s = job.start_s;
+    r.finish_s = finish_s;
+    r.jct_s = finish_s - job.spec->arrival_s;
+    r.gpu_s = job.gpu_s;
+    r.rounds_run = job.rounds_run;
+    r.final_batch_size = job.batch;
+    r.hit_deadline = hit_deadline;
+  }
+
+  SimResult Run() {
+    const auto wall_start = std::chrono::steady_clock::now();
+    Validate();
+    SimResult result;
+    result.policy = policy->name();
+    result.gpus = config.gpus;
+    result.round_s = config.round_s;
+    records.resize(trace.jobs.size());
+    for (const JobSpec& spec : trace.jobs) {
+      JobRecord& r = records[spec.id];
+      r.id = spec.id;
+      r.job_type = spec.typed() ? spec.job_type : "untyped";
+      r.scale_factor = spec.scale_factor;
+      r.mode = AdaptationModeName(spec.mode);
+      r.arrival_s = spec.arrival_s;
+      r.isolated_s = IsolatedRunTime(spec, table, config.worker_type);
+    }
+
+    Progress progress("sim", config.progress);
+    size_t next_arrival = 0;
+    size_t remaining = trace.jobs.size();
+    std::vector<RunningEntry> running;
+    double now = trace.jobs.empty() ? 0 : trace.jobs[0].arrival_s;
+    double round_start = now;
+    int round = 0;
+    while (remaining > 0) {
+      if (!running.empty()) {
+        double round_end = 0;
+        for (const RunningEntry& e : running) round_end = std::max(round_end, e.finish_s);
+        now = round_end;
+      } else if (next_arrival < trace.jobs.size()) {
+        now = std::max(now, trace.jobs[next_arrival].arrival_s);
+      }
+
+      // Finish the round that just ended (latest finish first, then lower id, as Gavel).
+      std::sort(running.begin(), running.end(), [](const RunningEntry& a, const RunningEntry& b) {
+        if (a.finish_s != b.finish_s) return a.finish_s > b.finish_s;
+        return a.job->spec->id < b.job->spec->id;
+      });
+      for (const RunningEntry& e : running) {
+        Job& job = *e.job;
+        double execution = e.finish_s - round_start;
+        double steps = e.steps;
+        const bool ran_previous_round = job.round_before_last == round - 2;
+        if (round != 1 && !ran_previous_round && execution != 0 && execution > config.round_s - 5 &&
+            config.preemption_overhead_s > 0) {
+          const double factor = (execution - config.preemption_overhead_s) / execution;
+          execution -= config.preemption_overhead_s;
+          steps = std::floor(steps * factor);
+        }
+        job.run_time += execution;
+        job.gpu_s += execution * job.spec->scale_factor;
+        result.busy_gpu_s += execution * job.spec->scale_factor;
+        job.steps_run += steps;
+        job.time_since_reset += execution;
+        worker_time_since_reset += execution;
+        const double profile_duration = std::floor(records[job.spec->id].isolated_s);
+        const bool past_deadline =
+            config.deadline_factor > 0 && profile_duration > 0 &&
+            job.run_time > std::floor(profile_duration * config.deadline_factor);
+        ApplyAdaptationRequest(job);
+        // Rounding progress up to a whole epoch on a batch-size change can finish the job; it
+        // then ends with this round (Gavel would retry it for five empty rounds first).
+        const bool done = job.total_steps - job.steps_run <= 0 || past_deadline;
+        if (done) {
+          Complete(job, e.finish_s, past_deadline && job.total_steps - job.steps_run > 0);
+          job.spec = nullptr;  // mark for removal
+          --remaining;
+          need_reallocation = true;
+        }
+      }
+      if (!running.empty()) {
+        active.erase(
+            std::remove_if(active.begin(), active.end(),
+                           [](const std::unique_ptr<Job>& j) { return j->spec == nullptr; }),
+            active.end());
+        running.clear();
+      }
+      if (remaining == 0) break;
+
+      for (auto& job : active) UpdateAdaptationRequest(*job);
+      while (next_arrival < trace.jobs.size() && trace.jobs[next_arrival].arrival_s <= now) {
+        AddJob(trace.jobs[next_arrival++]);
+      }
+      if (active.empty()) continue;  // Idle cluster: jump to the next arrival.
+
+      UpdatePriorities(now, &result.reallocations);
+      std::vector<Job*> picked = PickJobs();
+      RoundRecord record;
+      record.index = round;
+      record.start_s = now;
+      record.active_jobs = static_cast<int>(active.size());
+      double round_end = now;
+      for (Job* job : picked) {
+        double steps = std::min(std::floor(job->throughput * config.round_s),
+                                job->total_steps - job->steps_run);
+        steps = std::max(steps, 0.0);
+        const double finish = now + steps / job->throughput;
+        running.push_back({job, steps, finish});
+        round_end = std::max(round_end, finish);
+        job->round_before_last = job->last_round;
+        job->last_round = round;
+        ++job->rounds_run;
+        if (job->start_s < 0) job->start_s = now;
+        record.gpus_used += job->spec->scale_factor;
+        record.scheduled.push_back(job->spec->id);
+      }
+      record.end_s = round_end;
+      if (picked.empty()) {
+        // Nothing could run (e.g. every job still waits for its first allocation): advance to
+        // the next arrival or the next reallocation opportunity.
+        double next = now + config.round_s;
+        if (next_arrival < trace.jobs.size()) {
+          next = std::min(next, std::max(now, trace.jobs[next_arrival].arrival_s));
+        }
+        record.end_s = next;
+        now = next;
+        need_reallocation = true;
+      }
+      round_start = now;
+      result.rounds.push_back(std::move(record));
+      ++round;
+      if (progress.Due()) {
+        progress.Report("round " + std::to_string(round) +
+                        ", t=" + std::to_string(static_cast<long long>(now)) + " s, " +
+                        std::to_string(trace.jobs.size() - remaining) + "/" +
+                        std::to_string(trace.jobs.size()) + " jobs done, " +
+                        std::to_string(active.size()) + " active");
+      }
+    }
+
+    for (const JobRecord& r : records) result.makespan_s = std::max(result.makespan_s, r.finish_s);
+    result.jobs = std::move(records);
+    result.wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    progress.Final("done: " + std::to_string(result.jobs.size()) + " jobs, " +
+                   std::to_string(result.rounds.size()) + " rounds, makespan " +
+                   std::to_string(static_cast<long long>(result.makespan_s)) + " s, wall " +
+                   std::to_string(result.wall_s) + " s");
+    return result;
+  }
+};
+
+Simulator::Simulator(const Trace& trace, const ThroughputTable* table, Policy* policy,
+                     SimConfig config)
+    : impl_(new Impl(trace, table, policy, std::move(config))) {}
+
+Simulator::~Simulator() { delete impl_; }
+
+SimResult Simulator::Run() { return impl_->Run(); }
+
+}  // namespace jigsaw

@@ -1,0 +1,103 @@
+// Simulator: round-based, trace-driven simulation of a homogeneous GPU cluster.
+//
+// The round mechanism follows Gavel as extended by Shockwave, so results are comparable with
+// their published simulations:
+//  * Jobs are gang-scheduled: a job runs a whole round on all scale_factor GPUs or not at all.
+//  * A policy computes time fractions x_j (Policy::Allocate) when jobs arrive or finish (at most
+//    once per `min_reallocation_interval_s`, as Gavel), or every round if the policy asks.
+//  * Each round, jobs are ranked by priority = x_j / (share of time received since the last
+//    reallocation), then by deficit, then by x_j, and placed greedily while GPUs remain; jobs a
+//    policy gave no allocation yet wait for the next reallocation.
+//  * A scheduled job runs min(floor(throughput * round_s), remaining) iterations; a round ends
+//    when its last job does, so idle time is skipped and a lone short job ends the round early.
+//  * A job that did not run in the previous round pays `preemption_overhead_s` of its round.
+//  * Dynamic adaptation (accordion / GNS) changes a job's batch size at round boundaries,
+//    rescaling its iterations so its epoch count is preserved, and its throughput.
+//  * A job that has run longer than deadline_factor x its trace duration is ended (Shockwave).
+// Progress = throughput x time; the same inputs and seed always give the same outputs.
+#ifndef JIGSAW_CLUSTER_SIMULATOR_H_
+#define JIGSAW_CLUSTER_SIMULATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "cluster/policy.h"
+#include "model/job_spec.h"
+#include "model/throughput_table.h"
+
+namespace jigsaw {
+
+struct SimConfig {
+  int gpus = 32;
+  double round_s = 120;
+  std::string worker_type = "v100";
+  double preemption_overhead_s = 20;
+  double deadline_factor = 1.5;  // 0 disables
+  double min_reallocation_interval_s = 1000;
+  bool progress = false;  // progress lines on stderr
+};
+
+struct JobRecord {
+  int id = 0;
+  std::string job_type;  // or "untyped"
+  int scale_factor = 1;
+  std::string mode;
+  double arrival_s = 0;
+  double start_s = -1;  // first round it ran
+  double finish_s = -1;
+  double jct_s = 0;
+  double isolated_s = 0;  // T_excl: run time alone on its GPUs, with its batch-size schedule
+  double rho = 0;         // finish-time fairness, Shockwave's static-contention definition
+  double gpu_s = 0;       // GPU-seconds received
+  int rounds_run = 0;
+  int final_batch_size = 0;
+  bool hit_deadline = false;
+};
+
+struct RoundRecord {
+  int index = 0;
+  double start_s = 0;
+  double end_s = 0;
+  int active_jobs = 0;
+  int gpus_used = 0;
+  std::vector<int> scheduled;  // job ids, in placement order
+};
+
+struct SimResult {
+  std::string policy;
+  int gpus = 0;
+  double round_s = 0;
+  std::vector<JobRecord> jobs;  // by id
+  std::vector<RoundRecord> rounds;
+  double makespan_s = 0;
+  double busy_gpu_s = 0;  // sum over rounds of GPU-seconds held by running jobs
+  int reallocations = 0;
+  double wall_s = 0;
+};
+
+class Simulator {
+ public:
+  // `table` may be null only when every job is type-less. Throws InputError (naming the job's
+  // trace line) when a typed job's (job type, scale factor) has no throughput.
+  Simulator(const Trace& trace, const ThroughputTable* table, Policy* policy, SimConfig config);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  SimResult Run();
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// Isolated run time of a job (T_excl in Shockwave's rho): the sum over its epochs of
+// iterations-per-epoch / throughput at that epoch's batch size under its adaptation mode; the
+// trace's step count divided by throughput for jobs without a dataset model; the work itself
+// for type-less jobs.
+double IsolatedRunTime(const JobSpec& job, const ThroughputTable* table,
+                       const std::string& worker_type);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_CLUSTER_SIMULATOR_H_
