@@ -14,6 +14,8 @@
 
 namespace jigsaw {
 
+struct JobSpec;
+
 // A job as a policy sees it at a decision point.
 struct PolicyJob {
   int id = 0;            // trace id (stable tie-breaker)
@@ -27,6 +29,10 @@ struct PolicyJob {
   double attained_s = 0;            // seconds the job has run so far
   double attained_gpu_s = 0;        // GPU-seconds received so far
   double elapsed_s = 0;             // now - arrival
+  const JobSpec* spec = nullptr;    // the trace's description of the job
+  int batch_size = 0;               // current batch size (dynamic adaptation)
+  double steps_run = 0;             // iterations done, in current-batch-size units
+  double total_steps = 0;           // iterations in total, in current-batch-size units
 };
 
 struct PolicyContext {
@@ -34,6 +40,7 @@ struct PolicyContext {
   int gpus = 0;
   double round_s = 120;
   int jobs_in_trace = 0;
+  int round = 0;  // index of the round being decided
 };
 
 class Policy {
@@ -45,11 +52,29 @@ class Policy {
   virtual bool ReallocateEveryRound() const { return false; }
   // True if jobs with a zero allocation must not fill otherwise idle GPUs (Gavel's FIFO).
   virtual bool RunsOnlyAllocatedJobs() const { return false; }
+
+  // Round planners (Shockwave) choose each round's jobs themselves: when PlansRounds() is true
+  // the simulator calls PlanRound every round instead of Allocate and the priority mechanism.
+  // PlanRound returns trace ids of jobs to run; ids of inactive jobs are ignored and jobs that
+  // no longer fit are dropped in the order given.
+  virtual bool PlansRounds() const { return false; }
+  virtual std::vector<int> PlanRound(const PolicyContext& context,
+                                     const std::vector<PolicyJob>& jobs) {
+    return {};
+  }
+
+  // Observations, in simulation order. A round's runs are reported (ObserveRun, then
+  // ObserveCompletion for jobs that finished) before the next round's arrivals (ObserveArrival)
+  // and before the next PlanRound/Allocate call. `round` is the index of the round that ran.
+  virtual void ObserveRun(int job_id, int round, double steps, double execution_s, int batch_size) {
+  }
+  virtual void ObserveCompletion(int job_id, double now_s) {}
+  virtual void ObserveArrival(int job_id, double now_s) {}
 };
 
-// Known names: fifo, srtf (alias min_total_duration is separate), min_total_duration, las,
-// max_min_fairness, finish_time_fairness, gandiva_fair, allox, max_sum_throughput.
-// Throws UsageError listing the valid names for an unknown one.
+// Known names: fifo, srtf, las, min_total_duration, max_min_fairness, finish_time_fairness,
+// gandiva_fair, allox, max_sum_throughput (aliases: max_sum_throughput_perf, ossp, themis,
+// gavel). Throws UsageError listing the valid names for an unknown one.
 std::unique_ptr<Policy> MakePolicy(const std::string& name);
 std::vector<std::string> PolicyNames();
 

@@ -210,6 +210,10 @@ struct Simulator::Impl {
       p.attained_s = job->run_time;
       p.attained_gpu_s = job->gpu_s;
       p.elapsed_s = now - job->spec->arrival_s;
+      p.spec = job->spec;
+      p.batch_size = job->batch;
+      p.steps_run = job->steps_run;
+      p.total_steps = job->total_steps;
       view.push_back(p);
     }
     return view;
@@ -228,13 +232,17 @@ struct Simulator::Impl {
     last_reset_s = now;
   }
 
-  void Reallocate(double now, int* reallocations) {
+  PolicyContext Context(double now) const {
     PolicyContext context;
     context.now_s = now;
     context.gpus = config.gpus;
     context.round_s = config.round_s;
     context.jobs_in_trace = static_cast<int>(trace.jobs.size());
-    const std::vector<double> fractions = policy->Allocate(context, PolicyView(now));
+    return context;
+  }
+
+  void Reallocate(double now, int* reallocations) {
+    const std::vector<double> fractions = policy->Allocate(Context(now), PolicyView(now));
     for (size_t i = 0; i < active.size(); ++i) {
       active[i]->allocation = std::clamp(fractions.at(i), 0.0, 1.0);
       active[i]->has_allocation = true;
@@ -289,6 +297,25 @@ struct Simulator::Impl {
       // As in Gavel, a job that arrived after the last reallocation holds its place in the
       // ranking (its GPUs stay idle this round) but cannot run until it has an allocation.
       if (job->has_allocation) picked.push_back(job);
+    }
+    return picked;
+  }
+
+  std::vector<Job*> PlannedJobs(double now, int round) {
+    PolicyContext context = Context(now);
+    context.round = round;
+    const std::vector<int> ids = policy->PlanRound(context, PolicyView(now));
+    std::vector<Job*> picked;
+    int free_gpus = config.gpus;
+    for (int id : ids) {
+      auto it = std::find_if(active.begin(), active.end(),
+                             [id](const std::unique_ptr<Job>& j) { return j->spec->id == id; });
+      if (it == active.end() || (*it)->throughput <= 0) continue;
+      Job* job = it->get();
+      if (std::find(picked.begin(), picked.end(), job) != picked.end()) continue;
+      if (job->spec->scale_factor > free_gpus) continue;
+      free_gpus -= job->spec->scale_factor;
+      picked.push_back(job);
     }
     return picked;
   }
@@ -354,6 +381,7 @@ struct Simulator::Impl {
           execution -= config.preemption_overhead_s;
           steps = std::floor(steps * factor);
         }
+        policy->ObserveRun(job.spec->id, job.last_round, steps, execution, job.batch);
         job.run_time += execution;
         job.gpu_s += execution * job.spec->scale_factor;
         result.busy_gpu_s += execution * job.spec->scale_factor;
@@ -370,6 +398,7 @@ struct Simulator::Impl {
         const bool done = job.total_steps - job.steps_run <= 0 || past_deadline;
         if (done) {
           Complete(job, e.finish_s, past_deadline && job.total_steps - job.steps_run > 0);
+          policy->ObserveCompletion(job.spec->id, now);
           job.spec = nullptr;  // mark for removal
           --remaining;
           need_reallocation = true;
@@ -386,12 +415,19 @@ struct Simulator::Impl {
 
       for (auto& job : active) UpdateAdaptationRequest(*job);
       while (next_arrival < trace.jobs.size() && trace.jobs[next_arrival].arrival_s <= now) {
-        AddJob(trace.jobs[next_arrival++]);
+        AddJob(trace.jobs[next_arrival]);
+        policy->ObserveArrival(trace.jobs[next_arrival].id, now);
+        ++next_arrival;
       }
       if (active.empty()) continue;  // Idle cluster: jump to the next arrival.
 
-      UpdatePriorities(now, &result.reallocations);
-      std::vector<Job*> picked = PickJobs();
+      std::vector<Job*> picked;
+      if (policy->PlansRounds()) {
+        picked = PlannedJobs(now, round);
+      } else {
+        UpdatePriorities(now, &result.reallocations);
+        picked = PickJobs();
+      }
       RoundRecord record;
       record.index = round;
       record.start_s = now;
