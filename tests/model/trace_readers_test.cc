@@ -73,16 +73,16 @@ TEST(TraceReaders, CsvFormats) {
   EXPECT_DOUBLE_EQ(philly.jobs[1].arrival_s, 48 * 60 + 52);
   EXPECT_EQ(philly.jobs[0].scale_factor, 2);
   EXPECT_FALSE(philly.jobs[0].typed());
-  Trace pollux = ParseTrace("w.csv", "name,time,application,num_replicas,batch_size\n"
-                                     "cifar10-0,107,cifar10,6,2048\n");
+  Trace pollux = ParseTrace("w.csv",
+                            "name,time,application,num_replicas,batch_size\n"
+                            "cifar10-0,107,cifar10,6,2048\n");
   ASSERT_EQ(pollux.jobs.size(), 1u);
   EXPECT_EQ(pollux.jobs[0].scale_factor, 6);
   EXPECT_GT(pollux.jobs[0].total_steps, 0);
 }
 
 TEST(TraceReaders, MalformedInputGivesFileLineAndExpectation) {
-  const std::string good =
-      "LM (batch size 10)\tc\tlm\t--steps\t1\t1000\t1\tgns\t1\t-1\t1418\t0\n";
+  const std::string good = "LM (batch size 10)\tc\tlm\t--steps\t1\t1000\t1\tgns\t1\t-1\t1418\t0\n";
   ExpectErrorAt(good + "LM (batch size 10)\tc\tlm\t--steps\t1\tlots\t1\tgns\t1\t-1\t1418\t0\n",
                 TraceFormat::kShockwave, 2, "expected a number in column 6 (total_steps)");
   ExpectErrorAt(good + "LM (batch size 10)\tc\tlm\t--steps\t1\t10\t0\tgns\t1\t-1\t1418\t0\n",

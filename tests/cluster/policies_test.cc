@@ -1,0 +1,190 @@
+#include "cluster/policies/policies.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "core/rng.h"
+#include "solver/linear_program.h"
+
+namespace jigsaw {
+namespace {
+
+std::vector<PolicyJob> RandomJobs(Rng& rng, int n) {
+  const int sf_choices[4] = {1, 2, 4, 8};
+  std::vector<PolicyJob> jobs(n);
+  for (int j = 0; j < n; ++j) {
+    jobs[j].id = j;
+    jobs[j].scale_factor = sf_choices[rng.UniformInt(4)];
+    jobs[j].throughput = rng.Uniform(0.5, 60);
+    jobs[j].remaining_steps = std::floor(rng.Uniform(100, 1e6));
+    jobs[j].remaining_isolated_s = jobs[j].remaining_steps / jobs[j].throughput;
+    jobs[j].elapsed_s = std::floor(rng.Uniform(0, 5000));
+    jobs[j].arrival_s = 10000 - jobs[j].elapsed_s;
+  }
+  return jobs;
+}
+
+void ExpectFeasible(const std::vector<double>& x, const std::vector<PolicyJob>& jobs, int gpus) {
+  ASSERT_EQ(x.size(), jobs.size());
+  double used = 0;
+  for (size_t j = 0; j < x.size(); ++j) {
+    EXPECT_GE(x[j], -1e-12);
+    EXPECT_LE(x[j], 1 + 1e-9);
+    used += x[j] * jobs[j].scale_factor;
+  }
+  EXPECT_LE(used, gpus + 1e-6);
+}
+
+TEST(Policies, MaxMinFairnessGivesEqualGpuTimeWhenContended) {
+  Rng rng(1);
+  auto jobs = RandomJobs(rng, 40);
+  PolicyContext context;
+  context.gpus = 32;
+  auto x = MakePolicy("max_min_fairness")->Allocate(context, jobs);
+  ExpectFeasible(x, jobs, 32);
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_NEAR(x[j] * jobs[j].scale_factor, 32.0 / 40, 1e-12);
+  }
+}
+
+TEST(Policies, MaxSumThroughputReachesTheLpOptimum) {
+  Rng rng(2);
+  for (int trial = 0; trial < 20; ++trial) {
+    auto jobs = RandomJobs(rng, 1 + static_cast<int>(rng.UniformInt(30)));
+    PolicyContext context;
+    context.gpus = 16;
+    auto x = MakePolicy("max_sum_throughput")->Allocate(context, jobs);
+    ExpectFeasible(x, jobs, 16);
+    double value = 0;
+    LinearProgram lp(LinearProgram::Sense::kMaximize);
+    std::vector<std::pair<int, double>> row;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      value += jobs[j].throughput * x[j];
+      row.push_back({lp.AddVariable(0, 1, jobs[j].throughput), jobs[j].scale_factor});
+    }
+    lp.AddRow(row, -LinearProgram::kInfinity, 16);
+    ASSERT_EQ(lp.Solve(), LinearProgram::Status::kOptimal);
+    EXPECT_NEAR(value, lp.objective_value(), 1e-6 * lp.objective_value());
+  }
+}
+
+// The smallest horizon in which all jobs can finish, from an LP over s = 1 / horizon.
+double LpCriticalHorizon(const std::vector<PolicyJob>& jobs, int gpus) {
+  LinearProgram lp(LinearProgram::Sense::kMaximize);
+  const int s = lp.AddVariable(0, LinearProgram::kInfinity, 1.0);
+  std::vector<std::pair<int, double>> row;
+  for (const PolicyJob& job : jobs) {
+    const int v = lp.AddVariable(0, 1, 0);
+    lp.AddRow({{v, job.throughput}, {s, -job.remaining_steps}}, 0, LinearProgram::kInfinity);
+    row.push_back({v, static_cast<double>(job.scale_factor)});
+  }
+  lp.AddRow(row, -LinearProgram::kInfinity, gpus);
+  EXPECT_EQ(lp.Solve(), LinearProgram::Status::kOptimal);
+  return 1.0 / lp.objective_value();
+}
+
+TEST(Policies, MinTotalDurationFinishesEveryJobWithinFivePercentOfTheLpHorizon) {
+  Rng rng(4);
+  for (int trial = 0; trial < 20; ++trial) {
+    auto jobs = RandomJobs(rng, 1 + static_cast<int>(rng.UniformInt(40)));
+    PolicyContext context;
+    context.gpus = 32;
+    auto x = MakePolicy("min_total_duration")->Allocate(context, jobs);
+    ExpectFeasible(x, jobs, 32);
+    const double critical = LpCriticalHorizon(jobs, 32);
+    double horizon = 0;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      horizon = std::max(horizon, jobs[j].remaining_steps / (jobs[j].throughput * x[j]));
+    }
+    EXPECT_GE(horizon, critical * (1 - 1e-6));
+    EXPECT_LE(horizon, critical * 1.06);
+  }
+}
+
+TEST(Policies, FinishTimeFairnessEqualisesTheWorstRho) {
+  Rng rng(5);
+  auto jobs = RandomJobs(rng, 50);
+  PolicyContext context;
+  context.gpus = 32;
+  auto policy = MakePolicy("finish_time_fairness");
+  auto x = policy->Allocate(context, jobs);
+  ExpectFeasible(x, jobs, 32);
+  // rho under the returned allocation vs. rho of the equal-share allocation it must not exceed.
+  double worst = 0, worst_equal = 0;
+  const double m = jobs.size();
+  for (size_t j = 0; j < jobs.size(); ++j) {
+    const double iso = std::min(1.0, 32 / (m * jobs[j].scale_factor));
+    const double expected = jobs[j].remaining_steps / (jobs[j].throughput * iso);
+    worst = std::max(
+        worst,
+        (jobs[j].elapsed_s + jobs[j].remaining_steps / (jobs[j].throughput * x[j])) / expected);
+    worst_equal = std::max(worst_equal, (jobs[j].elapsed_s + expected) / expected);
+  }
+  EXPECT_LE(worst, worst_equal + 1e-9);
+  EXPECT_GT(worst, 1.0);
+}
+
+TEST(Policies, GreedyPoliciesRankAsDocumented) {
+  std::vector<PolicyJob> jobs(3);
+  for (int j = 0; j < 3; ++j) {
+    jobs[j].id = j;
+    jobs[j].scale_factor = 2;
+    jobs[j].throughput = 1;
+  }
+  jobs[0].arrival_s = 0, jobs[1].arrival_s = 10, jobs[2].arrival_s = 20;
+  jobs[0].remaining_isolated_s = 500, jobs[1].remaining_isolated_s = 100;
+  jobs[2].remaining_isolated_s = 300;
+  jobs[0].attained_gpu_s = 50000, jobs[1].attained_gpu_s = 4000, jobs[2].attained_gpu_s = 0;
+  PolicyContext context;
+  context.gpus = 4;
+  EXPECT_EQ(MakePolicy("fifo")->Allocate(context, jobs), (std::vector<double>{1, 1, 0}));
+  EXPECT_EQ(MakePolicy("srtf")->Allocate(context, jobs), (std::vector<double>{0, 1, 1}));
+  EXPECT_EQ(MakePolicy("las")->Allocate(context, jobs), (std::vector<double>{0, 1, 1}));
+  auto gandiva = MakePolicy("gandiva_fair")->Allocate(context, jobs);
+  for (double share : gandiva) EXPECT_DOUBLE_EQ(share, 1.0);
+}
+
+TEST(Policies, AlloxPicksTheShortestOfTheOldestAndNeverPreemptsThem) {
+  // 10 single-GPU jobs on 1 GPU: AlloX considers the oldest max(0.2 * 10, 1) = 2 jobs and
+  // picks the shorter of them.
+  std::vector<PolicyJob> jobs(10);
+  for (int j = 0; j < 10; ++j) {
+    jobs[j].id = j;
+    jobs[j].scale_factor = 1;
+    jobs[j].throughput = 1;
+    jobs[j].elapsed_s = 1000 - j;
+    jobs[j].remaining_isolated_s = j == 1 ? 50 : 500 + j;
+    jobs[j].remaining_steps = jobs[j].remaining_isolated_s;
+  }
+  jobs[5].remaining_isolated_s = 1;  // shortest, but too young to be considered
+  PolicyContext context;
+  context.gpus = 1;
+  auto allox = MakePolicy("allox");
+  auto first = allox->Allocate(context, jobs);
+  std::vector<double> expected(10, 0.0);
+  expected[1] = 1.0;
+  EXPECT_EQ(first, expected);
+  PolicyJob older = jobs[0];
+  older.id = 10;
+  older.elapsed_s = 5000;
+  older.remaining_isolated_s = 1;
+  jobs.push_back(older);
+  auto second = allox->Allocate(context, jobs);
+  EXPECT_EQ(second[1], 1.0);  // keeps its GPU although an older, shorter job is waiting
+  EXPECT_EQ(second[10], 0.0);
+}
+
+TEST(Policies, UnknownNameListsTheValidOnes) {
+  try {
+    MakePolicy("best_policy");
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_min_fairness"), std::string::npos);
+  }
+  EXPECT_EQ(MakePolicy("max_sum_throughput_perf")->name(), "max_sum_throughput");
+}
+
+}  // namespace
+}  // namespace jigsaw

@@ -1,0 +1,164 @@
+#include "cluster/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cluster/sim_output.h"
+#include "core/error.h"
+#include "model/trace_generator.h"
+#include "model/trace_readers.h"
+
+namespace jigsaw {
+namespace {
+
+JobSpec UntypedJob(int id, double arrival, double work, int gpus) {
+  JobSpec job;
+  job.id = id;
+  job.arrival_s = arrival;
+  job.total_steps = work;
+  job.duration_s = work;
+  job.scale_factor = gpus;
+  job.source = "test:" + std::to_string(id + 1);
+  return job;
+}
+
+SimResult Simulate(const Trace& trace, const std::string& policy_name, int gpus,
+                   const ThroughputTable* table = nullptr) {
+  auto policy = MakePolicy(policy_name);
+  SimConfig config;
+  config.gpus = gpus;
+  Simulator simulator(trace, table, policy.get(), config);
+  return simulator.Run();
+}
+
+TEST(Simulator, LoneJobRunsAtFullSpeed) {
+  Trace trace;
+  trace.jobs = {UntypedJob(0, 0, 1000, 1)};
+  SimResult result = Simulate(trace, "max_min_fairness", 1);
+  ASSERT_EQ(result.jobs.size(), 1u);
+  EXPECT_DOUBLE_EQ(result.jobs[0].finish_s, 1000);
+  EXPECT_DOUBLE_EQ(result.jobs[0].jct_s, 1000);
+  EXPECT_DOUBLE_EQ(result.makespan_s, 1000);
+  EXPECT_EQ(result.rounds.size(), 9u);  // eight full rounds and a short one
+  EXPECT_DOUBLE_EQ(result.rounds.back().end_s - result.rounds.back().start_s, 40);
+}
+
+TEST(Simulator, IdleTimeIsSkipped) {
+  Trace trace;
+  trace.jobs = {UntypedJob(0, 0, 100, 1), UntypedJob(1, 1e7, 100, 1)};
+  SimResult result = Simulate(trace, "fifo", 4);
+  EXPECT_DOUBLE_EQ(result.jobs[1].finish_s, 1e7 + 100);
+  EXPECT_LE(result.rounds.size(), 3u);
+}
+
+TEST(Simulator, GangsNeverExceedTheClusterAndWorkIsConserved) {
+  TraceGeneratorOptions options;
+  options.jobs = 60;
+  options.mean_interarrival_s = 30;
+  ThroughputTable table = SyntheticThroughputTable();
+  Trace trace = GenerateTrace(options, table);
+  for (const std::string& policy : PolicyNames()) {
+    SimResult result = Simulate(trace, policy, 8, &table);
+    double gpu_s = 0;
+    for (const JobRecord& job : result.jobs) {
+      ASSERT_GT(job.finish_s, job.arrival_s) << policy;
+      ASSERT_GE(job.start_s, job.arrival_s) << policy;
+      gpu_s += job.gpu_s;
+    }
+    for (const RoundRecord& round : result.rounds) ASSERT_LE(round.gpus_used, 8) << policy;
+    EXPECT_NEAR(gpu_s, result.busy_gpu_s, 1e-6 * gpu_s) << policy;
+    EXPECT_LE(result.busy_gpu_s, 8 * result.makespan_s * (1 + 1e-9)) << policy;
+  }
+}
+
+TEST(Simulator, PreemptedJobsPayTheRestartOverhead) {
+  // Two equal jobs share one GPU round-robin; every resumption costs 20 s of the round.
+  Trace trace;
+  trace.jobs = {UntypedJob(0, 0, 1200, 1), UntypedJob(1, 0, 1200, 1)};
+  SimResult shared = Simulate(trace, "gandiva_fair", 1);
+  EXPECT_GT(shared.makespan_s, 2400 + 5 * 20);
+  trace.jobs[1].arrival_s = 5000;
+  SimResult alone = Simulate(trace, "gandiva_fair", 1);
+  EXPECT_DOUBLE_EQ(alone.jobs[0].jct_s, 1200);
+}
+
+TEST(Simulator, GnsJobsGrowTheirBatchAndFinishSooner) {
+  ThroughputTable table = SyntheticThroughputTable();
+  JobSpec job;
+  job.job_type = "ResNet-18 (batch size 32)";
+  job.model = "ResNet-18";
+  job.batch_size = 32;
+  job.scale_factor = 1;
+  job.total_steps = 1563.0 * 60;  // 60 epochs of CIFAR-10 at batch 32
+  job.duration_s = job.total_steps / table.Isolated("v100", {job.job_type, 1});
+  job.source = "test:1";
+  Trace fixed;
+  fixed.jobs = {job};
+  Trace adaptive = fixed;
+  adaptive.jobs[0].mode = AdaptationMode::kGns;
+  SimResult fixed_result = Simulate(fixed, "fifo", 1, &table);
+  SimResult adaptive_result = Simulate(adaptive, "fifo", 1, &table);
+  EXPECT_EQ(fixed_result.jobs[0].final_batch_size, 32);
+  EXPECT_EQ(adaptive_result.jobs[0].final_batch_size, 256);
+  EXPECT_LT(adaptive_result.jobs[0].jct_s, 0.8 * fixed_result.jobs[0].jct_s);
+  EXPECT_LT(adaptive_result.jobs[0].isolated_s, fixed_result.jobs[0].isolated_s);
+}
+
+TEST(Simulator, RejectsJobsThatCannotRun) {
+  Trace trace;
+  trace.jobs = {UntypedJob(0, 0, 100, 16)};
+  try {
+    Simulate(trace, "fifo", 8);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("test:1"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("needs 16 GPUs"), std::string::npos);
+  }
+  JobSpec typed = UntypedJob(0, 0, 100, 1);
+  typed.job_type = "Unknown (batch size 3)";
+  trace.jobs = {typed};
+  ThroughputTable table = SyntheticThroughputTable();
+  EXPECT_THROW(Simulate(trace, "fifo", 8, &table), InputError);
+}
+
+TEST(Simulator, SameInputsGiveIdenticalResults) {
+  TraceGeneratorOptions options;
+  options.jobs = 80;
+  ThroughputTable table = SyntheticThroughputTable();
+  Trace trace = GenerateTrace(options, table);
+  SimResult a = Simulate(trace, "finish_time_fairness", 16, &table);
+  SimResult b = Simulate(trace, "finish_time_fairness", 16, &table);
+  EXPECT_EQ(SummarizeSimulation(&a, {}).dump(), SummarizeSimulation(&b, {}).dump());
+}
+
+// Published Shockwave-repository simulations (120 jobs, 32 V100s, 120 s rounds): makespan and
+// average JCT of each baseline, research notes §2.6.
+TEST(SimulatorFidelity, BaselinesMatchPublishedShockwaveTableWithinTenPercent) {
+  const std::string data = JIGSAW_SHARED_DATA;
+  const std::string trace_path = data + "/traces/shockwave/shockwave_120.trace";
+  const std::string table_path = data + "/throughputs/shockwave_tacc_throughputs.json";
+  if (!std::filesystem::exists(trace_path)) GTEST_SKIP() << "shared data not found";
+  Trace trace = ReadTrace(trace_path);
+  ThroughputTable table = ThroughputTable::Load(table_path);
+  struct Published {
+    const char* policy;
+    double makespan_s, avg_jct_s;
+  };
+  const Published published[] = {
+      {"max_min_fairness", 33208, 11274},   {"finish_time_fairness", 31929, 11302},
+      {"min_total_duration", 24205, 19807}, {"allox", 32489, 9926},
+      {"max_sum_throughput", 31909, 9655},  {"gandiva_fair", 32367, 12574}};
+  for (const Published& p : published) {
+    SimResult result = Simulate(trace, p.policy, 32, &table);
+    Json summary = SummarizeSimulation(&result, {});
+    const double makespan = summary["makespan_s"].get<double>();
+    const double jct = summary["avg_jct_s"].get<double>();
+    EXPECT_NEAR(makespan / p.makespan_s, 1.0, 0.10) << p.policy << " makespan " << makespan;
+    EXPECT_NEAR(jct / p.avg_jct_s, 1.0, 0.10) << p.policy << " avg JCT " << jct;
+    EXPECT_EQ(summary["jobs"].get<int>(), 120);
+  }
+}
+
+}  // namespace
+}  // namespace jigsaw
