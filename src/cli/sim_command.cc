@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cluster/policies/shockwave_options.h"
 #include "cluster/policy.h"
 #include "cluster/sim_output.h"
 #include "cluster/simulator.h"
@@ -25,7 +26,35 @@ struct SimOptions {
   SimConfig config;
   TraceGeneratorOptions generator;
   bool quiet = false;
+  std::string shockwave_config;
+  ShockwaveOptions shockwave;                // command-line overrides, applied where given
+  std::vector<std::string> shockwave_given;  // names of the overrides given
+  std::string shockwave_solver = "planner";
 };
+
+// Shockwave's options: its config file (if any), then the command-line overrides.
+ShockwaveOptions ResolveShockwaveOptions(const SimOptions& options) {
+  ShockwaveOptions resolved = options.shockwave_config.empty()
+                                  ? ShockwaveOptions{}
+                                  : LoadShockwaveOptions(options.shockwave_config);
+  const ShockwaveOptions& cli = options.shockwave;
+  for (const std::string& name : options.shockwave_given) {
+    if (name == "--shockwave-k") resolved.k = cli.k;
+    if (name == "--shockwave-lambda") resolved.lambda = cli.lambda;
+    if (name == "--shockwave-rhomax") resolved.rhomax = cli.rhomax;
+    if (name == "--shockwave-future-rounds") resolved.future_rounds = cli.future_rounds;
+    if (name == "--shockwave-solver-timeout-s") resolved.solver_timeout_s = cli.solver_timeout_s;
+  }
+  resolved.reopt_rounds = cli.reopt_rounds;
+  if (options.shockwave_solver != "planner" && options.shockwave_solver != "cbc") {
+    throw UsageError("--shockwave-solver must be planner or cbc, got '" + options.shockwave_solver +
+                     "'");
+  }
+  resolved.use_cbc = options.shockwave_solver == "cbc";
+  resolved.report_stats = !options.quiet;
+  ValidateShockwaveOptions(resolved);
+  return resolved;
+}
 
 int RunSim(const SimOptions& options) {
   ThroughputTable table = options.throughputs.empty() ? SyntheticThroughputTable()
@@ -39,7 +68,12 @@ int RunSim(const SimOptions& options) {
   if (options.round_log != "auto" && options.round_log != "full" && options.round_log != "delta") {
     throw UsageError("--round-log must be auto, full or delta, got '" + options.round_log + "'");
   }
-  std::unique_ptr<Policy> policy = MakePolicy(options.policy);
+  const ShockwaveOptions shockwave = ResolveShockwaveOptions(options);
+  PolicyOptions policy_options;
+  policy_options.throughputs = &table;
+  policy_options.worker_type = options.config.worker_type;
+  policy_options.shockwave = &shockwave;
+  std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
   SimConfig config = options.config;
   config.progress = !options.quiet;
   if (!options.quiet) {
@@ -117,7 +151,32 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "auto (full up to 10,000 jobs)")
       ->capture_default_str();
   sim->add_flag("--quiet", options->quiet, "No progress output on stderr");
-  sim->callback([options, action] { *action = [options] { return RunSim(*options); }; });
+  sim->add_option("--shockwave-config", options->shockwave_config,
+                  "Shockwave policy: JSON config in Shockwave's format (defaults: tacc_32gpus)");
+  sim->add_option("--shockwave-k", options->shockwave.k,
+                  "Shockwave: weight of the max-remaining-time term (overrides the config)");
+  sim->add_option(
+      "--shockwave-lambda", options->shockwave.lambda,
+      "Shockwave: exponent of the finish-time-fairness priority (overrides the config)");
+  sim->add_option("--shockwave-rhomax", options->shockwave.rhomax,
+                  "Shockwave: finish-time-fairness bound (overrides the config)");
+  sim->add_option("--shockwave-future-rounds", options->shockwave.future_rounds,
+                  "Shockwave: planning horizon in rounds (overrides the config)");
+  sim->add_option("--shockwave-reopt-rounds", options->shockwave.reopt_rounds,
+                  "Shockwave: re-plan at least every this many rounds")
+      ->capture_default_str();
+  sim->add_option("--shockwave-solver-timeout-s", options->shockwave.solver_timeout_s,
+                  "Shockwave: time limit per plan (overrides the config)");
+  sim->add_option("--shockwave-solver", options->shockwave_solver,
+                  "Shockwave: planner (exact count planner) or cbc (per-round MILP in CBC, slow)")
+      ->capture_default_str();
+  sim->callback([options, action, sim] {
+    for (const char* name : {"--shockwave-k", "--shockwave-lambda", "--shockwave-rhomax",
+                             "--shockwave-future-rounds", "--shockwave-solver-timeout-s"}) {
+      if (sim->count(name) > 0) options->shockwave_given.push_back(name);
+    }
+    *action = [options] { return RunSim(*options); };
+  });
 }
 
 }  // namespace jigsaw

@@ -15,6 +15,8 @@
 namespace jigsaw {
 
 struct JobSpec;
+struct ShockwaveOptions;
+class ThroughputTable;
 
 // A job as a policy sees it at a decision point.
 struct PolicyJob {
@@ -72,10 +74,20 @@ class Policy {
   virtual void ObserveArrival(int job_id, double now_s) {}
 };
 
+// What a policy may need beyond the jobs it is shown. Only shockwave reads these: it builds each
+// job's per-epoch profile from `throughputs` (without a table it plans with each job's current
+// throughput and a constant batch size), and takes its tunables from `shockwave` (defaults
+// when null).
+struct PolicyOptions {
+  const ThroughputTable* throughputs = nullptr;
+  std::string worker_type = "v100";
+  const ShockwaveOptions* shockwave = nullptr;
+};
+
 // Known names: fifo, srtf, las, min_total_duration, max_min_fairness, finish_time_fairness,
-// gandiva_fair, allox, max_sum_throughput (aliases: max_sum_throughput_perf, ossp, themis,
-// gavel). Throws UsageError listing the valid names for an unknown one.
-std::unique_ptr<Policy> MakePolicy(const std::string& name);
+// gandiva_fair, allox, max_sum_throughput, shockwave (aliases: max_sum_throughput_perf, ossp,
+// themis, gavel). Throws UsageError listing the valid names for an unknown one.
+std::unique_ptr<Policy> MakePolicy(const std::string& name, const PolicyOptions& options = {});
 std::vector<std::string> PolicyNames();
 
 }  // namespace jigsaw

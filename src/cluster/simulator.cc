@@ -80,6 +80,7 @@ struct Simulator::Impl {
   SimConfig config;
 
   std::vector<std::unique_ptr<Job>> active;
+  std::vector<PolicyJob> view_buffer;
   std::vector<JobRecord> records;
   double worker_time_since_reset = 0;
   double last_reset_s = 0;
@@ -194,11 +195,11 @@ struct Simulator::Impl {
     job.throughput = new_throughput;
   }
 
-  std::vector<PolicyJob> PolicyView(double now) const {
-    std::vector<PolicyJob> view;
-    view.reserve(active.size());
+  const std::vector<PolicyJob>& PolicyView(double now) {
+    std::vector<PolicyJob>& view = view_buffer;
+    view.clear();
     for (const auto& job : active) {
-      PolicyJob p;
+      PolicyJob& p = view.emplace_back();
       p.id = job->spec->id;
       p.scale_factor = job->spec->scale_factor;
       p.priority_weight = job->spec->priority_weight;
@@ -214,7 +215,6 @@ struct Simulator::Impl {
       p.batch_size = job->batch;
       p.steps_run = job->steps_run;
       p.total_steps = job->total_steps;
-      view.push_back(p);
     }
     return view;
   }
@@ -297,6 +297,18 @@ struct Simulator::Impl {
       // As in Gavel, a job that arrived after the last reallocation holds its place in the
       // ranking (its GPUs stay idle this round) but cannot run until it has an allocation.
       if (job->has_allocation) picked.push_back(job);
+    }
+    return picked;
+  }
+
+  std::vector<Job*> AllocatedJobs() {
+    std::vector<Job*> picked;
+    int free_gpus = config.gpus;
+    for (auto& job : active) {
+      if (job->allocation <= 0 || job->throughput <= 0) continue;
+      if (job->spec->scale_factor > free_gpus) continue;
+      free_gpus -= job->spec->scale_factor;
+      picked.push_back(job.get());
     }
     return picked;
   }
@@ -424,6 +436,10 @@ struct Simulator::Impl {
       std::vector<Job*> picked;
       if (policy->PlansRounds()) {
         picked = PlannedJobs(now, round);
+      } else if (policy->ReallocateEveryRound() && policy->RunsOnlyAllocatedJobs()) {
+        // Ranking policies: their allocation is the round's job set; no priority mechanism.
+        Reallocate(now, &result.reallocations);
+        picked = AllocatedJobs();
       } else {
         UpdatePriorities(now, &result.reallocations);
         picked = PickJobs();

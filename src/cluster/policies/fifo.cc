@@ -15,13 +15,10 @@ class FifoPolicy : public Policy {
   bool ReallocateEveryRound() const override { return true; }
   std::vector<double> Allocate(const PolicyContext& context,
                                const std::vector<PolicyJob>& jobs) override {
-    std::vector<size_t> order(jobs.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return GreedyFullAllocation(jobs, context.gpus, [&](size_t a, size_t b) {
       if (jobs[a].arrival_s != jobs[b].arrival_s) return jobs[a].arrival_s < jobs[b].arrival_s;
       return jobs[a].id < jobs[b].id;
     });
-    return GreedyFullAllocation(jobs, order, context.gpus);
   }
 };
 

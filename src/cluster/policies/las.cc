@@ -24,14 +24,11 @@ class LasPolicy : public Policy {
       for (double threshold : kThresholdsGpuSeconds) q += jobs[j].attained_gpu_s >= threshold;
       queue[j] = q;
     }
-    std::vector<size_t> order(jobs.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return GreedyFullAllocation(jobs, context.gpus, [&](size_t a, size_t b) {
       if (queue[a] != queue[b]) return queue[a] < queue[b];
       if (jobs[a].arrival_s != jobs[b].arrival_s) return jobs[a].arrival_s < jobs[b].arrival_s;
       return jobs[a].id < jobs[b].id;
     });
-    return GreedyFullAllocation(jobs, order, context.gpus);
   }
 
  private:

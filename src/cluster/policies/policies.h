@@ -3,6 +3,7 @@
 #ifndef JIGSAW_CLUSTER_POLICIES_POLICIES_H_
 #define JIGSAW_CLUSTER_POLICIES_POLICIES_H_
 
+#include <functional>
 #include <memory>
 
 #include "cluster/policy.h"
@@ -18,11 +19,14 @@ std::unique_ptr<Policy> MakeFinishTimeFairnessPolicy();
 std::unique_ptr<Policy> MakeGandivaFairPolicy();
 std::unique_ptr<Policy> MakeAlloxPolicy();
 std::unique_ptr<Policy> MakeMaxSumThroughputPolicy();
+std::unique_ptr<Policy> MakeShockwavePolicy(const PolicyOptions& options);
 
-// Greedy helper: x = 1 for jobs in `order` while their gangs fit in `gpus`, skipping (and
-// backfilling past) those that do not fit.
-std::vector<double> GreedyFullAllocation(const std::vector<PolicyJob>& jobs,
-                                         const std::vector<size_t>& order, int gpus);
+// Greedy helper for ranking policies: x = 1 for jobs in `ranks_before` order while their gangs
+// fit in `gpus`, skipping (and backfilling past) those that do not fit. `ranks_before(a, b)` is
+// true if job a ranks before job b. Runs in O(n + k log n) for k jobs looked at (heap selection),
+// so deep queues stay cheap.
+std::vector<double> GreedyFullAllocation(const std::vector<PolicyJob>& jobs, int gpus,
+                                         const std::function<bool(size_t, size_t)>& ranks_before);
 
 }  // namespace jigsaw
 

@@ -1,5 +1,7 @@
+#include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 
 #include "cluster/policies/policies.h"
 #include "core/error.h"
@@ -7,28 +9,46 @@
 namespace jigsaw {
 namespace {
 
-const std::map<std::string, std::function<std::unique_ptr<Policy>()>>& Registry() {
-  static const std::map<std::string, std::function<std::unique_ptr<Policy>()>> kRegistry = {
-      {"fifo", MakeFifoPolicy},
-      {"srtf", MakeSrtfPolicy},
-      {"las", MakeLasPolicy},
-      {"min_total_duration", MakeMinTotalDurationPolicy},
-      {"max_min_fairness", MakeMaxMinFairnessPolicy},
-      {"finish_time_fairness", MakeFinishTimeFairnessPolicy},
-      {"gandiva_fair", MakeGandivaFairPolicy},
-      {"allox", MakeAlloxPolicy},
-      {"max_sum_throughput", MakeMaxSumThroughputPolicy},
+using Factory = std::function<std::unique_ptr<Policy>(const PolicyOptions&)>;
+
+template <std::unique_ptr<Policy> (*make)()>
+std::unique_ptr<Policy> IgnoringOptions(const PolicyOptions&) {
+  return make();
+}
+
+const std::map<std::string, Factory>& Registry() {
+  static const std::map<std::string, Factory> kRegistry = {
+      {"fifo", IgnoringOptions<MakeFifoPolicy>},
+      {"srtf", IgnoringOptions<MakeSrtfPolicy>},
+      {"las", IgnoringOptions<MakeLasPolicy>},
+      {"min_total_duration", IgnoringOptions<MakeMinTotalDurationPolicy>},
+      {"max_min_fairness", IgnoringOptions<MakeMaxMinFairnessPolicy>},
+      {"finish_time_fairness", IgnoringOptions<MakeFinishTimeFairnessPolicy>},
+      {"gandiva_fair", IgnoringOptions<MakeGandivaFairPolicy>},
+      {"allox", IgnoringOptions<MakeAlloxPolicy>},
+      {"max_sum_throughput", IgnoringOptions<MakeMaxSumThroughputPolicy>},
+      {"shockwave", MakeShockwavePolicy},
   };
   return kRegistry;
 }
 
 }  // namespace
 
-std::vector<double> GreedyFullAllocation(const std::vector<PolicyJob>& jobs,
-                                         const std::vector<size_t>& order, int gpus) {
+std::vector<double> GreedyFullAllocation(const std::vector<PolicyJob>& jobs, int gpus,
+                                         const std::function<bool(size_t, size_t)>& ranks_before) {
   std::vector<double> x(jobs.size(), 0.0);
+  int min_scale_factor = gpus + 1;
+  for (const PolicyJob& job : jobs) min_scale_factor = std::min(min_scale_factor, job.scale_factor);
+  std::vector<size_t> heap(jobs.size());
+  std::iota(heap.begin(), heap.end(), 0);
+  // std heaps keep the largest on top: invert the ranking.
+  auto after = [&](size_t a, size_t b) { return ranks_before(b, a); };
+  std::make_heap(heap.begin(), heap.end(), after);
   int free_gpus = gpus;
-  for (size_t j : order) {
+  while (!heap.empty() && free_gpus >= min_scale_factor) {
+    std::pop_heap(heap.begin(), heap.end(), after);
+    const size_t j = heap.back();
+    heap.pop_back();
     if (jobs[j].scale_factor > free_gpus) continue;
     free_gpus -= jobs[j].scale_factor;
     x[j] = 1.0;
@@ -42,7 +62,7 @@ std::vector<std::string> PolicyNames() {
   return names;
 }
 
-std::unique_ptr<Policy> MakePolicy(const std::string& name) {
+std::unique_ptr<Policy> MakePolicy(const std::string& name, const PolicyOptions& options) {
   std::string canonical = name;
   if (canonical == "max_sum_throughput_perf") canonical = "max_sum_throughput";
   if (canonical == "ossp") canonical = "min_total_duration";
@@ -54,7 +74,7 @@ std::unique_ptr<Policy> MakePolicy(const std::string& name) {
     for (const std::string& n : PolicyNames()) valid += (valid.empty() ? "" : ", ") + n;
     throw UsageError("unknown policy '" + name + "' (expected one of: " + valid + ")");
   }
-  return it->second();
+  return it->second(options);
 }
 
 }  // namespace jigsaw

@@ -1,0 +1,312 @@
+// shockwave (Shockwave, NSDI'23, as in its simulator): plans the next F rounds at once by
+// maximising a dynamic Eisenberg-Gale objective (shockwave_plan.h) under finish-time-fairness
+// constraints: each job's predicted finish (end of the horizon plus its unplanned remaining time
+// at an equal share) must not exceed rhomax times its momentum-averaged fair-share finish-time
+// target. When that is infeasible (the usual case under load), the constraints are dropped and
+// the log-utility of each job that is behind its target is weighted by (ratio)^lambda (^100 if it
+// needs under a round), and jobs are ranked so that high-priority ones run in earlier rounds.
+// Each planned round is topped up with unplanned jobs, longest predicted remaining time first.
+// The plan is recomputed on every arrival and completion and every `reopt_rounds` rounds.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+#include "cluster/policies/policies.h"
+#include "cluster/policies/shockwave_job.h"
+#include "cluster/policies/shockwave_options.h"
+#include "cluster/policies/shockwave_plan.h"
+#include "model/adaptation.h"
+#include "model/job_spec.h"
+#include "model/throughput_table.h"
+
+namespace jigsaw {
+namespace {
+
+// Largest finite priority: keeps weight * log finite.
+constexpr double kMaxPriority = 1e250;
+
+class ShockwavePolicy : public Policy {
+ public:
+  explicit ShockwavePolicy(const PolicyOptions& options)
+      : table_(options.throughputs),
+        worker_type_(options.worker_type),
+        options_(options.shockwave != nullptr ? *options.shockwave : ShockwaveOptions{}) {
+    ValidateShockwaveOptions(options_);
+  }
+
+  ~ShockwavePolicy() override {
+    if (!options_.report_stats || plans_ == 0) return;
+    std::fprintf(stderr,
+                 "shockwave: %d plans (%d with finish-time constraints relaxed), plan time mean "
+                 "%.2f ms, max %.2f ms, total %.2f s\n",
+                 plans_, relaxed_plans_, 1e3 * plan_s_ / plans_, 1e3 * max_plan_s_, plan_s_);
+    if (compared_ > 0) {
+      std::fprintf(stderr,
+                   "shockwave: planner vs CBC on %d plans: planner objective better or equal in "
+                   "%d, worst relative shortfall %.3g, mean %.3g\n",
+                   compared_, planner_not_worse_, worst_shortfall_, shortfall_sum_ / compared_);
+    }
+  }
+
+  std::string name() const override { return "shockwave"; }
+  bool PlansRounds() const override { return true; }
+
+  // Not used by the simulator (PlansRounds); gives 1 to the jobs of the last planned round.
+  std::vector<double> Allocate(const PolicyContext& context,
+                               const std::vector<PolicyJob>& jobs) override {
+    std::vector<double> x(jobs.size(), 0.0);
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      x[j] = std::count(last_round_.begin(), last_round_.end(), jobs[j].id) > 0 ? 1.0 : 0.0;
+    }
+    return x;
+  }
+
+  std::vector<int> PlanRound(const PolicyContext& context,
+                             const std::vector<PolicyJob>& jobs) override {
+    std::unordered_map<int, const PolicyJob*> by_id;
+    for (const PolicyJob& job : jobs) by_id[job.id] = &job;
+    if (planned_before_) {
+      for (int id : last_round_) {
+        auto state = states_.find(id);
+        auto view = by_id.find(id);
+        if (state == states_.end() || view == by_id.end()) continue;
+        state->second.job.SetProgress(EpochsDone(*view->second, state->second.job.epochs()));
+      }
+      ++round_ptr_;
+      if (++rounds_since_reopt_ >= options_.reopt_rounds) {
+        rounds_since_reopt_ = 0;
+        resolve_ = true;
+      }
+    }
+    planned_before_ = true;
+    for (const PolicyJob& job : jobs) {
+      if (states_.count(job.id) > 0) continue;
+      states_.emplace(job.id, State{MakeJob(job, context), {}});
+      admission_.push_back(job.id);
+      resolve_ = reestimate_ = true;
+    }
+    auto stored = schedules_.find(round_ptr_);
+    if (resolve_ || stored == schedules_.end()) {
+      Replan(context);
+      stored = schedules_.find(round_ptr_);
+    }
+    last_round_ = stored->second;
+    return last_round_;
+  }
+
+  void ObserveRun(int job_id, int round, double steps, double execution_s,
+                  int batch_size) override {
+    auto state = states_.find(job_id);
+    if (state == states_.end()) return;
+    // Shockwave keys a measurement by the number of rounds completed when it is reported.
+    state->second.job.RecordThroughput(round + 1, execution_s > 0 ? steps / execution_s : 0,
+                                       batch_size);
+  }
+
+  void ObserveCompletion(int job_id, double now_s) override {
+    if (states_.erase(job_id) == 0) return;
+    admission_.erase(std::find(admission_.begin(), admission_.end(), job_id));
+    resolve_ = reestimate_ = true;
+  }
+
+ private:
+  struct State {
+    ShockwaveJob job;
+    std::vector<std::pair<int, double>> finish_time_series;  // (round, fair-share finish)
+  };
+
+  // Per-epoch profile from the throughput table: the job's batch-size schedule and, per epoch,
+  // dataset / batch / throughput at that batch (the last known throughput where absent).
+  ShockwaveJob MakeJob(const PolicyJob& view, const PolicyContext& context) const {
+    const JobSpec* spec = view.spec;
+    const int gpus = view.scale_factor;
+    if (spec != nullptr && spec->typed() && DatasetSize(spec->model) > 0 && spec->batch_size > 0 &&
+        view.throughput > 0) {
+      const std::string& model = spec->model;
+      const long long epochs =
+          std::max(1LL, EpochsSpanned(model, spec->batch_size, spec->total_steps));
+      std::vector<int> batches =
+          table_ != nullptr ? BatchSizeSchedule(spec->mode, model, spec->batch_size, gpus, epochs)
+                            : std::vector<int>(epochs, spec->batch_size);
+      const double dataset = DatasetSize(model);
+      double throughput = view.throughput;
+      if (table_ != nullptr) {
+        const double base = table_->Isolated(worker_type_, {spec->job_type, gpus});
+        if (base > 0) throughput = base;
+      }
+      std::vector<double> durations;
+      durations.reserve(batches.size());
+      for (int batch : batches) {
+        if (table_ != nullptr) {
+          const double at = table_->Isolated(worker_type_, {MakeJobType(model, batch), gpus});
+          if (at > 0) throughput = at;
+        }
+        durations.push_back(std::max(1.0, std::nearbyint(dataset / batch / throughput)));
+      }
+      return ShockwaveJob(view.id, gpus, std::move(batches), std::move(durations), dataset,
+                          context.round_s, context.now_s);
+    }
+    // No dataset model: pseudo-epochs of about one round each.
+    const double total_s = std::max(1.0, view.total_isolated_s);
+    const int epochs =
+        static_cast<int>(std::clamp(std::ceil(total_s / context.round_s), 1.0, 1000.0));
+    return ShockwaveJob(view.id, gpus, std::vector<int>(epochs, 0),
+                        std::vector<double>(epochs, std::max(1.0, total_s / epochs)), 0,
+                        context.round_s, context.now_s);
+  }
+
+  static int EpochsDone(const PolicyJob& view, int epochs) {
+    const JobSpec* spec = view.spec;
+    if (spec != nullptr && spec->typed() && DatasetSize(spec->model) > 0 && view.batch_size > 0) {
+      return static_cast<int>(
+          std::floor(view.steps_run / IterationsPerEpoch(spec->model, view.batch_size)));
+    }
+    if (view.total_steps <= 0) return 0;
+    return static_cast<int>(std::floor(view.steps_run / view.total_steps * epochs));
+  }
+
+  void Replan(const PolicyContext& context) {
+    const auto start = std::chrono::steady_clock::now();
+    const int n_jobs = static_cast<int>(admission_.size());
+    const int horizon = options_.future_rounds;
+    const double share = std::min(1.0, context.gpus / static_cast<double>(n_jobs));
+    for (int id : admission_) states_.at(id).job.Calibrate();
+    if (reestimate_) {
+      for (int id : admission_) {
+        State& state = states_.at(id);
+        const double finish = state.job.submit_s() +
+                              (state.job.CompletedRuntime() + state.job.RemainingRuntime()) / share;
+        state.finish_time_series.push_back({round_ptr_, finish});
+      }
+      reestimate_ = false;
+    }
+
+    ShockwavePlanProblem problem;
+    problem.gpus = context.gpus;
+    problem.rounds = horizon;
+    problem.round_s = context.round_s;
+    problem.k = options_.k;
+    problem.bases = options_.log_bases;
+    const double horizon_end_s = context.round_s * (round_ptr_ + horizon);
+    std::vector<double> remaining(n_jobs), priorities(n_jobs);
+    std::vector<int> gpus(n_jobs);
+    for (int i = 0; i < n_jobs; ++i) {
+      const State& state = states_.at(admission_[i]);
+      const ShockwaveJob& job = state.job;
+      remaining[i] = job.RemainingRuntime();
+      gpus[i] = job.gpus();
+      const double target = MomentumFinishTime(state.finish_time_series, round_ptr_);
+      ShockwavePlanJob plan_job;
+      plan_job.gpus = job.gpus();
+      plan_job.epochs = job.epochs();
+      plan_job.epochs_done = job.progress();
+      plan_job.epoch_s = job.InterpolatedEpochDuration();
+      plan_job.remaining_s = remaining[i];
+      plan_job.max_remaining_s = (options_.rhomax * target - horizon_end_s) * share;
+      problem.jobs.push_back(plan_job);
+      const double ratio = (context.round_s * round_ptr_ + remaining[i] / share) / target;
+      priorities[i] = 1;
+      if (ratio > options_.rhomax) {
+        const double power = remaining[i] < context.round_s ? 100 : options_.lambda;
+        priorities[i] = std::min(kMaxPriority, std::pow(ratio, power));
+      }
+    }
+
+    std::vector<std::vector<int>> schedule;
+    ShockwavePlan plan = Solve(problem, &schedule);
+    bool ranked = !options_.use_cbc;
+    if (!plan.feasible) {
+      ++relaxed_plans_;
+      for (int i = 0; i < n_jobs; ++i) {
+        problem.jobs[i].weight = priorities[i];
+        problem.jobs[i].max_remaining_s = ShockwavePlanJob().max_remaining_s;
+      }
+      plan = Solve(problem, &schedule);
+      ranked = true;
+      if (!plan.feasible) plan.rounds.assign(n_jobs, 0);
+    }
+    if (ranked) {
+      schedule = RankRounds(plan.rounds, priorities, gpus, context.gpus, horizon);
+    }
+
+    // Work-conserving fill: longest predicted remaining time first.
+    std::vector<int> by_remaining(n_jobs);
+    for (int i = 0; i < n_jobs; ++i) by_remaining[i] = i;
+    std::stable_sort(by_remaining.begin(), by_remaining.end(),
+                     [&](int a, int b) { return remaining[a] > remaining[b]; });
+    schedules_.clear();
+    for (int t = 0; t < horizon; ++t) {
+      std::vector<bool> chosen(n_jobs, false);
+      std::vector<int> ids;
+      int idle = context.gpus;
+      for (int i : schedule[t]) {
+        chosen[i] = true;
+        ids.push_back(admission_[i]);
+        idle -= gpus[i];
+      }
+      for (int i : by_remaining) {
+        if (idle <= 0) break;
+        if (chosen[i] || gpus[i] > idle) continue;
+        idle -= gpus[i];
+        ids.push_back(admission_[i]);
+      }
+      schedules_[round_ptr_ + t] = std::move(ids);
+    }
+    resolve_ = false;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++plans_;
+    plan_s_ += elapsed;
+    max_plan_s_ = std::max(max_plan_s_, elapsed);
+  }
+
+  ShockwavePlan Solve(const ShockwavePlanProblem& problem,
+                      std::vector<std::vector<int>>* schedule) {
+    ShockwavePlan plan = SolveShockwavePlan(problem, options_.solver_timeout_s);
+    if (!options_.use_cbc) return plan;
+    ShockwavePlan exact = SolveShockwaveMilpWithCbc(problem, options_.solver_timeout_s,
+                                                    options_.solver_rel_gap, schedule);
+    if (exact.feasible && plan.feasible) {
+      ++compared_;
+      const double shortfall =
+          (exact.objective - plan.objective) / std::max(1e-12, std::abs(exact.objective));
+      if (shortfall <= 0) ++planner_not_worse_;
+      worst_shortfall_ = std::max(worst_shortfall_, shortfall);
+      shortfall_sum_ += std::max(0.0, shortfall);
+    }
+    return exact.feasible ? exact : plan;
+  }
+
+  const ThroughputTable* table_;
+  std::string worker_type_;
+  ShockwaveOptions options_;
+  std::map<int, State> states_;
+  std::vector<int> admission_;  // active job ids in admission order
+  std::map<int, std::vector<int>> schedules_;
+  std::vector<int> last_round_;
+  int round_ptr_ = 0;
+  int rounds_since_reopt_ = 0;
+  bool planned_before_ = false;
+  bool resolve_ = true;
+  bool reestimate_ = true;
+  // Statistics.
+  int plans_ = 0;
+  int relaxed_plans_ = 0;
+  double plan_s_ = 0;
+  double max_plan_s_ = 0;
+  int compared_ = 0;
+  int planner_not_worse_ = 0;
+  double worst_shortfall_ = 0;
+  double shortfall_sum_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> MakeShockwavePolicy(const PolicyOptions& options) {
+  return std::make_unique<ShockwavePolicy>(options);
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,138 @@
+#include "cluster/policies/shockwave_options.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "core/text_input.h"
+
+namespace jigsaw {
+namespace {
+
+int LineOfOffset(const std::string& text, size_t offset) {
+  int line = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) line += text[i] == '\n';
+  return line;
+}
+
+int LineOfKey(const std::string& text, const std::string& key) {
+  const size_t at = text.find("\"" + key + "\"");
+  return at == std::string::npos ? 0 : LineOfOffset(text, at);
+}
+
+class ConfigReader {
+ public:
+  ConfigReader(const std::string& name, const std::string& text, const nlohmann::json& root)
+      : name_(name), text_(text), root_(root) {}
+
+  [[noreturn]] void Fail(const std::string& key, const std::string& expected) const {
+    throw InputError(name_, LineOfKey(text_, key), "\"" + key + "\": expected " + expected);
+  }
+
+  // Reads a finite number into *value if the key is present; `check` tells whether it is valid.
+  template <typename Check>
+  void Number(const std::string& key, double* value, Check check, const std::string& expected) {
+    if (!root_.contains(key)) return;
+    const nlohmann::json& v = root_.at(key);
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || !check(v.get<double>())) {
+      Fail(key, expected);
+    }
+    *value = v.get<double>();
+  }
+
+  void PositiveInteger(const std::string& key, int* value) {
+    if (!root_.contains(key)) return;
+    const nlohmann::json& v = root_.at(key);
+    if (!v.is_number_integer() || v.get<long long>() <= 0 || v.get<long long>() > 1000000) {
+      Fail(key, "a positive integer");
+    }
+    *value = v.get<int>();
+  }
+
+ private:
+  const std::string& name_;
+  const std::string& text_;
+  const nlohmann::json& root_;
+};
+
+bool ValidBases(const std::vector<double>& bases) {
+  if (bases.size() < 2 || bases.front() != 0 || bases.back() > 1) return false;
+  for (size_t i = 1; i < bases.size(); ++i) {
+    if (!(bases[i] > bases[i - 1])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ShockwaveOptions LoadShockwaveOptions(const std::string& path) {
+  return ParseShockwaveOptions(path, ReadWholeFile(path));
+}
+
+ShockwaveOptions ParseShockwaveOptions(const std::string& name, const std::string& text) {
+  nlohmann::json root;
+  try {
+    root = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(
+        name, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
+        std::string("malformed JSON (expected a Shockwave config object): ") + e.what());
+  }
+  if (!root.is_object()) throw InputError(name, 1, "expected a JSON object of Shockwave options");
+  static const char* const kKeys[] = {
+      "future_rounds",           "k",       "lambda",         "rhomax",
+      "log_approximation_bases", "gpu_ram", "solver_rel_gap", "solver_num_threads",
+      "solver_timeout"};
+  for (const auto& [key, unused] : root.items()) {
+    bool known = false;
+    for (const char* k : kKeys) known = known || key == k;
+    if (!known) {
+      std::string valid;
+      for (const char* k : kKeys) valid += (valid.empty() ? "" : ", ") + std::string(k);
+      throw InputError(name, LineOfKey(text, key),
+                       "unknown Shockwave option \"" + key + "\" (expected one of: " + valid + ")");
+    }
+  }
+  ShockwaveOptions options;
+  ConfigReader reader(name, text, root);
+  auto positive = [](double v) { return v > 0; };
+  auto non_negative = [](double v) { return v >= 0; };
+  reader.PositiveInteger("future_rounds", &options.future_rounds);
+  reader.Number("k", &options.k, positive, "a positive number");
+  reader.Number("lambda", &options.lambda, non_negative, "a non-negative number");
+  reader.Number("rhomax", &options.rhomax, positive, "a positive number");
+  reader.Number("gpu_ram", &options.gpu_ram_gb, positive, "a positive number");
+  reader.Number("solver_rel_gap", &options.solver_rel_gap, non_negative, "a non-negative number");
+  reader.PositiveInteger("solver_num_threads", &options.solver_threads);
+  reader.Number("solver_timeout", &options.solver_timeout_s, positive, "a positive number");
+  if (root.contains("log_approximation_bases")) {
+    const nlohmann::json& v = root.at("log_approximation_bases");
+    const std::string expected =
+        "an array of at least two increasing numbers in [0, 1] starting at 0";
+    if (!v.is_array()) reader.Fail("log_approximation_bases", expected);
+    std::vector<double> bases;
+    for (const nlohmann::json& b : v) {
+      if (!b.is_number()) reader.Fail("log_approximation_bases", expected);
+      bases.push_back(b.get<double>());
+    }
+    if (!ValidBases(bases)) reader.Fail("log_approximation_bases", expected);
+    options.log_bases = bases;
+  }
+  return options;
+}
+
+void ValidateShockwaveOptions(const ShockwaveOptions& options) {
+  if (options.future_rounds <= 0) throw UsageError("--shockwave-future-rounds must be positive");
+  if (!(options.k > 0)) throw UsageError("--shockwave-k must be positive");
+  if (!(options.lambda >= 0)) throw UsageError("--shockwave-lambda must be non-negative");
+  if (!(options.rhomax > 0)) throw UsageError("--shockwave-rhomax must be positive");
+  if (options.reopt_rounds <= 0) throw UsageError("--shockwave-reopt-rounds must be positive");
+  if (!(options.solver_timeout_s > 0)) {
+    throw UsageError("--shockwave-solver-timeout-s must be positive");
+  }
+  if (!ValidBases(options.log_bases)) {
+    throw UsageError("Shockwave log_approximation_bases must increase from 0 to at most 1");
+  }
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,38 @@
+// ShockwaveOptions: the Shockwave policy's tunables, read from Shockwave's JSON config format
+// (configurations/*.json in uw-mad-dash/shockwave), e.g.
+//   {"future_rounds": 20, "k": 1e-3, "lambda": 12.0, "rhomax": 1.0,
+//    "log_approximation_bases": [0.0, 0.2, 0.4, 0.6, 0.8, 1.0], "gpu_ram": 16,
+//    "solver_rel_gap": 1e-3, "solver_num_threads": 24, "solver_timeout": 15}
+// Keys may be omitted (defaults are the tacc_32gpus values); unknown keys and out-of-range
+// values are InputErrors naming the file and line.
+#ifndef JIGSAW_CLUSTER_POLICIES_SHOCKWAVE_OPTIONS_H_
+#define JIGSAW_CLUSTER_POLICIES_SHOCKWAVE_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+namespace jigsaw {
+
+struct ShockwaveOptions {
+  int future_rounds = 20;  // planning horizon F
+  double k = 1e-3;         // weight of the max-remaining-time (makespan) term
+  double lambda = 12.0;    // exponent of the finish-time-fairness priority
+  double rhomax = 1.0;     // finish-time fairness bound
+  std::vector<double> log_bases = {0.0, 0.2, 0.4, 0.6, 0.8, 1.0};
+  double gpu_ram_gb = 16;  // read for completeness; the plan ignores memory
+  double solver_rel_gap = 1e-3;
+  int solver_threads = 24;       // read for completeness; the planner is single-threaded
+  double solver_timeout_s = 15;  // per plan
+  int reopt_rounds = 8;          // re-plan at least this often (not a config-file key)
+  bool use_cbc = false;          // solve the per-round MILP with CBC instead of the planner
+  bool report_stats = false;     // print plan counts and times on stderr at the end
+};
+
+ShockwaveOptions LoadShockwaveOptions(const std::string& path);
+ShockwaveOptions ParseShockwaveOptions(const std::string& name, const std::string& text);
+// Throws UsageError naming the offending option if a value is out of range.
+void ValidateShockwaveOptions(const ShockwaveOptions& options);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_CLUSTER_POLICIES_SHOCKWAVE_OPTIONS_H_

@@ -1,0 +1,476 @@
+#include "cluster/policies/shockwave_plan.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "solver/mixed_integer_program.h"
+
+namespace jigsaw {
+namespace {
+
+constexpr double kEpsilon = 1e-9;
+constexpr size_t kLocalSearchMaxJobs = 48;
+
+double BaseLog(const ShockwavePlanProblem& problem, size_t base) {
+  const double b = problem.bases[base];
+  return std::log(b == 0 ? problem.log_origin : b);
+}
+
+double LogApproximation(const ShockwavePlanProblem& problem, double u) {
+  const std::vector<double>& bases = problem.bases;
+  if (u <= bases.front()) return BaseLog(problem, 0);
+  for (size_t j = 0; j + 1 < bases.size(); ++j) {
+    if (u <= bases[j + 1]) {
+      const double t = (u - bases[j]) / (bases[j + 1] - bases[j]);
+      return BaseLog(problem, j) + t * (BaseLog(problem, j + 1) - BaseLog(problem, j));
+    }
+  }
+  return BaseLog(problem, bases.size() - 1);
+}
+
+double PlannableRuntime(const ShockwavePlanJob& job) {
+  return std::max(0.0, job.epochs - job.epochs_done) * job.epoch_s;
+}
+
+double PlannedRuntime(const ShockwavePlanJob& job, int n, double round_s) {
+  return std::min(n * round_s, PlannableRuntime(job));
+}
+
+double Utility(const ShockwavePlanProblem& problem, const ShockwavePlanJob& job, int n) {
+  const double planned_epochs = PlannedRuntime(job, n, problem.round_s) / job.epoch_s;
+  const double u = (job.epochs_done + planned_epochs) / job.epochs;
+  return job.weight * LogApproximation(problem, u) /
+         (static_cast<double>(problem.jobs.size()) * problem.rounds);
+}
+
+// Rounds after which the job's planned run time stops growing.
+int SaturationRounds(const ShockwavePlanJob& job, const ShockwavePlanProblem& problem) {
+  const double rounds = std::ceil(PlannableRuntime(job) / problem.round_s - kEpsilon);
+  return static_cast<int>(std::clamp(rounds, 0.0, static_cast<double>(problem.rounds)));
+}
+
+// Fewest rounds bringing rem down to `bound`, or -1 if no number of rounds does.
+int MinRounds(const ShockwavePlanJob& job, const ShockwavePlanProblem& problem, double bound) {
+  const int saturation = SaturationRounds(job, problem);
+  if (PlannedRemaining(job, saturation, problem.round_s) > bound + kEpsilon) return -1;
+  const double needed_s = job.remaining_s - bound;
+  if (needed_s <= kEpsilon) return 0;
+  return std::min(saturation, static_cast<int>(std::ceil(needed_s / problem.round_s - kEpsilon)));
+}
+
+struct Unit {
+  double gain_per_gpu;
+  int job;
+  int n;  // the job's n-th round
+};
+
+// Jobs placed into rounds one copy at a time.
+class RoundPacking {
+ public:
+  RoundPacking(int horizon, int capacity, size_t jobs)
+      : free_(horizon, capacity), in_(jobs, std::vector<bool>(horizon, false)), count_(jobs, 0) {}
+
+  // Puts one more copy of `job` into the round with the most room among those it is not in;
+  // false if none has room.
+  bool Add(size_t job, int gpus) {
+    int best = -1;
+    for (int t = 0; t < static_cast<int>(free_.size()); ++t) {
+      if (in_[job][t] || free_[t] < gpus) continue;
+      if (best < 0 || free_[t] > free_[best]) best = t;
+    }
+    if (best < 0) return false;
+    in_[job][best] = true;
+    free_[best] -= gpus;
+    ++count_[job];
+    return true;
+  }
+  int count(size_t job) const { return count_[job]; }
+  std::vector<std::vector<int>> schedule() const {
+    std::vector<std::vector<int>> rounds(free_.size());
+    for (size_t job = 0; job < in_.size(); ++job) {
+      for (size_t t = 0; t < free_.size(); ++t) {
+        if (in_[job][t]) rounds[t].push_back(static_cast<int>(job));
+      }
+    }
+    return rounds;
+  }
+
+ private:
+  std::vector<int> free_;
+  std::vector<std::vector<bool>> in_;
+  std::vector<int> count_;
+};
+
+// Packs the counts biggest gangs first; false if some copy finds no round.
+bool PackCounts(const ShockwavePlanProblem& problem, const std::vector<int>& counts,
+                std::vector<std::vector<int>>* schedule) {
+  const size_t n_jobs = counts.size();
+  std::vector<size_t> order(n_jobs);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return problem.jobs[a].gpus > problem.jobs[b].gpus; });
+  RoundPacking packing(problem.rounds, problem.gpus, n_jobs);
+  for (size_t i : order) {
+    for (int c = 0; c < counts[i]; ++c) {
+      if (!packing.Add(i, problem.jobs[i].gpus)) return false;
+    }
+  }
+  if (schedule != nullptr) *schedule = packing.schedule();
+  return true;
+}
+
+// Up to `count` distinct rounds with room for `gpus`, most free GPUs first (earlier on ties).
+std::vector<int> MostRoom(const std::vector<int>& free_gpus, int gpus, int count) {
+  std::vector<int> rounds(free_gpus.size());
+  std::iota(rounds.begin(), rounds.end(), 0);
+  std::stable_sort(rounds.begin(), rounds.end(),
+                   [&](int a, int b) { return free_gpus[a] > free_gpus[b]; });
+  std::vector<int> chosen;
+  for (int t : rounds) {
+    if (static_cast<int>(chosen.size()) == count || free_gpus[t] < gpus) break;
+    chosen.push_back(t);
+  }
+  return chosen;
+}
+
+// Packs (*counts)[i] copies of each job in `jobs` into distinct rounds, biggest gangs first,
+// each into the rounds with the most room. Returns whether every copy fit; with `drop`, the
+// counts are lowered to what fit.
+bool PackInto(std::vector<size_t> jobs, const std::vector<int>& gpus, std::vector<int>* counts,
+              std::vector<int>* free_gpus, bool drop) {
+  std::stable_sort(jobs.begin(), jobs.end(), [&](size_t a, size_t b) { return gpus[a] > gpus[b]; });
+  bool all = true;
+  for (size_t i : jobs) {
+    if ((*counts)[i] == 0) continue;
+    const std::vector<int> chosen = MostRoom(*free_gpus, gpus[i], (*counts)[i]);
+    for (int t : chosen) (*free_gpus)[t] -= gpus[i];
+    if (static_cast<int>(chosen.size()) < (*counts)[i]) {
+      all = false;
+      if (!drop) return false;
+      (*counts)[i] = static_cast<int>(chosen.size());
+    }
+  }
+  return all;
+}
+
+// Local search on the counts: moves one round from job a to job b (or two rounds to b when a's
+// gang is at least twice b's), or adds a round to b, while the objective improves and the counts
+// still pack.
+void ImproveLocally(const ShockwavePlanProblem& problem, const std::vector<int>& minimum,
+                    std::chrono::steady_clock::time_point start, double time_limit_s,
+                    ShockwavePlan* plan) {
+  const size_t n_jobs = problem.jobs.size();
+  std::vector<int> saturation(n_jobs);
+  for (size_t i = 0; i < n_jobs; ++i) saturation[i] = SaturationRounds(problem.jobs[i], problem);
+  std::vector<int>& n = plan->rounds;
+  auto remaining = [&](size_t i, int rounds) {
+    return PlannedRemaining(problem.jobs[i], rounds, problem.round_s);
+  };
+  const size_t kNone = n_jobs;
+  for (int pass = 0; pass < 1000; ++pass) {
+    // The three largest remaining times, to get the max over the jobs a move leaves alone.
+    std::vector<size_t> top;
+    for (size_t i = 0; i < n_jobs; ++i) {
+      top.push_back(i);
+      std::sort(top.begin(), top.end(),
+                [&](size_t x, size_t y) { return remaining(x, n[x]) > remaining(y, n[y]); });
+      if (top.size() > 3) top.pop_back();
+    }
+    auto max_others = [&](size_t a, size_t b) {
+      for (size_t i : top) {
+        if (i != a && i != b) return remaining(i, n[i]);
+      }
+      return 0.0;
+    };
+    bool improved = false;
+    for (size_t a = 0; a <= n_jobs && !improved; ++a) {
+      if (a != kNone && n[a] <= minimum[a]) continue;
+      for (size_t b = 0; b < n_jobs && !improved; ++b) {
+        if (b == a) continue;
+        const int most = a != kNone && problem.jobs[a].gpus >= 2 * problem.jobs[b].gpus ? 2 : 1;
+        for (int add = 1; add <= most && n[b] + add <= saturation[b] && !improved; ++add) {
+          const int new_a = a == kNone ? 0 : n[a] - 1;
+          double delta = Utility(problem, problem.jobs[b], n[b] + add) -
+                         Utility(problem, problem.jobs[b], n[b]);
+          double old_max = std::max(max_others(a, b), remaining(b, n[b]));
+          double new_max = std::max(max_others(a, b), remaining(b, n[b] + add));
+          if (a != kNone) {
+            delta +=
+                Utility(problem, problem.jobs[a], new_a) - Utility(problem, problem.jobs[a], n[a]);
+            old_max = std::max(old_max, remaining(a, n[a]));
+            new_max = std::max(new_max, remaining(a, new_a));
+          }
+          delta -= problem.k * (new_max - old_max);
+          if (delta <= 1e-12 * std::max(1.0, std::abs(plan->objective))) continue;
+          std::vector<int> trial = n;
+          if (a != kNone) trial[a] = new_a;
+          trial[b] += add;
+          std::vector<std::vector<int>> schedule;
+          if (!PackCounts(problem, trial, &schedule)) continue;
+          n = trial;
+          plan->schedule = std::move(schedule);
+          plan->objective = ShockwaveObjective(problem, n);
+          improved = true;
+        }
+      }
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!improved || elapsed > time_limit_s) break;
+  }
+}
+
+}  // namespace
+
+double PlannedRemaining(const ShockwavePlanJob& job, int n, double round_s) {
+  return std::max(0.0, job.remaining_s - PlannedRuntime(job, n, round_s));
+}
+
+double ShockwaveObjective(const ShockwavePlanProblem& problem, const std::vector<int>& rounds) {
+  double utility = 0;
+  double max_remaining = 0;
+  for (size_t i = 0; i < problem.jobs.size(); ++i) {
+    utility += Utility(problem, problem.jobs[i], rounds[i]);
+    max_remaining =
+        std::max(max_remaining, PlannedRemaining(problem.jobs[i], rounds[i], problem.round_s));
+  }
+  return utility - problem.k * max_remaining;
+}
+
+ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem, double time_limit_s) {
+  const auto start = std::chrono::steady_clock::now();
+  const size_t n_jobs = problem.jobs.size();
+  const long long capacity = static_cast<long long>(problem.gpus) * problem.rounds;
+  ShockwavePlan best;
+  if (n_jobs == 0) {
+    best.feasible = true;
+    return best;
+  }
+
+  // Lower bounds from the caps on rem, and the largest max-rem worth considering.
+  std::vector<int> capped_min(n_jobs);
+  double top_level = 0;
+  for (size_t i = 0; i < n_jobs; ++i) {
+    capped_min[i] = MinRounds(problem.jobs[i], problem, problem.jobs[i].max_remaining_s);
+    if (capped_min[i] < 0) return best;
+    top_level =
+        std::max(top_level, PlannedRemaining(problem.jobs[i], capped_min[i], problem.round_s));
+  }
+
+  // Marginal units, made non-increasing per job so that equal gains keep round order.
+  std::vector<Unit> units;
+  std::vector<double> levels;
+  for (size_t i = 0; i < n_jobs; ++i) {
+    const ShockwavePlanJob& job = problem.jobs[i];
+    const int saturation = SaturationRounds(job, problem);
+    double previous_gain = std::numeric_limits<double>::infinity();
+    for (int n = 1; n <= saturation; ++n) {
+      const double gain =
+          std::min(previous_gain, Utility(problem, job, n) - Utility(problem, job, n - 1));
+      previous_gain = gain;
+      if (gain > 0) units.push_back({gain / job.gpus, static_cast<int>(i), n});
+    }
+    for (int n = capped_min[i]; n <= saturation; ++n) {
+      const double level = PlannedRemaining(job, n, problem.round_s);
+      if (level <= top_level + kEpsilon) levels.push_back(level);
+    }
+  }
+  std::stable_sort(units.begin(), units.end(),
+                   [](const Unit& a, const Unit& b) { return a.gain_per_gpu > b.gain_per_gpu; });
+  std::sort(levels.begin(), levels.end(), std::greater<double>());
+  levels.erase(std::unique(levels.begin(), levels.end(),
+                           [](double a, double b) { return std::abs(a - b) <= kEpsilon; }),
+               levels.end());
+
+  // Minimum rounds per job when max-rem is held to `level`; false if over capacity.
+  std::vector<int> minimum(n_jobs);
+  auto minimum_rounds = [&](double level) {
+    long long load = 0;
+    for (size_t i = 0; i < n_jobs; ++i) {
+      const int n = MinRounds(problem.jobs[i], problem, level);
+      if (n < 0) return false;
+      minimum[i] = std::max(capped_min[i], n);
+      load += static_cast<long long>(minimum[i]) * problem.jobs[i].gpus;
+    }
+    return load <= capacity;
+  };
+  if (levels.empty() || !minimum_rounds(levels.front())) return best;
+  // Levels are feasible down to some index (feasibility is monotone in the level).
+  size_t lo = 0, hi = levels.size() - 1;
+  while (lo < hi) {
+    const size_t mid = (lo + hi + 1) / 2;
+    if (minimum_rounds(levels[mid])) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const size_t last_feasible = lo;
+  const double lowest_level = levels[last_feasible];
+
+  best.objective = -std::numeric_limits<double>::infinity();
+  std::vector<size_t> biggest_first(n_jobs);
+  std::iota(biggest_first.begin(), biggest_first.end(), 0);
+  std::stable_sort(biggest_first.begin(), biggest_first.end(),
+                   [&](size_t a, size_t b) { return problem.jobs[a].gpus > problem.jobs[b].gpus; });
+  for (size_t l = 0; l <= last_feasible; ++l) {
+    minimum_rounds(levels[l]);
+    // Every round taken is placed at once (into the round with the most room the job is not in
+    // yet), so the counts always have a packing.
+    RoundPacking packing(problem.rounds, problem.gpus, n_jobs);
+    bool placed_minimum = true;
+    for (size_t i : biggest_first) {
+      for (int c = 0; c < minimum[i] && placed_minimum; ++c) {
+        placed_minimum = packing.Add(i, problem.jobs[i].gpus);
+      }
+    }
+    if (!placed_minimum) break;
+    for (const Unit& unit : units) {
+      if (unit.n != packing.count(unit.job) + 1) continue;
+      packing.Add(unit.job, problem.jobs[unit.job].gpus);
+    }
+    std::vector<int> rounds(n_jobs);
+    double utility = 0;
+    for (size_t i = 0; i < n_jobs; ++i) {
+      rounds[i] = packing.count(i);
+      utility += Utility(problem, problem.jobs[i], rounds[i]);
+    }
+    const double objective = ShockwaveObjective(problem, rounds);
+    if (objective > best.objective) {
+      best.objective = objective;
+      best.rounds = rounds;
+      best.schedule = packing.schedule();
+      best.feasible = true;
+    }
+    // Lower levels only lose utility, and max-rem cannot drop below the lowest feasible level.
+    if (utility - problem.k * lowest_level <= best.objective) break;
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (elapsed > time_limit_s) break;
+  }
+  // Local search costs O(jobs^3) per plan; on large problems the greedy alone is kept.
+  if (best.feasible && n_jobs <= kLocalSearchMaxJobs) {
+    ImproveLocally(problem, capped_min, start, time_limit_s, &best);
+  }
+  return best;
+}
+
+std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
+                                         const std::vector<double>& priorities,
+                                         const std::vector<int>& gpus, int capacity, int horizon) {
+  const size_t n_jobs = rounds.size();
+  // Feasible counts first: biggest gangs first, each into the rounds with the most room.
+  std::vector<int> counts(n_jobs, 0);
+  {
+    std::vector<int> free_gpus(horizon, capacity);
+    std::vector<size_t> jobs(n_jobs);
+    std::iota(jobs.begin(), jobs.end(), 0);
+    for (size_t i : jobs) counts[i] = std::min(rounds[i], horizon);
+    PackInto(jobs, gpus, &counts, &free_gpus, /*drop=*/true);
+  }
+
+  std::vector<size_t> order(n_jobs);
+  std::iota(order.begin(), order.end(), 0);
+  auto urgency = [&](size_t i) {
+    return priorities[i] / (std::max(1, counts[i]) * static_cast<double>(gpus[i]));
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return urgency(a) > urgency(b); });
+  std::vector<std::vector<int>> schedule(horizon);
+  std::vector<int> free_gpus(horizon, capacity);
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    if (counts[i] == 0) continue;
+    // Earliest rounds with room, unless that leaves the remaining jobs no packing; then the
+    // rounds with the most room.
+    std::vector<int> chosen;
+    for (int t = 0; t < horizon && static_cast<int>(chosen.size()) < counts[i]; ++t) {
+      if (free_gpus[t] >= gpus[i]) chosen.push_back(t);
+    }
+    std::vector<int> trial = free_gpus;
+    for (int t : chosen) trial[t] -= gpus[i];
+    std::vector<size_t> rest(order.begin() + k + 1, order.end());
+    std::vector<int> rest_counts = counts;
+    if (static_cast<int>(chosen.size()) < counts[i] ||
+        !PackInto(rest, gpus, &rest_counts, &trial, /*drop=*/false)) {
+      chosen = MostRoom(free_gpus, gpus[i], counts[i]);
+    }
+    for (int t : chosen) {
+      free_gpus[t] -= gpus[i];
+      schedule[t].push_back(static_cast<int>(i));
+    }
+  }
+  for (auto& round : schedule) std::sort(round.begin(), round.end());
+  return schedule;
+}
+
+ShockwavePlan SolveShockwaveMilpWithCbc(const ShockwavePlanProblem& problem, double time_limit_s,
+                                        double relative_gap,
+                                        std::vector<std::vector<int>>* schedule) {
+  const int n_jobs = static_cast<int>(problem.jobs.size());
+  const int horizon = problem.rounds;
+  const size_t n_bases = problem.bases.size();
+  const double scale = static_cast<double>(n_jobs) * horizon;
+  MixedIntegerProgram mip(MixedIntegerProgram::Sense::kMaximize);
+  std::vector<std::vector<int>> s(n_jobs, std::vector<int>(horizon));
+  const int max_remaining = mip.AddVariable(0, MixedIntegerProgram::kInfinity, -problem.k);
+  for (int i = 0; i < n_jobs; ++i) {
+    const ShockwavePlanJob& job = problem.jobs[i];
+    for (int t = 0; t < horizon; ++t) s[i][t] = mip.AddBinaryVariable(0);
+    const int planned = mip.AddVariable(0, MixedIntegerProgram::kInfinity, 0);
+    const int remaining = mip.AddVariable(0, job.max_remaining_s, 0);
+    std::vector<int> lambda(n_bases), boundary(n_bases);
+    for (size_t b = 0; b < n_bases; ++b) {
+      lambda[b] = mip.AddVariable(0, 1, job.weight * BaseLog(problem, b) / scale);
+      boundary[b] = mip.AddBinaryVariable(0);
+    }
+    std::vector<std::pair<int, double>> run = {{planned, job.epoch_s}};
+    for (int t = 0; t < horizon; ++t) run.push_back({s[i][t], -problem.round_s});
+    mip.AddRow(run, -MixedIntegerProgram::kInfinity, 0);
+    std::vector<std::pair<int, double>> progress = {{planned, -1.0 / job.epochs}};
+    std::vector<std::pair<int, double>> convexity, boundaries;
+    for (size_t b = 0; b < n_bases; ++b) {
+      progress.push_back({lambda[b], problem.bases[b]});
+      convexity.push_back({lambda[b], 1});
+      boundaries.push_back({boundary[b], 1});
+      mip.AddRow({{lambda[b], 1}, {boundary[b], -1}}, -MixedIntegerProgram::kInfinity, 0);
+      for (size_t other = b + 2; other < n_bases; ++other) {
+        mip.AddRow({{boundary[b], 1}, {boundary[other], 1}}, -MixedIntegerProgram::kInfinity, 1);
+      }
+    }
+    const double done = job.epochs_done / job.epochs;
+    mip.AddRow(progress, done, done);
+    mip.AddRow(convexity, 1, 1);
+    mip.AddRow(boundaries, -MixedIntegerProgram::kInfinity, 2);
+    mip.AddRow({{remaining, 1}, {planned, job.epoch_s}}, job.remaining_s,
+               MixedIntegerProgram::kInfinity);
+    mip.AddRow({{max_remaining, 1}, {remaining, -1}}, 0, MixedIntegerProgram::kInfinity);
+  }
+  for (int t = 0; t < horizon; ++t) {
+    std::vector<std::pair<int, double>> load;
+    for (int i = 0; i < n_jobs; ++i) load.push_back({s[i][t], problem.jobs[i].gpus});
+    mip.AddRow(load, -MixedIntegerProgram::kInfinity, problem.gpus);
+  }
+  ShockwavePlan plan;
+  const MixedIntegerProgram::Status status = mip.Solve(time_limit_s, relative_gap);
+  if (status != MixedIntegerProgram::Status::kOptimal &&
+      status != MixedIntegerProgram::Status::kFeasible) {
+    return plan;
+  }
+  plan.feasible = true;
+  plan.rounds.assign(n_jobs, 0);
+  if (schedule != nullptr) schedule->assign(horizon, {});
+  for (int i = 0; i < n_jobs; ++i) {
+    for (int t = 0; t < horizon; ++t) {
+      if (mip.value(s[i][t]) < 0.5) continue;
+      ++plan.rounds[i];
+      if (schedule != nullptr) (*schedule)[t].push_back(i);
+    }
+  }
+  plan.objective = ShockwaveObjective(problem, plan.rounds);
+  return plan;
+}
+
+}  // namespace jigsaw
