@@ -12,6 +12,9 @@ namespace jigsaw {
 using CommandAction = std::function<int()>;
 
 void AddSimCommand(CLI::App& app, CommandAction* action);
+void AddNetCommand(CLI::App& app, CommandAction* action);
+void AddTrainCommand(CLI::App& app, CommandAction* action);
+void AddProfileCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace jigsaw
 

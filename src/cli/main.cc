@@ -12,6 +12,9 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   jigsaw::CommandAction action;
   jigsaw::AddSimCommand(app, &action);
+  jigsaw::AddNetCommand(app, &action);
+  jigsaw::AddTrainCommand(app, &action);
+  jigsaw::AddProfileCommand(app, &action);
   CLI11_PARSE(app, argc, argv);
   try {
     return action ? action() : 0;

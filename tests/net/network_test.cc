@@ -119,5 +119,36 @@ TEST(NetIncast, DcqcnAndHpccStayBelowPfcThresholds) {
   }
 }
 
+TEST(NetLossy, WithoutPfcDropsAreRecoveredByGoBackN) {
+  NetConfig config;
+  config.pfc = false;
+  config.window = false;
+  config.buffer_bytes = 1 << 20;
+  Network network(Star(9), config);
+  std::vector<uint32_t> ids;
+  for (int s = 1; s <= 8; ++s) ids.push_back(network.AddFlow(s, 0, 2'000'000, 0, 0));
+  network.Run();
+  NetStats stats = network.Stats();
+  EXPECT_GT(stats.drops, 0u);
+  EXPECT_GT(stats.retransmitted_packets, 0u);
+  EXPECT_EQ(stats.pause_frames, 0u);
+  for (uint32_t id : ids) {
+    EXPECT_GE(network.flow(id).delivered, 0);
+    EXPECT_EQ(network.flow(id).rcv_nxt, 2'000'000u);
+  }
+}
+
+TEST(NetErrors, CorruptingLinkStillDeliversEveryByte) {
+  Topology topology =
+      ParseTopologyText("lossy", "3 1 2\n2\n0 2 100Gbps 1us 0.01\n1 2 100Gbps 1us 0\n");
+  NetConfig config;
+  Network network(topology, config);
+  uint32_t id = network.AddFlow(0, 1, 1'000'000, 0, 0);
+  network.Run();
+  EXPECT_GT(network.Stats().drops, 0u);
+  EXPECT_EQ(network.flow(id).rcv_nxt, 1'000'000u);
+  EXPECT_GE(network.flow(id).acked, 0);
+}
+
 }  // namespace
 }  // namespace jigsaw::net

@@ -1,0 +1,84 @@
+// `jigsaw train`: data-parallel training with structured partial backpropagation (src/runtime).
+#include "cli/commands.h"
+#include "runtime/runtime.h"
+
+namespace jigsaw {
+namespace {
+
+void AddDataOptions(CLI::App* command, DataOptions* data) {
+  command->add_option("--dataset", data->dataset, "fashion-mnist or synthetic")
+      ->capture_default_str();
+  command->add_option("--data-dir", data->data_dir, "folder of the Fashion-MNIST IDX files")
+      ->capture_default_str();
+  command->add_option("--synthetic-train", data->synthetic_train, "synthetic training samples")
+      ->capture_default_str();
+  command->add_option("--synthetic-test", data->synthetic_test, "synthetic test samples")
+      ->capture_default_str();
+  command->add_option("--synthetic-size", data->synthetic_size, "synthetic image side (pixels)")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void AddTrainCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<TrainOptions>();
+  CLI::App* command = app.add_subcommand(
+      "train", "data-parallel training with structured partial backpropagation (LibTorch + Gloo)");
+  command->add_option("--model", options->model, "mlp, lenet or resnet")->capture_default_str();
+  AddDataOptions(command, &options->data);
+  command->add_option("--workers", options->workers, "local worker processes")
+      ->capture_default_str();
+  command
+      ->add_option("--spb", options->spb,
+                   "plan: full, staircase, rotating, freeze:D or depths d0,d1,...")
+      ->capture_default_str();
+  command->add_option("--epochs", options->epochs)->capture_default_str();
+  command->add_option("--batch", options->batch, "batch size per worker")->capture_default_str();
+  command
+      ->add_option("--max-iters-per-epoch", options->max_iters_per_epoch,
+                   "cap on iterations per epoch (0: full pass)")
+      ->capture_default_str();
+  command->add_option("--lr", options->lr, "SGD learning rate")->capture_default_str();
+  command->add_option("--momentum", options->momentum)->capture_default_str();
+  command->add_option("--seed", options->seed)->capture_default_str();
+  command->add_option("--threads", options->threads, "intra-op threads per worker")
+      ->capture_default_str();
+  command->add_option("--out", options->out, "output folder")->capture_default_str();
+  command->add_flag("--resume", options->resume, "continue from OUT/checkpoint.pt if present");
+  command->add_flag("--quiet", options->quiet, "no progress on stderr");
+  command->add_option("--rank", options->rank, "this process's rank (multi-host; omit to launch)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  command->add_option("--world", options->world, "number of ranks (with --rank)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  command->add_option("--master", options->master, "rendezvous HOST:PORT (rank 0 hosts it)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->capture_default_str();
+  command
+      ->add_option("--timeout-s", options->timeout_s,
+                   "communication timeout: a dead or stalled peer fails the job after this")
+      ->capture_default_str();
+  command->add_option("--profile", options->profile,
+                      "`jigsaw profile` output: adds cost-model predictions to summary.json");
+  command->add_option("--kill-rank", options->kill_rank, "fault injection: rank to kill")
+      ->group("");
+  command->add_option("--kill-at-iter", options->kill_at_iter, "fault injection: iteration")
+      ->group("");
+  command->callback([options, action] { *action = [options] { return RunTrain(*options); }; });
+}
+
+void AddProfileCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<ProfileOptions>();
+  CLI::App* command =
+      app.add_subcommand("profile", "per-block forward/backward times and sizes of a model");
+  command->add_option("--model", options->model, "mlp, lenet or resnet")->capture_default_str();
+  AddDataOptions(command, &options->data);
+  command->add_option("--batch", options->batch)->capture_default_str();
+  command->add_option("--repeats", options->repeats, "timed repetitions (median reported)")
+      ->capture_default_str();
+  command->add_option("--threads", options->threads)->capture_default_str();
+  command->add_option("--seed", options->seed)->capture_default_str();
+  command->add_option("--out", options->out, "output JSON file")->capture_default_str();
+  command->callback([options, action] { *action = [options] { return RunProfile(*options); }; });
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,95 @@
+// Parameters of the packet simulator. Defaults follow the HPCC ns-3 fork as configured for the RoCE
+// congestion-control study (../shared/research/network.md §1.1, §2.2): 1000-byte payloads, 32 MB
+// shared switch buffers with dynamic PFC thresholds, RED-style ECN with rate-scaled Kmin/Kmax,
+// per-packet ACKs, a BDP window that scales with the sending rate, and the parameter values below.
+#ifndef JIGSAW_NET_CONFIG_H_
+#define JIGSAW_NET_CONFIG_H_
+
+#include <cstdint>
+#include <string_view>
+
+#include "net/units.h"
+
+namespace jigsaw::net {
+
+// `kNone` = line rate + window + PFC, the study's baseline (CC_MODE 12 in the fork).
+enum class CcMode : uint8_t { kNone, kDcqcn, kDctcp, kTimely, kHpcc };
+
+bool ParseCcMode(std::string_view text, CcMode* mode);
+const char* CcModeName(CcMode mode);
+
+struct DcqcnParams {
+  double g = 1.0 / 256;
+  Time alpha_interval = 1 * kMicrosecond;
+  Time decrease_interval = 4 * kMicrosecond;
+  Time increase_timer = 900 * kMicrosecond;
+  int fast_recovery_stages = 1;
+  double rate_ai_bps = 50e6;
+  double rate_hai_bps = 100e6;
+  double rate_on_first_cnp = 1.0;
+  bool clamp_target = false;
+};
+
+struct DctcpParams {
+  double g = 1.0 / 256;
+  double rate_ai_bps = 1e9;
+};
+
+struct TimelyParams {
+  double alpha = 0.875;
+  double beta = 0.8;
+  Time t_low = 50 * kMicrosecond;
+  Time t_high = 500 * kMicrosecond;
+  Time min_rtt = 20 * kMicrosecond;
+  double rate_ai_bps = 50e6;
+  double rate_hai_bps = 100e6;
+};
+
+struct HpccParams {
+  double target_utilization = 0.95;
+  int max_stage = 0;
+  double rate_ai_bps = 50e6;
+  int int_header_bytes = 42;  // carried by every data packet when HPCC is on
+};
+
+struct NetConfig {
+  CcMode cc = CcMode::kNone;
+  uint32_t payload_bytes = 1000;
+  uint32_t header_bytes = 48;
+  uint32_t ack_bytes = 64;
+  uint32_t pfc_frame_bytes = 64;
+  bool window = true;      // cap in-flight bytes at the path BDP
+  bool var_window = true;  // the cap scales with rate / line rate
+  double min_rate_bps = 100e6;
+  Time retransmit_timeout = 1 * kMillisecond;
+
+  bool pfc = true;
+  bool ecn = true;
+  uint64_t buffer_bytes = 32ull << 20;  // per switch
+  uint32_t reserve_bytes = 4096;        // per ingress port
+  uint32_t resume_offset_bytes = 3072;
+  int pfc_shift = 3;      // threshold = free shared buffer >> shift (less for faster ports)
+  int headroom_bdps = 3;  // per-port headroom in one-way BDPs
+  double ecn_pmax = 0.2;
+
+  uint64_t seed = 1;
+  bool progress = false;
+
+  DcqcnParams dcqcn;
+  DctcpParams dctcp;
+  TimelyParams timely;
+  HpccParams hpcc;
+
+  uint32_t data_packet_bytes(uint32_t payload) const {
+    return payload + header_bytes + (cc == CcMode::kHpcc ? hpcc.int_header_bytes : 0);
+  }
+};
+
+// ECN thresholds by port rate (the study's KMIN_MAP / KMAX_MAP, in bytes): 25G 100/400 KB,
+// 40G 200/800 KB, 100G 400/1600 KB, 200G 600/2400 KB, >=400G 800/3200 KB; slower ports scale down.
+uint64_t EcnKmin(uint64_t rate_bps);
+uint64_t EcnKmax(uint64_t rate_bps);
+
+}  // namespace jigsaw::net
+
+#endif  // JIGSAW_NET_CONFIG_H_

@@ -1,0 +1,39 @@
+#include "net/event_queue.h"
+
+namespace jigsaw::net {
+
+void EventQueue::SiftUp(size_t index) {
+  Event moving = heap_[index];
+  while (index > 0) {
+    size_t parent = (index - 1) / 4;
+    if (!Before(moving, heap_[parent])) break;
+    heap_[index] = heap_[parent];
+    index = parent;
+  }
+  heap_[index] = moving;
+}
+
+Event EventQueue::Pop() {
+  Event result = heap_.front();
+  Event moving = heap_.back();
+  heap_.pop_back();
+  const size_t size = heap_.size();
+  if (size == 0) return result;
+  size_t index = 0;
+  while (true) {
+    size_t first = index * 4 + 1;
+    if (first >= size) break;
+    size_t best = first;
+    size_t last = first + 4 < size ? first + 4 : size;
+    for (size_t child = first + 1; child < last; ++child) {
+      if (Before(heap_[child], heap_[best])) best = child;
+    }
+    if (!Before(heap_[best], moving)) break;
+    heap_[index] = heap_[best];
+    index = best;
+  }
+  heap_[index] = moving;
+  return result;
+}
+
+}  // namespace jigsaw::net

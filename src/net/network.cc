@@ -1,0 +1,514 @@
+#include "net/network.h"
+
+#include <algorithm>
+#include <string>
+
+#include "core/error.h"
+#include "core/progress.h"
+
+namespace jigsaw::net {
+namespace {
+
+enum EventType : uint8_t {
+  kArrive,      // a = receiving port, b = packet
+  kTxDone,      // a = port
+  kPfcFrame,    // a = port to pause/resume, b = 1 pause / 0 resume
+  kWake,        // a = host port whose rate limiters may have opened
+  kFlowStart,   // a = flow
+  kTimer,       // a = observer token
+  kRetransmit,  // a = flow
+};
+
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+Time PacingTime(uint32_t bytes, double rate_bps) {
+  return static_cast<Time>(static_cast<double>(bytes) * 8e12 / rate_bps);
+}
+
+}  // namespace
+
+Network::Network(const Topology& topology, const NetConfig& config)
+    : config_(config), topology_name_(topology.name), cc_(config_, &events_), rng_(config.seed) {
+  const uint32_t num_nodes = topology.num_nodes();
+  nodes_.resize(num_nodes);
+  std::vector<std::vector<std::pair<uint32_t, bool>>> ends(num_nodes);  // (link, is side b)
+  for (uint32_t i = 0; i < topology.links.size(); ++i) {
+    ends[topology.links[i].a].push_back({i, false});
+    ends[topology.links[i].b].push_back({i, true});
+  }
+  std::vector<std::vector<uint32_t>> neighbors(num_nodes);
+  std::vector<uint32_t> link_port_a(topology.links.size()), link_port_b(topology.links.size());
+  uint32_t switch_count = 0;
+  for (uint32_t node = 0; node < num_nodes; ++node) {
+    if (ends[node].size() > 65535) {
+      throw InputError(topology.name, 0, "node " + std::to_string(node) + " has too many links");
+    }
+    Node& n = nodes_[node];
+    n.is_switch = topology.is_switch[node] != 0;
+    n.first_port = static_cast<uint32_t>(ports_.size());
+    n.num_ports = static_cast<uint32_t>(ends[node].size());
+    if (n.is_switch) {
+      n.index = switch_count++;
+    } else {
+      n.index = static_cast<uint32_t>(host_nodes_.size());
+      host_nodes_.push_back(node);
+    }
+    for (auto [link_index, side_b] : ends[node]) {
+      const Link& link = topology.links[link_index];
+      Port port;
+      port.node = node;
+      port.local = static_cast<uint16_t>(ports_.size() - n.first_port);
+      port.rate_bps = link.rate_bps;
+      port.delay = link.delay;
+      port.error_rate = link.error_rate;
+      port.kmin = EcnKmin(link.rate_bps);
+      port.kmax = EcnKmax(link.rate_bps);
+      if (link.error_rate > 0) losses_possible_ = true;
+      (side_b ? link_port_b : link_port_a)[link_index] = static_cast<uint32_t>(ports_.size());
+      neighbors[node].push_back(side_b ? link.a : link.b);
+      ports_.push_back(std::move(port));
+    }
+  }
+  if (host_nodes_.empty()) throw InputError(topology.name, 0, "the topology has no hosts");
+  for (uint32_t i = 0; i < topology.links.size(); ++i) {
+    ports_[link_port_a[i]].peer = link_port_b[i];
+    ports_[link_port_b[i]].peer = link_port_a[i];
+  }
+
+  uint64_t nic_rate = 0;
+  for (uint32_t host : host_nodes_) {
+    for (uint32_t p = 0; p < nodes_[host].num_ports; ++p) {
+      nic_rate = std::max(nic_rate, ports_[nodes_[host].first_port + p].rate_bps);
+    }
+  }
+  for (uint32_t node = 0; node < num_nodes; ++node) {
+    if (!nodes_[node].is_switch) continue;
+    std::vector<SwitchMmu::PortSpec> specs;
+    for (uint32_t p = 0; p < nodes_[node].num_ports; ++p) {
+      const Port& port = ports_[nodes_[node].first_port + p];
+      uint64_t bdp = static_cast<uint64_t>(static_cast<double>(port.rate_bps) *
+                                           static_cast<double>(port.delay) / 8e12);
+      int shift = config_.pfc_shift;
+      for (uint64_t rate = port.rate_bps; rate > nic_rate && shift > 0; rate /= 2) --shift;
+      specs.push_back({bdp * static_cast<uint64_t>(config_.headroom_bdps) +
+                           2ull * config_.data_packet_bytes(config_.payload_bytes),
+                       shift});
+    }
+    mmus_.emplace_back(config_.buffer_bytes, config_.reserve_bytes, config_.resume_offset_bytes,
+                       config_.pfc, specs);
+  }
+  if (!config_.pfc) losses_possible_ = true;
+  routing_ = std::make_unique<Routing>(neighbors, topology.is_switch, host_nodes_);
+}
+
+uint32_t Network::RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const {
+  auto choices = routing_->NextPorts(node, dst_host);
+  uint32_t local = choices.size() == 1
+                       ? choices[0]
+                       : choices[Mix((static_cast<uint64_t>(flow) << 32) ^ node) % choices.size()];
+  return nodes_[node].first_port + local;
+}
+
+void Network::ComputePathTiming(Flow& flow, uint32_t id) {
+  const uint32_t data_bytes = config_.data_packet_bytes(config_.payload_bytes);
+  const uint32_t dst_node = host_nodes_[flow.dst_host];
+  uint32_t node = host_nodes_[flow.src_host];
+  Time rtt = 0;
+  int hops = 0;
+  while (node != dst_node) {
+    const Port& port = ports_[RoutePort(node, flow.dst_host, id)];
+    rtt += 2 * port.delay + SerializationTime(data_bytes, port.rate_bps) +
+           SerializationTime(config_.ack_bytes, port.rate_bps);
+    node = ports_[port.peer].node;
+    if (++hops > 64) break;
+  }
+  flow.base_rtt = rtt;
+  flow.bdp = static_cast<uint64_t>(static_cast<double>(rtt) * flow.line_rate / 8e12) + data_bytes;
+}
+
+uint32_t Network::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint64_t tag) {
+  if (src >= num_hosts() || dst >= num_hosts() || src == dst || bytes == 0) {
+    throw UsageError("flow " + std::to_string(src) + "->" + std::to_string(dst) + " of " +
+                     std::to_string(bytes) + " bytes: hosts must differ, exist (0.." +
+                     std::to_string(num_hosts() - 1) + ") and bytes be positive");
+  }
+  const uint32_t id = static_cast<uint32_t>(flows_.size());
+  if (routing_->NextPorts(host_nodes_[src], dst).empty()) {
+    throw InputError(topology_name_, 0,
+                     "no path from host " + std::to_string(src) + " (node " +
+                         std::to_string(host_nodes_[src]) + ") to host " + std::to_string(dst) +
+                         " (node " + std::to_string(host_nodes_[dst]) + ")");
+  }
+  Flow flow;
+  flow.src_host = src;
+  flow.dst_host = dst;
+  flow.bytes = bytes;
+  flow.tag = tag;
+  flow.start = std::max(start, now_);
+  flow.src_port = RoutePort(host_nodes_[src], dst, id);
+  flow.line_rate = static_cast<double>(ports_[flow.src_port].rate_bps);
+  ComputePathTiming(flow, id);
+  flows_.push_back(flow);
+  events_.Push(flow.start, kFlowStart, id, 0);
+  return id;
+}
+
+void Network::AddTimer(Time at, uint32_t token) {
+  events_.Push(std::max(at, now_), kTimer, token, 0);
+}
+
+void Network::Run(Time until) {
+  Progress progress("net", config_.progress);
+  while (!events_.empty() && events_.top().time <= until) {
+    Event event = events_.Pop();
+    now_ = event.time;
+    ++stats_.events;
+    Dispatch(event);
+    if ((stats_.events & 0xffff) == 0 && progress.Due()) {
+      progress.Report("simulated " + std::to_string(ToMicroseconds(now_)) + " us, " +
+                      std::to_string(stats_.events) + " events, " +
+                      std::to_string(packets_.in_use()) + " packets in flight");
+    }
+  }
+}
+
+void Network::Dispatch(const Event& event) {
+  switch (event.type()) {
+    case kArrive:
+      Arrive(event.a, event.b);
+      break;
+    case kTxDone:
+      ports_[event.a].busy = false;
+      Kick(event.a);
+      break;
+    case kPfcFrame:
+      ApplyPfc(event.a, event.b != 0);
+      break;
+    case kWake:
+      if (ports_[event.a].wake_at == now_) ports_[event.a].wake_at = kNever;
+      Kick(event.a);
+      break;
+    case kFlowStart:
+      StartFlow(event.a);
+      break;
+    case kTimer:
+      if (observer_ != nullptr) observer_->OnTimer(event.a);
+      break;
+    case kRetransmit:
+      RetransmitTimeout(event.a);
+      break;
+    case kEventDcqcnDecrease:
+    case kEventDcqcnIncrease: {
+      Flow& flow = flows_[event.a];
+      if (flow.acked >= 0) break;
+      double before = flow.rate;
+      cc_.OnTimer(event.type(), event.a, event.b, flow, now_);
+      if (flow.rate != before) RateChanged(flow);
+      break;
+    }
+  }
+}
+
+void Network::StartFlow(uint32_t id) {
+  Flow& flow = flows_[id];
+  cc_.Start(flow);
+  flow.next_avail = now_;
+  ports_[flow.src_port].flows.push_back(id);
+  Kick(flow.src_port);
+}
+
+void Network::Kick(uint32_t port_index) {
+  Port& port = ports_[port_index];
+  if (port.busy) return;
+  if (!port.control.empty()) {
+    Transmit(port_index, port.control.Pop());
+    return;
+  }
+  if (port.paused) return;
+  if (nodes_[port.node].is_switch) {
+    if (port.data.empty()) return;
+    uint32_t packet = port.data.Pop();
+    SwitchDequeue(port_index, packet);
+    Transmit(port_index, packet);
+    return;
+  }
+  HostSend(port_index);
+}
+
+void Network::HostSend(uint32_t port_index) {
+  Port& port = ports_[port_index];
+  const size_t count = port.flows.size();
+  Time earliest = kNever;
+  for (size_t i = 0; i < count; ++i) {
+    size_t slot = port.next_flow + i;
+    if (slot >= count) slot -= count;
+    uint32_t id = port.flows[slot];
+    const Flow& flow = flows_[id];
+    if (flow.snd_nxt >= flow.bytes) continue;
+    if (config_.window && !flow.WindowOpen(config_.var_window)) continue;
+    if (flow.next_avail > now_) {
+      earliest = std::min(earliest, flow.next_avail);
+      continue;
+    }
+    port.next_flow = slot + 1 == count ? 0 : slot + 1;
+    SendData(port_index, id);
+    return;
+  }
+  if (earliest < port.wake_at) {
+    port.wake_at = earliest;
+    events_.Push(earliest, kWake, port_index, 0);
+  }
+}
+
+void Network::SendData(uint32_t port_index, uint32_t id) {
+  Flow& flow = flows_[id];
+  const uint32_t handle = packets_.Allocate();
+  Packet& packet = packets_[handle];
+  const uint64_t remaining = flow.bytes - flow.snd_nxt;
+  packet.payload = static_cast<uint32_t>(std::min<uint64_t>(config_.payload_bytes, remaining));
+  packet.size = config_.data_packet_bytes(packet.payload);
+  packet.seq = flow.snd_nxt;
+  packet.sent_at = now_;
+  packet.flow = id;
+  packet.dst_host = flow.dst_host;
+  packet.type = PacketType::kData;
+  packet.ecn = 0;
+  packet.hops = 0;
+  if (flow.snd_nxt < flow.rcv_nxt || flow.snd_nxt < flow.snd_una) ++stats_.retransmitted_packets;
+  flow.snd_nxt += packet.payload;
+  flow.last_send = now_;
+  flow.last_size = packet.size;
+  flow.next_avail = now_ + PacingTime(packet.size, flow.rate);
+  ++stats_.data_packets;
+  if (losses_possible_ && !flow.rto_armed) ArmRetransmitTimer(id);
+  Transmit(port_index, handle);
+}
+
+void Network::Transmit(uint32_t port_index, uint32_t handle) {
+  Port& port = ports_[port_index];
+  const uint32_t size = packets_[handle].size;
+  const Time done = now_ + SerializationTime(size, port.rate_bps);
+  port.busy = true;
+  port.tx_bytes += size;
+  events_.Push(done, kTxDone, port_index, 0);
+  events_.Push(done + port.delay, kArrive, port.peer, handle);
+}
+
+void Network::Arrive(uint32_t port_index, uint32_t handle) {
+  const Port& port = ports_[port_index];
+  if (port.error_rate > 0 && rng_.Uniform() < port.error_rate) {
+    Drop(handle);
+    return;
+  }
+  const Node& node = nodes_[port.node];
+  if (node.is_switch) {
+    SwitchReceive(port_index, handle);
+  } else if (packets_[handle].type == PacketType::kData) {
+    HostReceiveData(port.node, handle);
+  } else {
+    HostReceiveAck(handle);
+  }
+}
+
+void Network::Drop(uint32_t handle) {
+  ++stats_.drops;
+  const Packet& packet = packets_[handle];
+  if (!losses_possible_) {
+    losses_possible_ = true;
+  }
+  if (packet.type == PacketType::kData && !flows_[packet.flow].rto_armed) {
+    ArmRetransmitTimer(packet.flow);
+  }
+  packets_.Free(handle);
+}
+
+void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
+  Packet& packet = packets_[handle];
+  const Port& in = ports_[in_index];
+  const uint32_t out_index = RoutePort(in.node, packet.dst_host, packet.flow);
+  Port& out = ports_[out_index];
+  if (packet.type != PacketType::kData) {
+    out.control.Push(handle);
+    Kick(out_index);
+    return;
+  }
+  SwitchMmu& mmu = mmus_[nodes_[in.node].index];
+  if (!mmu.Admit(in.local, packet.size)) {
+    Drop(handle);
+    return;
+  }
+  mmu.OnEnqueue(in.local, packet.size);
+  packet.in_port = in.local;
+  out.data.Push(handle);
+  CountQueue(out, packet.size);
+  if (mmu.TakePause(in.local)) SendPfc(in_index, true);
+  Kick(out_index);
+}
+
+void Network::SwitchDequeue(uint32_t out_index, uint32_t handle) {
+  Packet& packet = packets_[handle];
+  Port& out = ports_[out_index];
+  const Node& node = nodes_[out.node];
+  SwitchMmu& mmu = mmus_[node.index];
+  CountQueue(out, -static_cast<int64_t>(packet.size));
+  mmu.OnDequeue(packet.in_port, packet.size);
+  if (mmu.TakeResume(packet.in_port)) SendPfc(node.first_port + packet.in_port, false);
+  if (config_.ecn && out.queued_bytes > out.kmin) {
+    bool mark = out.queued_bytes > out.kmax ||
+                rng_.Uniform() < config_.ecn_pmax *
+                                     static_cast<double>(out.queued_bytes - out.kmin) /
+                                     static_cast<double>(out.kmax - out.kmin);
+    if (mark && !packet.ecn) {
+      packet.ecn = 1;
+      ++stats_.ecn_marks;
+    }
+  }
+  if (config_.cc == CcMode::kHpcc && packet.hops < kMaxIntHops) {
+    packets_.hops(handle)[packet.hops++] =
+        IntHop{now_, out.tx_bytes + packet.size, out.queued_bytes, out.rate_bps};
+  }
+}
+
+void Network::CountQueue(Port& port, int64_t delta) {
+  port.queue_integral +=
+      static_cast<double>(port.queued_bytes) * static_cast<double>(now_ - port.queue_since);
+  port.queue_since = now_;
+  port.queued_bytes = static_cast<uint64_t>(static_cast<int64_t>(port.queued_bytes) + delta);
+  port.max_queue = std::max(port.max_queue, port.queued_bytes);
+}
+
+void Network::SendPfc(uint32_t ingress_port, bool pause) {
+  const Port& port = ports_[ingress_port];
+  ++(pause ? stats_.pause_frames : stats_.resume_frames);
+  Time arrival = now_ + SerializationTime(config_.pfc_frame_bytes, port.rate_bps) + port.delay;
+  events_.Push(arrival, kPfcFrame, port.peer, pause ? 1 : 0);
+}
+
+void Network::ApplyPfc(uint32_t port_index, bool pause) {
+  Port& port = ports_[port_index];
+  if (pause == port.paused) return;
+  port.paused = pause;
+  if (pause) {
+    port.paused_since = now_;
+    port.ever_paused = true;
+  } else {
+    port.pause_time += now_ - port.paused_since;
+    Kick(port_index);
+  }
+}
+
+void Network::HostReceiveData(uint32_t node, uint32_t handle) {
+  Packet& packet = packets_[handle];
+  const uint32_t id = packet.flow;
+  Flow& flow = flows_[id];
+  bool just_delivered = false;
+  PacketType reply = PacketType::kAck;
+  if (packet.seq == flow.rcv_nxt) {
+    flow.rcv_nxt += packet.payload;
+    if (flow.rcv_nxt == flow.bytes && flow.delivered < 0) {
+      flow.delivered = now_;
+      just_delivered = true;
+    }
+  } else if (packet.seq > flow.rcv_nxt) {
+    // One NACK per gap: repeating it while queues are deep would rewind the sender again and
+    // again (go-back-N collapse); a lost retransmission is left to the sender's timeout.
+    if (flow.last_nack_seq == flow.rcv_nxt) {
+      packets_.Free(handle);
+      return;
+    }
+    reply = PacketType::kNack;
+    flow.last_nack_seq = flow.rcv_nxt;
+  }
+  packet.type = reply;
+  packet.seq = flow.rcv_nxt;
+  packet.size = config_.ack_bytes;
+  packet.payload = 0;
+  packet.dst_host = flow.src_host;
+  ++stats_.ack_packets;
+  const uint32_t out = RoutePort(node, flow.src_host, id);
+  ports_[out].control.Push(handle);
+  Kick(out);
+  if (just_delivered && observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
+}
+
+void Network::HostReceiveAck(uint32_t handle) {
+  const Packet& packet = packets_[handle];
+  const uint32_t id = packet.flow;
+  Flow& flow = flows_[id];
+  if (packet.seq > flow.snd_una) flow.snd_una = std::min(packet.seq, flow.bytes);
+  if (packet.type == PacketType::kNack && packet.seq < flow.snd_nxt) flow.snd_nxt = packet.seq;
+  if (config_.cc != CcMode::kNone && flow.acked < 0) {
+    double before = flow.rate;
+    cc_.OnAck(id, flow, packet, packets_.hops(handle), now_);
+    if (flow.rate != before) RateChanged(flow);
+  }
+  packets_.Free(handle);
+  if (flow.snd_una >= flow.bytes && flow.acked < 0) {
+    flow.acked = now_;
+    FinishSending(id);
+  }
+  Kick(flow.src_port);
+}
+
+void Network::RateChanged(Flow& flow) {
+  if (flow.last_size > 0) flow.next_avail = flow.last_send + PacingTime(flow.last_size, flow.rate);
+  Kick(flow.src_port);
+}
+
+void Network::FinishSending(uint32_t id) {
+  Port& port = ports_[flows_[id].src_port];
+  auto it = std::find(port.flows.begin(), port.flows.end(), id);
+  size_t slot = static_cast<size_t>(it - port.flows.begin());
+  port.flows.erase(it);
+  if (slot < port.next_flow) --port.next_flow;
+  if (port.next_flow >= port.flows.size()) port.next_flow = 0;
+}
+
+void Network::ArmRetransmitTimer(uint32_t id) {
+  Flow& flow = flows_[id];
+  flow.rto_armed = true;
+  flow.rto_una = flow.snd_una;
+  events_.Push(now_ + config_.retransmit_timeout, kRetransmit, id, 0);
+}
+
+void Network::RetransmitTimeout(uint32_t id) {
+  Flow& flow = flows_[id];
+  flow.rto_armed = false;
+  if (flow.acked >= 0) return;
+  if (flow.snd_una == flow.rto_una && flow.snd_nxt > flow.snd_una) {
+    flow.snd_nxt = flow.snd_una;
+    Kick(flow.src_port);
+  }
+  if (flow.snd_una < flow.bytes) ArmRetransmitTimer(id);
+}
+
+NetStats Network::Stats() const {
+  NetStats stats = stats_;
+  stats.now = now_;
+  stats.peak_packets = packets_.capacity();
+  double average_sum = 0;
+  int busy_ports = 0;
+  for (const Port& port : ports_) {
+    if (port.ever_paused) {
+      ++stats.ports_ever_paused;
+      stats.pause_time += port.pause_time + (port.paused ? now_ - port.paused_since : 0);
+    }
+    if (!nodes_[port.node].is_switch || port.tx_bytes == 0) continue;
+    stats.max_queue_bytes = std::max(stats.max_queue_bytes, port.max_queue);
+    if (now_ > 0) {
+      double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
+                                                  static_cast<double>(now_ - port.queue_since);
+      average_sum += integral / static_cast<double>(now_);
+      ++busy_ports;
+    }
+  }
+  stats.avg_queue_bytes = busy_ports > 0 ? average_sum / busy_ports : 0;
+  return stats;
+}
+
+}  // namespace jigsaw::net

@@ -1,0 +1,156 @@
+// The packet-level discrete-event simulator of a lossless RoCE fabric.
+//
+// Network turns a Topology into ports (one per link end, each with a rate, a propagation delay and
+// strict-priority queues: control (ACK/NACK) first, then data), output-queued switches with a
+// shared-buffer MMU (switch_mmu.h) that sends PFC PAUSE/RESUME upstream, marks ECN at egress and
+// stamps INT for HPCC, and hosts whose NIC round-robins over the active queue pairs (flow.h)
+// subject to each one's rate limiter and window, ACKs every data packet and runs the configured
+// congestion-control law (cc.h). Routing is per-flow ECMP over shortest paths.
+//
+// Users add flows and timers, then Run(); a NetObserver hears when a flow's last byte is delivered
+// and when a timer fires, and may add more flows from there. Everything is deterministic for a
+// given config (seed included).
+#ifndef JIGSAW_NET_NETWORK_H_
+#define JIGSAW_NET_NETWORK_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/rng.h"
+#include "net/cc.h"
+#include "net/config.h"
+#include "net/event_queue.h"
+#include "net/flow.h"
+#include "net/packet.h"
+#include "net/routing.h"
+#include "net/switch_mmu.h"
+#include "net/topology.h"
+
+namespace jigsaw::net {
+
+class NetObserver {
+ public:
+  virtual ~NetObserver() = default;
+  virtual void OnFlowDelivered(uint32_t flow, uint64_t tag) = 0;
+  virtual void OnTimer(uint32_t token) = 0;
+};
+
+struct NetStats {
+  Time now = 0;
+  uint64_t events = 0;
+  uint64_t data_packets = 0;
+  uint64_t ack_packets = 0;
+  uint64_t retransmitted_packets = 0;
+  uint64_t drops = 0;
+  uint64_t ecn_marks = 0;
+  uint64_t pause_frames = 0;
+  uint64_t resume_frames = 0;
+  uint32_t ports_ever_paused = 0;
+  Time pause_time = 0;  // summed over ports
+  uint64_t max_queue_bytes = 0;
+  double avg_queue_bytes = 0;  // time average, mean over switch ports that carried data
+  uint64_t peak_packets = 0;   // packets alive at once (pool size)
+};
+
+class Network {
+ public:
+  Network(const Topology& topology, const NetConfig& config);
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+
+  uint32_t num_hosts() const { return static_cast<uint32_t>(host_nodes_.size()); }
+  void set_observer(NetObserver* observer) { observer_ = observer; }
+
+  // A message of `bytes` (> 0) from host rank src to host rank dst (src != dst) starting at `start`
+  // (>= now). Throws InputError naming the topology if no path exists.
+  uint32_t AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint64_t tag);
+  void AddTimer(Time at, uint32_t token);
+
+  // Processes events in time order until none remain or the next is later than `until`.
+  void Run(Time until = kNever);
+
+  Time now() const { return now_; }
+  const Flow& flow(uint32_t id) const { return flows_[id]; }
+  size_t num_flows() const { return flows_.size(); }
+  NetStats Stats() const;
+  const NetConfig& config() const { return config_; }
+
+ private:
+  struct Port {
+    uint32_t node = 0;
+    uint32_t peer = 0;  // global index of the port at the other end of the link
+    uint16_t local = 0;
+    bool busy = false;
+    bool paused = false;
+    uint64_t rate_bps = 0;
+    Time delay = 0;
+    double error_rate = 0;
+    uint64_t kmin = 0;
+    uint64_t kmax = 0;
+    PacketFifo data;
+    PacketFifo control;
+    uint64_t queued_bytes = 0;
+    uint64_t tx_bytes = 0;
+    // Host NIC ports: the queue pairs with data to send or to have acknowledged.
+    std::vector<uint32_t> flows;
+    size_t next_flow = 0;
+    Time wake_at = kNever;
+    // Statistics.
+    uint64_t max_queue = 0;
+    double queue_integral = 0;  // byte-picoseconds
+    Time queue_since = 0;
+    Time paused_since = 0;
+    Time pause_time = 0;
+    bool ever_paused = false;
+  };
+  struct Node {
+    bool is_switch = false;
+    uint32_t first_port = 0;
+    uint32_t num_ports = 0;
+    uint32_t index = 0;  // host rank or switch index
+  };
+
+  void Dispatch(const Event& event);
+  uint32_t RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const;
+  void Kick(uint32_t port);
+  void HostSend(uint32_t port);
+  void SendData(uint32_t port, uint32_t flow);
+  void Transmit(uint32_t port, uint32_t packet);
+  void Arrive(uint32_t port, uint32_t packet);
+  void SwitchReceive(uint32_t port, uint32_t packet);
+  void SwitchDequeue(uint32_t port, uint32_t packet);
+  void HostReceiveData(uint32_t node, uint32_t packet);
+  void HostReceiveAck(uint32_t packet);
+  void StartFlow(uint32_t flow);
+  void FinishSending(uint32_t flow);
+  void SendPfc(uint32_t ingress_port, bool pause);
+  void ApplyPfc(uint32_t port, bool pause);
+  void ArmRetransmitTimer(uint32_t flow);
+  void RetransmitTimeout(uint32_t flow);
+  void RateChanged(Flow& flow);
+  void CountQueue(Port& port, int64_t delta);
+  void Drop(uint32_t packet);
+  void ComputePathTiming(Flow& flow, uint32_t id);
+
+  NetConfig config_;
+  std::string topology_name_;
+  std::vector<Node> nodes_;
+  std::vector<Port> ports_;
+  std::vector<uint32_t> host_nodes_;
+  std::vector<SwitchMmu> mmus_;
+  std::unique_ptr<Routing> routing_;
+  std::vector<Flow> flows_;
+  PacketPool packets_;
+  EventQueue events_;
+  CongestionControl cc_;
+  Rng rng_;
+  NetObserver* observer_ = nullptr;
+  Time now_ = 0;
+  bool losses_possible_ = false;
+  NetStats stats_;
+};
+
+}  // namespace jigsaw::net
+
+#endif  // JIGSAW_NET_NETWORK_H_

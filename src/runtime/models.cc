@@ -1,0 +1,109 @@
+#include "runtime/models.h"
+
+#include "core/error.h"
+
+namespace jigsaw {
+namespace {
+
+namespace nn = torch::nn;
+
+// out = relu(conv(relu(conv(x))) + shortcut(x)); the shortcut is a strided 1x1 convolution when
+// the shape changes.
+class ResidualImpl : public nn::Module {
+ public:
+  ResidualImpl(int in_channels, int out_channels, int stride)
+      : conv1_(register_module(
+            "conv1",
+            nn::Conv2d(nn::Conv2dOptions(in_channels, out_channels, 3).stride(stride).padding(1)))),
+        conv2_(register_module(
+            "conv2", nn::Conv2d(nn::Conv2dOptions(out_channels, out_channels, 3).padding(1)))) {
+    if (stride != 1 || in_channels != out_channels) {
+      shortcut_ = register_module(
+          "shortcut",
+          nn::Conv2d(nn::Conv2dOptions(in_channels, out_channels, 1).stride(stride).bias(false)));
+    }
+  }
+
+  torch::Tensor forward(torch::Tensor x) {
+    torch::Tensor y = conv2_(torch::relu(conv1_(x)));
+    return torch::relu(y + (shortcut_ ? shortcut_(x) : x));
+  }
+
+ private:
+  nn::Conv2d conv1_;
+  nn::Conv2d conv2_;
+  nn::Conv2d shortcut_{nullptr};
+};
+TORCH_MODULE(Residual);
+
+int64_t FlatSize(std::vector<nn::Sequential> prefix, int channels, int height, int width) {
+  torch::NoGradGuard no_grad;
+  torch::Tensor x = torch::zeros({1, channels, height, width});
+  for (nn::Sequential& block : prefix) x = block->forward(x);
+  return x.numel();
+}
+
+BlockModel MakeMlp(int channels, int height, int width, int classes) {
+  const int64_t in = int64_t{channels} * height * width;
+  std::vector<nn::Sequential> blocks = {
+      nn::Sequential(nn::Flatten(), nn::Linear(in, 256), nn::ReLU()),
+      nn::Sequential(nn::Linear(256, 128), nn::ReLU()),
+      nn::Sequential(nn::Linear(128, 64), nn::ReLU()),
+      nn::Sequential(nn::Linear(64, classes)),
+  };
+  return BlockModel(blocks, std::vector<std::string>{"fc256", "fc128", "fc64", "fc_out"});
+}
+
+BlockModel MakeLeNet(int channels, int height, int width, int classes) {
+  if (height < 12 || width < 12) throw UsageError("lenet needs images of at least 12x12");
+  nn::Sequential conv1(nn::Conv2d(nn::Conv2dOptions(channels, 6, 5).padding(2)), nn::ReLU(),
+                       nn::MaxPool2d(2));
+  nn::Sequential conv2(nn::Conv2d(nn::Conv2dOptions(6, 16, 5)), nn::ReLU(), nn::MaxPool2d(2),
+                       nn::Flatten());
+  const int64_t flat = FlatSize({conv1, conv2}, channels, height, width);
+  std::vector<nn::Sequential> blocks = {
+      conv1,
+      conv2,
+      nn::Sequential(nn::Linear(flat, 120), nn::ReLU()),
+      nn::Sequential(nn::Linear(120, 84), nn::ReLU()),
+      nn::Sequential(nn::Linear(84, classes)),
+  };
+  return BlockModel(blocks, std::vector<std::string>{"conv6", "conv16", "fc120", "fc84", "fc_out"});
+}
+
+BlockModel MakeResNet(int channels, int height, int width, int classes) {
+  if (height < 4 || width < 4) throw UsageError("resnet needs images of at least 4x4");
+  std::vector<nn::Sequential> blocks = {
+      nn::Sequential(nn::Conv2d(nn::Conv2dOptions(channels, 16, 3).padding(1)), nn::ReLU()),
+      nn::Sequential(Residual(16, 16, 1)),
+      nn::Sequential(Residual(16, 32, 2)),
+      nn::Sequential(Residual(32, 64, 2)),
+      nn::Sequential(nn::AdaptiveAvgPool2d(1), nn::Flatten(), nn::Linear(64, classes)),
+  };
+  return BlockModel(blocks,
+                    std::vector<std::string>{"stem16", "res16", "res32", "res64", "pool_fc"});
+}
+
+}  // namespace
+
+BlockModelImpl::BlockModelImpl(std::vector<torch::nn::Sequential> blocks,
+                               std::vector<std::string> names)
+    : blocks_(std::move(blocks)), names_(std::move(names)) {
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    register_module("block" + std::to_string(i), blocks_[i]);
+  }
+}
+
+torch::Tensor BlockModelImpl::forward(torch::Tensor x) {
+  for (auto& block : blocks_) x = block->forward(x);
+  return x;
+}
+
+BlockModel MakeModel(const std::string& name, int channels, int height, int width, int classes) {
+  if (name == "mlp") return MakeMlp(channels, height, width, classes);
+  if (name == "lenet") return MakeLeNet(channels, height, width, classes);
+  if (name == "resnet") return MakeResNet(channels, height, width, classes);
+  throw UsageError("--model '" + name + "': expected mlp, lenet or resnet");
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,72 @@
+// Entry points of the SPB training runtime for the CLI. This header is torch-free on purpose: the
+// CLI and anything else outside src/runtime never include LibTorch headers.
+//
+// RunTrain: data-parallel training with structured partial backpropagation (see spb_plan.h). With
+// rank < 0 it launches `workers` local worker processes (re-executing this binary with --rank k)
+// and waits for them; with rank >= 0 it runs that one rank of a `world`-rank job whose TCPStore
+// rendezvous is at `master` (rank 0 hosts it). Rank 0 writes out/iterations.csv (one row per
+// worker and iteration), out/summary.json and, after every epoch, out/checkpoint.pt (atomically).
+// Returns the process exit code; a failed or vanished peer makes every survivor exit non-zero with
+// a message naming the failure, within about timeout_s.
+//
+// RunProfile: per-block forward/backward timings and sizes of a model, written as JSON (format in
+// docs/runtime.md).
+#ifndef JIGSAW_RUNTIME_RUNTIME_H_
+#define JIGSAW_RUNTIME_RUNTIME_H_
+
+#include <cstdint>
+#include <string>
+
+namespace jigsaw {
+
+struct DataOptions {
+  std::string dataset = "fashion-mnist";  // or "synthetic"
+  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  int synthetic_train = 2048;
+  int synthetic_test = 512;
+  int synthetic_size = 28;
+  int synthetic_classes = 10;
+};
+
+struct TrainOptions {
+  std::string model = "mlp";
+  DataOptions data;
+  std::string spb = "full";
+  int workers = 1;
+  int epochs = 1;
+  int batch = 64;               // per worker
+  int max_iters_per_epoch = 0;  // 0: a full pass over the training set
+  double lr = 0.05;
+  double momentum = 0.9;
+  uint64_t seed = 0;
+  int threads = 1;  // intra-op threads per worker
+  std::string out = "out/train";
+  bool resume = false;
+  bool quiet = false;
+  // Multi-host: this process is `rank` of `world`; rank < 0 launches `workers` local processes.
+  int rank = -1;
+  int world = 0;
+  std::string master = "127.0.0.1:29500";
+  double timeout_s = 30;
+  std::string profile;  // optional `jigsaw profile` output: adds cost-model predictions
+  // Fault injection for tests: worker `kill_rank` SIGKILLs itself at global iteration kill_at_iter.
+  int kill_rank = -1;
+  int kill_at_iter = -1;
+};
+
+struct ProfileOptions {
+  std::string model = "mlp";
+  DataOptions data;
+  int batch = 64;
+  int repeats = 20;
+  int threads = 1;
+  uint64_t seed = 0;
+  std::string out = "profile.json";
+};
+
+int RunTrain(const TrainOptions& options);
+int RunProfile(const ProfileOptions& options);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_RUNTIME_RUNTIME_H_

@@ -1,0 +1,167 @@
+#include "runtime/spb_worker.h"
+
+#include <algorithm>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+
+namespace jigsaw {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::vector<torch::Tensor> BlocksParameters(BlockModel& model, const std::vector<int>& blocks) {
+  std::vector<torch::Tensor> parameters;
+  for (int b : blocks) {
+    for (const torch::Tensor& p : model->block(b)->parameters()) parameters.push_back(p);
+  }
+  return parameters;
+}
+
+int64_t TotalElements(const std::vector<torch::Tensor>& tensors) {
+  int64_t total = 0;
+  for (const torch::Tensor& t : tensors) total += t.numel();
+  return total;
+}
+
+torch::Tensor FlattenGradients(const std::vector<torch::Tensor>& parameters) {
+  std::vector<torch::Tensor> flat;
+  for (const torch::Tensor& p : parameters) flat.push_back(p.grad().reshape({-1}));
+  return torch::cat(flat);
+}
+
+void UnflattenIntoGradients(const torch::Tensor& flat,
+                            const std::vector<torch::Tensor>& parameters) {
+  int64_t offset = 0;
+  for (torch::Tensor p : parameters) {
+    torch::Tensor slice = flat.narrow(0, offset, p.numel()).view_as(p);
+    if (p.grad().defined()) {
+      p.mutable_grad().copy_(slice);
+    } else {
+      p.mutable_grad() = slice.clone();
+    }
+    offset += p.numel();
+  }
+}
+
+int IndexIn(const std::vector<int>& members, int rank) {
+  return static_cast<int>(std::lower_bound(members.begin(), members.end(), rank) - members.begin());
+}
+
+}  // namespace
+
+GlooGroups::GlooGroups(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+                       const std::vector<std::vector<int>>& groups, const std::string& host,
+                       std::chrono::milliseconds timeout)
+    : rank_(rank) {
+  for (const std::vector<int>& members : groups) {
+    if (!std::binary_search(members.begin(), members.end(), rank)) continue;
+    auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+    options->devices.push_back(host.empty()
+                                   ? c10d::ProcessGroupGloo::createDefaultDevice()
+                                   : c10d::ProcessGroupGloo::createDeviceForHostname(host));
+    options->threads = 1;
+    auto prefixed =
+        c10::make_intrusive<c10d::PrefixStore>("group-" + DescribeGroup(members), store);
+    groups_[members] = c10::make_intrusive<c10d::ProcessGroupGloo>(
+        prefixed, IndexIn(members, rank), static_cast<int>(members.size()), options);
+  }
+}
+
+c10d::ProcessGroupGloo& GlooGroups::Get(const std::vector<int>& members) {
+  auto it = groups_.find(members);
+  TORCH_CHECK(it != groups_.end(), "worker ", rank_, " is not in group ", DescribeGroup(members));
+  return *it->second;
+}
+
+void ClearGradients(BlockModel& model) {
+  for (torch::Tensor& p : model->parameters()) p.mutable_grad().reset();
+}
+
+torch::Tensor SpbForward(BlockModel& model, const torch::Tensor& input, int depth) {
+  const int frozen = model->num_blocks() - depth;
+  torch::Tensor x = input;
+  {
+    torch::NoGradGuard no_grad;
+    for (int b = 0; b < frozen; ++b) x = model->block(b)->forward(x);
+  }
+  for (int b = frozen; b < model->num_blocks(); ++b) x = model->block(b)->forward(x);
+  return x;
+}
+
+SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
+                                  const torch::Tensor& labels, int depth) {
+  SpbStepResult result;
+  ClearGradients(model);
+  Clock::time_point start = Clock::now();
+  torch::Tensor loss =
+      torch::nn::functional::cross_entropy(SpbForward(model, input, depth), labels);
+  result.forward_s = SecondsSince(start);
+  result.loss = loss.item<double>();
+  if (depth > 0) {
+    start = Clock::now();
+    loss.backward();
+    result.backward_s = SecondsSince(start);
+  }
+  return result;
+}
+
+double ExchangeGradients(BlockModel& model, const std::vector<Collective>& collectives,
+                         GlooGroups& groups) {
+  const int rank = groups.rank();
+  double bytes_sent = 0;
+  for (const Collective& c : collectives) {
+    if (!std::binary_search(c.members.begin(), c.members.end(), rank)) continue;
+    std::vector<torch::Tensor> parameters = BlocksParameters(model, c.blocks);
+    const int64_t elements = TotalElements(parameters);
+    std::vector<torch::Tensor> buffer;
+    if (c.kind == Collective::Kind::kAllreduce) {
+      buffer.push_back(FlattenGradients(parameters));
+      groups.Get(c.members).allreduce(buffer)->wait();
+      buffer[0].div_(static_cast<double>(c.members.size()));
+    } else {
+      buffer.push_back(rank == c.root ? FlattenGradients(parameters)
+                                      : torch::empty({elements}, torch::kFloat32));
+      c10d::BroadcastOptions options;
+      options.rootRank = IndexIn(c.members, c.root);
+      groups.Get(c.members).broadcast(buffer, options)->wait();
+    }
+    if (!(c.kind == Collective::Kind::kBroadcast && rank == c.root)) {
+      UnflattenIntoGradients(buffer[0], parameters);
+    }
+    bytes_sent += EstimatedBytesSent(c, rank, static_cast<double>(elements) * sizeof(float));
+  }
+  return bytes_sent;
+}
+
+torch::Tensor BatchImages(const ImageSet& set, const std::vector<int64_t>& indices) {
+  const int64_t sample = int64_t{set.channels} * set.height * set.width;
+  torch::Tensor bytes = torch::empty({static_cast<int64_t>(indices.size()), sample}, torch::kUInt8);
+  uint8_t* out = bytes.data_ptr<uint8_t>();
+  for (size_t i = 0; i < indices.size(); ++i) {
+    std::copy_n(set.pixels.data() + indices[i] * sample, sample, out + i * sample);
+  }
+  // Fashion-MNIST's pixel mean and standard deviation (on the 0..1 scale).
+  return ((bytes.to(torch::kFloat32) / 255.0 - 0.286) / 0.353)
+      .view({static_cast<int64_t>(indices.size()), set.channels, set.height, set.width});
+}
+
+torch::Tensor BatchLabels(const ImageSet& set, const std::vector<int64_t>& indices) {
+  torch::Tensor labels = torch::empty({static_cast<int64_t>(indices.size())}, torch::kInt64);
+  int64_t* out = labels.data_ptr<int64_t>();
+  for (size_t i = 0; i < indices.size(); ++i) out[i] = set.labels[indices[i]];
+  return labels;
+}
+
+std::vector<int64_t> BlockParameterBytes(BlockModel& model) {
+  std::vector<int64_t> bytes;
+  for (int b = 0; b < model->num_blocks(); ++b) {
+    bytes.push_back(TotalElements(model->block(b)->parameters()) *
+                    static_cast<int64_t>(sizeof(float)));
+  }
+  return bytes;
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,76 @@
+// The pieces of one SPB data-parallel worker that touch LibTorch and Gloo.
+//
+// GlooGroups: one c10d::ProcessGroupGloo per communication group (a set of world ranks) this
+// worker belongs to, each rendezvousing under its own PrefixStore. Every worker must construct it
+// with the same group list (construction is collective), e.g. PlanGroups() plus the world group.
+// Operations time out after `timeout`, so a dead peer surfaces as an exception, never a hang.
+//
+// ComputeSpbGradients: forward with the first L-depth blocks under torch::NoGradGuard (no graph,
+// their activations freed as soon as the next block has consumed them), then backward through the
+// last `depth` blocks only. Afterwards parameter gradients are defined exactly on those blocks.
+//
+// ExchangeGradients: runs this worker's part of an iteration's collectives (spb_plan.h): averages
+// each block's gradient over its contributors and hands the average to the non-contributors, so
+// that afterwards every worker holds the same gradient for every block that had a contributor and
+// no gradient for the others. Returns the estimated bytes this worker sent.
+#ifndef JIGSAW_RUNTIME_SPB_WORKER_H_
+#define JIGSAW_RUNTIME_SPB_WORKER_H_
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/Store.hpp>
+#include <vector>
+
+#include "runtime/image_data.h"
+#include "runtime/models.h"
+#include "runtime/spb_plan.h"
+
+namespace jigsaw {
+
+class GlooGroups {
+ public:
+  // `host`: the address peers reach this worker at ("" = resolve this machine's hostname).
+  GlooGroups(const c10::intrusive_ptr<c10d::Store>& store, int rank,
+             const std::vector<std::vector<int>>& groups, const std::string& host,
+             std::chrono::milliseconds timeout);
+
+  int rank() const { return rank_; }
+  // The group with exactly these members; this worker must be one of them.
+  c10d::ProcessGroupGloo& Get(const std::vector<int>& members);
+
+ private:
+  int rank_;
+  std::map<std::vector<int>, c10::intrusive_ptr<c10d::ProcessGroupGloo>> groups_;
+};
+
+struct SpbStepResult {
+  double loss = 0;
+  double forward_s = 0;
+  double backward_s = 0;
+};
+
+// Resets every parameter gradient to undefined (so untouched blocks are skipped by the optimizer).
+void ClearGradients(BlockModel& model);
+
+torch::Tensor SpbForward(BlockModel& model, const torch::Tensor& input, int depth);
+
+SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
+                                  const torch::Tensor& labels, int depth);
+
+double ExchangeGradients(BlockModel& model, const std::vector<Collective>& collectives,
+                         GlooGroups& groups);
+
+// Normalised float images (N x C x H x W) and int64 labels of the samples at `indices`.
+torch::Tensor BatchImages(const ImageSet& set, const std::vector<int64_t>& indices);
+torch::Tensor BatchLabels(const ImageSet& set, const std::vector<int64_t>& indices);
+
+// Parameter bytes of each block (float32).
+std::vector<int64_t> BlockParameterBytes(BlockModel& model);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_RUNTIME_SPB_WORKER_H_

@@ -1,0 +1,535 @@
+// `jigsaw train`: the SPB data-parallel training loop, its outputs and checkpoints, and the local
+// launcher that starts one worker process per rank.
+#include <netinet/in.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <thread>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include "core/error.h"
+#include "core/output.h"
+#include "core/rng.h"
+#include "core/stats.h"
+#include "runtime/cost_model.h"
+#include "runtime/runtime.h"
+#include "runtime/spb_worker.h"
+#include "runtime/train_worker.h"
+
+extern char** environ;
+
+namespace jigsaw {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct IterationRow {
+  int rank = 0;
+  int epoch = 0;
+  int64_t iteration = 0;
+  int depth = 0;
+  double forward_s = 0;
+  double backward_s = 0;
+  double comm_s = 0;
+  double iter_s = 0;
+  double bytes_sent = 0;
+  double loss = 0;
+  double peak_rss_mb = 0;
+};
+
+constexpr char kCsvHeader[] =
+    "rank,epoch,iteration,depth,forward_s,backward_s,comm_s,iter_s,bytes_sent,loss,peak_rss_mb";
+
+std::string FormatRow(const IterationRow& r) {
+  return std::to_string(r.rank) + "," + std::to_string(r.epoch) + "," +
+         std::to_string(r.iteration) + "," + std::to_string(r.depth) + "," +
+         FormatFixed(r.forward_s, 6) + "," + FormatFixed(r.backward_s, 6) + "," +
+         FormatFixed(r.comm_s, 6) + "," + FormatFixed(r.iter_s, 6) + "," +
+         FormatFixed(r.bytes_sent, 0) + "," + FormatFixed(r.loss, 5) + "," +
+         FormatFixed(r.peak_rss_mb, 1);
+}
+
+IterationRow ParseRow(const std::string& line) {
+  std::istringstream in(line);
+  IterationRow r;
+  char comma;
+  in >> r.rank >> comma >> r.epoch >> comma >> r.iteration >> comma >> r.depth >> comma >>
+      r.forward_s >> comma >> r.backward_s >> comma >> r.comm_s >> comma >> r.iter_s >> comma >>
+      r.bytes_sent >> comma >> r.loss >> comma >> r.peak_rss_mb;
+  return r;
+}
+
+double PeakRssMb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;
+}
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct Datasets {
+  ImageSet train;
+  ImageSet test;
+};
+
+Datasets LoadData(const DataOptions& options) {
+  if (options.dataset == "fashion-mnist") {
+    return {LoadFashionMnist(options.data_dir, true), LoadFashionMnist(options.data_dir, false)};
+  }
+  if (options.dataset == "synthetic") {
+    return {MakeSyntheticImageSet(options.synthetic_train, options.synthetic_size,
+                                  options.synthetic_classes, 7, 1),
+            MakeSyntheticImageSet(options.synthetic_test, options.synthetic_size,
+                                  options.synthetic_classes, 7, 2)};
+  }
+  throw UsageError("--dataset '" + options.dataset + "': expected fashion-mnist or synthetic");
+}
+
+// The same permutation on every rank (seeded by seed and epoch).
+std::vector<int64_t> EpochOrder(int count, uint64_t seed, int epoch) {
+  std::vector<int64_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  Rng rng(seed * 1000003 + static_cast<uint64_t>(epoch));
+  for (int i = count - 1; i > 0; --i) {
+    std::swap(order[i], order[rng.UniformInt(static_cast<uint64_t>(i) + 1)]);
+  }
+  return order;
+}
+
+std::vector<int> Everyone(int world) {
+  std::vector<int> ranks(world);
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return ranks;
+}
+
+// Test accuracy of the (replicated) model; each rank scores every world-th sample.
+double Evaluate(BlockModel& model, const ImageSet& test, int rank, int world, GlooGroups& groups) {
+  torch::NoGradGuard no_grad;
+  double correct = 0;
+  double total = 0;
+  std::vector<int64_t> chunk;
+  for (int64_t i = rank; i < test.count; i += world) {
+    chunk.push_back(i);
+    if (chunk.size() == 1000 || i + world >= test.count) {
+      torch::Tensor predicted = model->forward(BatchImages(test, chunk)).argmax(1);
+      correct += predicted.eq(BatchLabels(test, chunk)).sum().item<double>();
+      total += static_cast<double>(chunk.size());
+      chunk.clear();
+    }
+  }
+  if (world > 1) {
+    std::vector<torch::Tensor> counts = {torch::tensor({correct, total}, torch::kFloat64)};
+    groups.Get(Everyone(world)).allreduce(counts)->wait();
+    correct = counts[0][0].item<double>();
+    total = counts[0][1].item<double>();
+  }
+  return total > 0 ? correct / total : 0;
+}
+
+// Makes every replica start from rank 0's parameters.
+void BroadcastParameters(BlockModel& model, int world, GlooGroups& groups) {
+  if (world < 2) return;
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> flat;
+  for (const torch::Tensor& p : model->parameters()) flat.push_back(p.reshape({-1}));
+  std::vector<torch::Tensor> buffer = {torch::cat(flat)};
+  groups.Get(Everyone(world)).broadcast(buffer)->wait();
+  int64_t offset = 0;
+  for (torch::Tensor p : model->parameters()) {
+    p.copy_(buffer[0].narrow(0, offset, p.numel()).view_as(p));
+    offset += p.numel();
+  }
+}
+
+std::string CheckpointPath(const TrainOptions& options) { return options.out + "/checkpoint.pt"; }
+
+void SaveCheckpoint(const std::string& path, BlockModel& model, torch::optim::SGD& optimizer,
+                    int epochs_done, const std::vector<double>& accuracies) {
+  torch::serialize::OutputArchive archive;
+  torch::serialize::OutputArchive model_archive;
+  model->save(model_archive);
+  archive.write("model", model_archive);
+  torch::serialize::OutputArchive optimizer_archive;
+  optimizer.save(optimizer_archive);
+  archive.write("optimizer", optimizer_archive);
+  archive.write("epochs_done", torch::tensor(static_cast<int64_t>(epochs_done)));
+  torch::Tensor accuracy_tensor =
+      torch::zeros({static_cast<int64_t>(accuracies.size())}, torch::kFloat64);
+  for (size_t i = 0; i < accuracies.size(); ++i) accuracy_tensor[i] = accuracies[i];
+  archive.write("accuracies", accuracy_tensor);
+  const std::string temp = path + ".tmp";
+  archive.save_to(temp);
+  std::filesystem::rename(temp, path);
+}
+
+int LoadCheckpoint(const std::string& path, BlockModel& model, torch::optim::SGD& optimizer,
+                   std::vector<double>* accuracies) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+  torch::serialize::InputArchive model_archive;
+  archive.read("model", model_archive);
+  model->load(model_archive);
+  torch::serialize::InputArchive optimizer_archive;
+  archive.read("optimizer", optimizer_archive);
+  optimizer.load(optimizer_archive);
+  torch::Tensor epochs_done;
+  archive.read("epochs_done", epochs_done);
+  torch::Tensor accuracy_tensor;
+  archive.read("accuracies", accuracy_tensor);
+  accuracies->clear();
+  for (int64_t i = 0; i < accuracy_tensor.numel(); ++i) {
+    accuracies->push_back(accuracy_tensor[i].item<double>());
+  }
+  return static_cast<int>(epochs_done.item<int64_t>());
+}
+
+// Rows of earlier runs (kept on --resume) for epochs before `first_epoch`.
+std::vector<std::string> EarlierRows(const std::string& path, int first_epoch) {
+  std::vector<std::string> rows;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (!line.empty() && ParseRow(line).epoch < first_epoch) rows.push_back(line);
+  }
+  return rows;
+}
+
+struct RunInfo {
+  int blocks = 0;
+  int64_t iterations_per_epoch = 0;
+  int first_epoch = 0;
+  std::vector<int64_t> parameter_bytes;
+  std::vector<double> accuracies;
+};
+
+Json Predictions(const TrainOptions& options, const SpbPlan& plan, int world, const RunInfo& info) {
+  ModelProfile profile = ReadProfile(options.profile);
+  if (static_cast<int>(profile.blocks.size()) != info.blocks) {
+    throw InputError(options.profile, 0,
+                     "profile has " + std::to_string(profile.blocks.size()) +
+                         " blocks, the model has " + std::to_string(info.blocks));
+  }
+  std::vector<double> backward;
+  std::vector<double> bytes;
+  for (int t = 0; t < PlanPeriod(plan, world); ++t) {
+    std::vector<int> depths = WorkerDepths(plan, info.blocks, world, t);
+    std::vector<Collective> collectives =
+        PlanCollectives(BlockContributors(depths, info.blocks), world);
+    for (int k = 0; k < world; ++k) {
+      backward.push_back(PredictBackwardS(profile, depths[k], options.batch));
+      bytes.push_back(PredictBytesSent(profile, collectives, k));
+    }
+  }
+  return {{"profile", options.profile},
+          {"mean_backward_s", RoundTo(Mean(backward), 6)},
+          {"bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
+}
+
+void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, const RunInfo& info,
+                  const std::vector<std::string>& earlier, const std::vector<IterationRow>& rows) {
+  std::string csv = std::string(kCsvHeader) + "\n";
+  for (const std::string& line : earlier) csv += line + "\n";
+  for (const IterationRow& r : rows) csv += FormatRow(r) + "\n";
+  WriteFileAtomically(options.out + "/iterations.csv", csv);
+
+  auto mean_of = [&](auto field, int rank) {
+    std::vector<double> values;
+    for (const IterationRow& r : rows) {
+      if (rank < 0 || r.rank == rank) values.push_back(r.*field);
+    }
+    return Mean(values);
+  };
+  Json per_worker = Json::array();
+  double peak_rss_mb = 0;
+  for (int k = 0; k < world; ++k) {
+    double peak = 0;
+    for (const IterationRow& r : rows) {
+      if (r.rank == k) peak = std::max(peak, r.peak_rss_mb);
+    }
+    peak_rss_mb = std::max(peak_rss_mb, peak);
+    per_worker.push_back(
+        {{"rank", k},
+         {"mean_forward_s", RoundTo(mean_of(&IterationRow::forward_s, k), 6)},
+         {"mean_backward_s", RoundTo(mean_of(&IterationRow::backward_s, k), 6)},
+         {"mean_comm_s", RoundTo(mean_of(&IterationRow::comm_s, k), 6)},
+         {"bytes_sent_per_iter", RoundTo(mean_of(&IterationRow::bytes_sent, k), 0)},
+         {"peak_rss_mb", RoundTo(peak, 1)}});
+  }
+  Json summary;
+  summary["model"] = options.model;
+  summary["dataset"] = options.data.dataset;
+  summary["spb"] = plan.text;
+  summary["workers"] = world;
+  summary["blocks"] = info.blocks;
+  summary["batch_per_worker"] = options.batch;
+  summary["epochs"] = options.epochs;
+  summary["iterations_per_epoch"] = info.iterations_per_epoch;
+  summary["resumed_from_epoch"] = info.first_epoch;
+  summary["test_accuracy"] = info.accuracies.empty() ? 0.0 : RoundTo(info.accuracies.back(), 4);
+  Json epochs = Json::array();
+  for (double a : info.accuracies) epochs.push_back(RoundTo(a, 4));
+  summary["epoch_test_accuracy"] = epochs;
+  summary["mean_iter_s"] = RoundTo(mean_of(&IterationRow::iter_s, -1), 6);
+  summary["mean_forward_s"] = RoundTo(mean_of(&IterationRow::forward_s, -1), 6);
+  summary["mean_backward_s"] = RoundTo(mean_of(&IterationRow::backward_s, -1), 6);
+  summary["mean_comm_s"] = RoundTo(mean_of(&IterationRow::comm_s, -1), 6);
+  summary["bytes_sent_per_iter"] = RoundTo(mean_of(&IterationRow::bytes_sent, -1), 0);
+  summary["peak_rss_mb"] = RoundTo(peak_rss_mb, 1);
+  summary["parameter_bytes_per_block"] = info.parameter_bytes;
+  if (!options.profile.empty()) summary["predicted"] = Predictions(options, plan, world, info);
+  summary["per_worker"] = per_worker;
+  WriteJsonFile(options.out + "/summary.json", summary);
+}
+
+std::pair<std::string, int> SplitHostPort(const std::string& address) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == address.size() ||
+      address.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+    throw UsageError("--master '" + address + "': expected HOST:PORT");
+  }
+  int port = std::stoi(address.substr(colon + 1));
+  if (port < 1 || port > 65535) throw UsageError("--master '" + address + "': port out of range");
+  return {address.substr(0, colon), port};
+}
+
+int FreeLocalPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    throw std::runtime_error("cannot find a free local port for the rendezvous");
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+std::vector<std::string> OwnCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  if (args.empty()) throw std::runtime_error("cannot read /proc/self/cmdline");
+  return args;
+}
+
+std::string DescribeExit(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+// Starts one process per rank and waits for all. After the first failure the others get
+// timeout_s + 10 s to notice and exit on their own, then they are killed.
+int LaunchLocalWorkers(const TrainOptions& options) {
+  if (options.workers < 1) throw UsageError("--workers must be at least 1");
+  const std::string master = "127.0.0.1:" + std::to_string(FreeLocalPort());
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<pid_t> pids(options.workers, -1);
+  for (int k = 0; k < options.workers; ++k) {
+    std::vector<std::string> args = OwnCommandLine();
+    for (std::string extra : {"--rank", "", "--world", "", "--master", ""}) args.push_back(extra);
+    args[args.size() - 5] = std::to_string(k);
+    args[args.size() - 3] = std::to_string(options.workers);
+    args[args.size() - 1] = master;
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pids[k], exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+      throw std::runtime_error("cannot start worker " + std::to_string(k));
+    }
+  }
+  std::vector<std::string> failures;
+  int running = options.workers;
+  Clock::time_point deadline = Clock::time_point::max();
+  while (running > 0) {
+    int status = 0;
+    pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      auto it = std::find(pids.begin(), pids.end(), pid);
+      if (it == pids.end()) continue;
+      const int rank = static_cast<int>(it - pids.begin());
+      *it = -1;
+      --running;
+      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+        failures.push_back("worker " + std::to_string(rank) + " " + DescribeExit(status));
+        if (deadline == Clock::time_point::max()) {
+          deadline = Clock::now() + std::chrono::milliseconds(
+                                        static_cast<int64_t>((options.timeout_s + 10) * 1000));
+        }
+      }
+      continue;
+    }
+    if (Clock::now() > deadline) {
+      for (int k = 0; k < options.workers; ++k) {
+        if (pids[k] > 0) {
+          kill(pids[k], SIGKILL);
+          failures.push_back("worker " + std::to_string(k) + " did not exit in time, killed");
+        }
+      }
+      deadline = Clock::time_point::max();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (failures.empty()) return 0;
+  std::string message;
+  for (const std::string& f : failures) message += (message.empty() ? "" : "; ") + f;
+  std::fprintf(stderr, "jigsaw: train failed: %s\n", message.c_str());
+  return 1;
+}
+
+int RunRank(const TrainOptions& options) {
+  if (options.world < 1 || options.rank >= options.world) {
+    throw UsageError("--rank must be in [0, --world)");
+  }
+  auto [host, port] = SplitHostPort(options.master);
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
+  try {
+    c10d::TCPStoreOptions store_options;
+    store_options.port = static_cast<uint16_t>(port);
+    store_options.isServer = options.rank == 0;
+    store_options.numWorkers = options.world;
+    store_options.timeout = timeout;
+    auto store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+    const bool local = host == "127.0.0.1" || host == "localhost";
+    TrainRank(options, options.rank, options.world, store, local ? "127.0.0.1" : "");
+  } catch (const c10::Error& e) {
+    // Exit without unwinding: Gloo's threads may still wait on the dead peer.
+    std::fprintf(stderr,
+                 "jigsaw: train: worker %d: communication failed (peer gone or timed out): %s\n",
+                 options.rank, e.what_without_backtrace());
+    std::fflush(stderr);
+    std::_Exit(1);
+  } catch (const std::exception& e) {
+    if (dynamic_cast<const InputError*>(&e) || dynamic_cast<const UsageError*>(&e)) throw;
+    std::fprintf(stderr, "jigsaw: train: worker %d: %s\n", options.rank, e.what());
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void TrainRank(const TrainOptions& options, int rank, int world,
+               const c10::intrusive_ptr<c10d::Store>& store, const std::string& host) {
+  torch::set_num_threads(options.threads);
+  torch::manual_seed(options.seed);
+  const SpbPlan plan = ParseSpbPlan(options.spb);
+  if (options.batch < 1 || options.epochs < 1)
+    throw UsageError("--batch and --epochs must be >= 1");
+  Datasets data = LoadData(options.data);
+  BlockModel model = MakeModel(options.model, data.train.channels, data.train.height,
+                               data.train.width, data.train.classes);
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(options.lr).momentum(options.momentum));
+  RunInfo info;
+  info.blocks = model->num_blocks();
+  info.parameter_bytes = BlockParameterBytes(model);
+  WorkerDepths(plan, info.blocks, world, 0);  // validates the plan against the model
+
+  std::vector<std::vector<int>> groups = PlanGroups(plan, info.blocks, world);
+  if (world > 1 && !std::binary_search(groups.begin(), groups.end(), Everyone(world))) {
+    groups.push_back(Everyone(world));
+    std::sort(groups.begin(), groups.end());
+  }
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
+  GlooGroups gloo(store, rank, groups, host, timeout);
+
+  if (rank == 0) MakeDirectories(options.out);
+  const std::string checkpoint = CheckpointPath(options);
+  if (options.resume && std::filesystem::exists(checkpoint)) {
+    info.first_epoch = LoadCheckpoint(checkpoint, model, optimizer, &info.accuracies);
+    if (rank == 0 && !options.quiet) {
+      std::fprintf(stderr, "train: resuming after epoch %d from %s\n", info.first_epoch,
+                   checkpoint.c_str());
+    }
+  }
+  BroadcastParameters(model, world, gloo);
+  std::vector<std::string> earlier;
+  if (rank == 0 && info.first_epoch > 0) {
+    earlier = EarlierRows(options.out + "/iterations.csv", info.first_epoch);
+  }
+
+  info.iterations_per_epoch = data.train.count / (int64_t{world} * options.batch);
+  if (options.max_iters_per_epoch > 0) {
+    info.iterations_per_epoch =
+        std::min<int64_t>(info.iterations_per_epoch, options.max_iters_per_epoch);
+  }
+  if (info.iterations_per_epoch < 1) {
+    throw UsageError("the training set is smaller than one global batch (workers x --batch)");
+  }
+  std::vector<IterationRow> rows;
+  for (int epoch = info.first_epoch; epoch < options.epochs; ++epoch) {
+    std::vector<int64_t> order = EpochOrder(data.train.count, options.seed, epoch);
+    for (int64_t it = 0; it < info.iterations_per_epoch; ++it) {
+      const int64_t global_iteration = epoch * info.iterations_per_epoch + it;
+      if (rank == options.kill_rank && global_iteration == options.kill_at_iter) raise(SIGKILL);
+      const Clock::time_point start = Clock::now();
+      const int64_t first = (it * world + rank) * options.batch;
+      std::vector<int64_t> indices(order.begin() + first, order.begin() + first + options.batch);
+      std::vector<int> depths = WorkerDepths(plan, info.blocks, world, global_iteration);
+      SpbStepResult step = ComputeSpbGradients(model, BatchImages(data.train, indices),
+                                               BatchLabels(data.train, indices), depths[rank]);
+      const Clock::time_point comm_start = Clock::now();
+      double bytes = ExchangeGradients(
+          model, PlanCollectives(BlockContributors(depths, info.blocks), world), gloo);
+      const double comm_s = SecondsSince(comm_start);
+      optimizer.step();
+      rows.push_back({rank, epoch, global_iteration, depths[rank], step.forward_s, step.backward_s,
+                      comm_s, SecondsSince(start), bytes, step.loss, PeakRssMb()});
+    }
+    info.accuracies.push_back(Evaluate(model, data.test, rank, world, gloo));
+    if (rank == 0) {
+      SaveCheckpoint(checkpoint, model, optimizer, epoch + 1, info.accuracies);
+      if (!options.quiet) {
+        std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,
+                     options.epochs, info.accuracies.back(), rows.empty() ? 0.0 : rows.back().loss);
+      }
+    }
+  }
+
+  // Rank 0 gathers every rank's rows through the store and writes the outputs.
+  if (rank != 0) {
+    std::string text;
+    for (const IterationRow& r : rows) text += FormatRow(r) + "\n";
+    store->set("rows/" + std::to_string(rank), std::vector<uint8_t>(text.begin(), text.end()));
+    return;
+  }
+  for (int k = 1; k < world; ++k) {
+    std::vector<uint8_t> bytes = store->get("rows/" + std::to_string(k));
+    std::istringstream in(std::string(bytes.begin(), bytes.end()));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty()) rows.push_back(ParseRow(line));
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const IterationRow& a, const IterationRow& b) {
+    return a.iteration != b.iteration ? a.iteration < b.iteration : a.rank < b.rank;
+  });
+  WriteOutputs(options, plan, world, info, earlier, rows);
+}
+
+int RunTrain(const TrainOptions& options) {
+  ParseSpbPlan(options.spb);  // fail fast, before any worker starts
+  return options.rank < 0 ? LaunchLocalWorkers(options) : RunRank(options);
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,214 @@
+#include "runtime/spb_worker.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <torch/csrc/distributed/c10d/HashStore.hpp>
+
+#include "core/output.h"
+#include "runtime/runtime.h"
+#include "runtime/train_worker.h"
+
+namespace jigsaw {
+namespace {
+
+BlockModel TinyMlp() {
+  torch::manual_seed(3);
+  return MakeModel("mlp", 1, 6, 6, 4);
+}
+
+torch::Tensor Input(int seed) {
+  torch::manual_seed(seed);
+  return torch::randn({8, 1, 6, 6});
+}
+
+torch::Tensor Labels(int seed) {
+  torch::manual_seed(seed + 100);
+  return torch::randint(0, 4, {8}, torch::kInt64);
+}
+
+// Runs `work(rank, groups)` on `world` threads sharing one in-process store.
+template <typename Work>
+void RunOnThreads(int world, const std::vector<std::vector<int>>& groups, Work work) {
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(world);
+  for (int rank = 0; rank < world; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        GlooGroups gloo(store, rank, groups, "127.0.0.1", std::chrono::seconds(20));
+        work(rank, gloo);
+      } catch (const std::exception& e) {
+        errors[rank] = e.what();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "");
+}
+
+TEST(RuntimeSpbWorker, ModelsAreBlockSequences) {
+  for (const char* name : {"mlp", "lenet", "resnet"}) {
+    BlockModel model = MakeModel(name, 1, 28, 28, 10);
+    EXPECT_GE(model->num_blocks(), 4) << name;
+    EXPECT_EQ(model->forward(torch::zeros({2, 1, 28, 28})).sizes(), (torch::IntArrayRef{2, 10}));
+  }
+}
+
+TEST(RuntimeSpbWorker, FrozenBlocksGetNoGradientAndKeepNoGraph) {
+  BlockModel model = TinyMlp();
+  const int blocks = model->num_blocks();
+  SpbStepResult step = ComputeSpbGradients(model, Input(1), Labels(1), 2);
+  EXPECT_GT(step.loss, 0);
+  for (int b = 0; b < blocks; ++b) {
+    for (const torch::Tensor& p : model->block(b)->parameters()) {
+      EXPECT_EQ(p.grad().defined(), b >= blocks - 2) << "block " << b;
+    }
+  }
+  // The activation entering the first trainable block has no autograd history, so nothing of
+  // the frozen prefix is kept alive by the graph.
+  torch::Tensor x = Input(1);
+  {
+    torch::NoGradGuard no_grad;
+    for (int b = 0; b < blocks - 2; ++b) x = model->block(b)->forward(x);
+  }
+  EXPECT_FALSE(x.requires_grad());
+  EXPECT_TRUE(SpbForward(model, Input(1), 2).requires_grad());
+  EXPECT_FALSE(SpbForward(model, Input(1), 0).requires_grad());
+}
+
+TEST(RuntimeSpbWorker, PartialGradientsEqualFullBackpropOnTheTrainedBlocks) {
+  BlockModel partial = TinyMlp();
+  BlockModel full = TinyMlp();
+  ComputeSpbGradients(partial, Input(1), Labels(1), 2);
+  ComputeSpbGradients(full, Input(1), Labels(1), full->num_blocks());
+  auto p = partial->parameters();
+  auto f = full->parameters();
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i].grad().defined()) EXPECT_TRUE(torch::allclose(p[i].grad(), f[i].grad()));
+  }
+}
+
+// Two workers, depths {2, 4} on a 4-block MLP: blocks 2-3 are averaged over both workers,
+// blocks 0-1 come from worker 1 alone and are broadcast to worker 0.
+TEST(RuntimeSpbWorker, TwoWorkerGradientsAreAveragedOverContributors) {
+  const std::vector<int> depths = {2, 4};
+  BlockModel reference[2] = {TinyMlp(), TinyMlp()};
+  for (int k = 0; k < 2; ++k) {
+    ComputeSpbGradients(reference[k], Input(k), Labels(k), reference[k]->num_blocks());
+  }
+  BlockModel models[2] = {TinyMlp(), TinyMlp()};
+  const int blocks = models[0]->num_blocks();
+  std::vector<Collective> collectives = PlanCollectives(BlockContributors(depths, blocks), 2);
+  double bytes[2] = {0, 0};
+  RunOnThreads(2, {{0, 1}}, [&](int rank, GlooGroups& groups) {
+    ComputeSpbGradients(models[rank], Input(rank), Labels(rank), depths[rank]);
+    bytes[rank] = ExchangeGradients(models[rank], collectives, groups);
+  });
+  for (int b = 0; b < blocks; ++b) {
+    auto r0 = reference[0]->block(b)->parameters();
+    auto r1 = reference[1]->block(b)->parameters();
+    for (int k = 0; k < 2; ++k) {
+      auto got = models[k]->block(b)->parameters();
+      for (size_t i = 0; i < got.size(); ++i) {
+        torch::Tensor expected = b >= 2 ? (r0[i].grad() + r1[i].grad()) / 2 : r1[i].grad();
+        ASSERT_TRUE(got[i].grad().defined()) << "worker " << k << " block " << b;
+        EXPECT_TRUE(torch::allclose(got[i].grad(), expected, 1e-5, 1e-6))
+            << "worker " << k << " block " << b;
+      }
+    }
+  }
+  std::vector<int64_t> sizes = BlockParameterBytes(models[0]);
+  const double top = static_cast<double>(sizes[2] + sizes[3]);
+  const double bottom = static_cast<double>(sizes[0] + sizes[1]);
+  EXPECT_DOUBLE_EQ(bytes[0], top + bottom / 2);
+  EXPECT_DOUBLE_EQ(bytes[1], top + bottom / 2);
+}
+
+std::string TempDir(const std::string& name) {
+  std::string dir = (std::filesystem::temp_directory_path() / ("jigsaw_runtime_" + name)).string();
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TrainOptions TinyTraining(const std::string& out, const std::string& plan) {
+  TrainOptions options;
+  options.model = "mlp";
+  options.data.dataset = "synthetic";
+  options.data.synthetic_train = 256;
+  options.data.synthetic_test = 128;
+  options.data.synthetic_size = 8;
+  options.spb = plan;
+  options.epochs = 2;
+  options.batch = 16;
+  options.max_iters_per_epoch = 6;
+  options.lr = 0.02;
+  options.out = out;
+  options.quiet = true;
+  options.timeout_s = 20;
+  return options;
+}
+
+void TrainOnThreads(const TrainOptions& options, int world) {
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(world);
+  for (int rank = 0; rank < world; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        TrainRank(options, rank, world, store, "127.0.0.1");
+      } catch (const std::exception& e) {
+        errors[rank] = e.what();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (const std::string& e : errors) ASSERT_EQ(e, "");
+}
+
+Json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return Json::parse(in);
+}
+
+TEST(RuntimeTraining, TwoWorkerStaircaseLearnsAndWritesOutputs) {
+  const std::string out = TempDir("staircase");
+  TrainOnThreads(TinyTraining(out, "staircase"), 2);
+  Json summary = ReadJson(out + "/summary.json");
+  EXPECT_EQ(summary["workers"], 2);
+  EXPECT_EQ(summary["epoch_test_accuracy"].size(), 2u);
+  EXPECT_GT(summary["test_accuracy"].get<double>(), 0.5);  // 10 classes: chance is 0.1
+  EXPECT_GT(summary["bytes_sent_per_iter"].get<double>(), 0);
+  EXPECT_GT(summary["peak_rss_mb"].get<double>(), 0);
+  EXPECT_EQ(summary["per_worker"].size(), 2u);
+  std::ifstream csv(out + "/iterations.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  EXPECT_EQ(lines, 1 + 2 * 2 * 6);
+  EXPECT_TRUE(std::filesystem::exists(out + "/checkpoint.pt"));
+  EXPECT_FALSE(std::filesystem::exists(out + "/checkpoint.pt.tmp"));
+}
+
+TEST(RuntimeTraining, ResumeContinuesFromTheLastCheckpoint) {
+  const std::string out = TempDir("resume");
+  TrainOptions options = TinyTraining(out, "rotating");
+  options.epochs = 1;
+  TrainOnThreads(options, 2);
+  options.epochs = 2;
+  options.resume = true;
+  TrainOnThreads(options, 2);
+  Json summary = ReadJson(out + "/summary.json");
+  EXPECT_EQ(summary["resumed_from_epoch"], 1);
+  EXPECT_EQ(summary["epoch_test_accuracy"].size(), 2u);
+  std::ifstream csv(out + "/iterations.csv");
+  std::string line;
+  int lines = 0;
+  while (std::getline(csv, line)) ++lines;
+  EXPECT_EQ(lines, 1 + 2 * 2 * 6);
+}
+
+}  // namespace
+}  // namespace jigsaw
