@@ -37,6 +37,10 @@ Json SummarizeSimulation(SimResult* result, const Json& extra) {
   summary["cluster_util"] =
       result->makespan_s > 0 ? RoundTo(result->busy_gpu_s / (result->gpus * result->makespan_s), 4)
                              : 0.0;
+  summary["cluster_efficiency"] =
+      result->makespan_s > 0
+          ? RoundTo(result->useful_gpu_s / (result->gpus * result->makespan_s), 4)
+          : 0.0;
   summary["reallocations"] = result->reallocations;
   summary["jobs_ended_at_deadline"] = deadline_hits;
   return summary;

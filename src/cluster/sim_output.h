@@ -4,6 +4,11 @@
 // rho_j = JCT_j / (T_excl_j * max(1, jobs_in_trace / gpus)); worst rho = max rho; unfair
 // fraction = share of jobs with rho > 1.05 (and > 1.10); makespan = time the last job finishes;
 // cluster utilisation = GPU-seconds held by running jobs / (gpus * makespan).
+// cluster_efficiency = time-averaged sum of normalised goodput: for each job, its progress rate
+// in isolated-time units (iterations/s divided by its isolated full-backprop throughput) times
+// its GPUs, summed over jobs, integrated over [0, makespan] and divided by gpus * makespan. A
+// cluster running every GPU at full isolated speed on useful work scores 1; restart overheads
+// and idle GPUs lower it, packing can raise it above the utilisation.
 #ifndef JIGSAW_CLUSTER_SIM_OUTPUT_H_
 #define JIGSAW_CLUSTER_SIM_OUTPUT_H_
 

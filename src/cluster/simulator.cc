@@ -397,6 +397,9 @@ struct Simulator::Impl {
         job.run_time += execution;
         job.gpu_s += execution * job.spec->scale_factor;
         result.busy_gpu_s += execution * job.spec->scale_factor;
+        // Goodput in isolated-GPU-seconds: the time these iterations take alone on the gang.
+        if (job.throughput > 0)
+          result.useful_gpu_s += steps / job.throughput * job.spec->scale_factor;
         job.steps_run += steps;
         job.time_since_reset += execution;
         worker_time_since_reset += execution;

@@ -71,6 +71,10 @@ struct SimResult {
   std::vector<RoundRecord> rounds;
   double makespan_s = 0;
   double busy_gpu_s = 0;  // sum over rounds of GPU-seconds held by running jobs
+  // Normalised goodput integrated over time: for every round a job ran, the GPU-seconds its
+  // iterations would take alone, at full backprop, on its gang (steps / isolated throughput x
+  // GPUs). Restart overheads, waiting and slow-downs do not count.
+  double useful_gpu_s = 0;
   int reallocations = 0;
   double wall_s = 0;
 };

@@ -53,8 +53,9 @@ TEST(SimCli, DefaultRunWritesAllOutputsAndIsByteIdentical) {
     EXPECT_EQ(a, Slurp(dir / "b" / file)) << file;
   }
   auto summary = nlohmann::json::parse(Slurp(dir / "a" / "summary.json"));
-  for (const char* key : {"makespan_s", "avg_jct_s", "geomean_jct_s", "worst_ftf_rho",
-                          "unfair_frac_105", "unfair_frac_110", "cluster_util", "jobs", "rounds"}) {
+  for (const char* key :
+       {"makespan_s", "avg_jct_s", "geomean_jct_s", "worst_ftf_rho", "unfair_frac_105",
+        "unfair_frac_110", "cluster_util", "cluster_efficiency", "jobs", "rounds"}) {
     EXPECT_TRUE(summary.contains(key)) << key;
   }
   EXPECT_EQ(summary["jobs"].get<int>(), 40);

@@ -69,6 +69,9 @@ TEST(Simulator, GangsNeverExceedTheClusterAndWorkIsConserved) {
     for (const RoundRecord& round : result.rounds) ASSERT_LE(round.gpus_used, 8) << policy;
     EXPECT_NEAR(gpu_s, result.busy_gpu_s, 1e-6 * gpu_s) << policy;
     EXPECT_LE(result.busy_gpu_s, 8 * result.makespan_s * (1 + 1e-9)) << policy;
+    // Without packing or SPB, goodput can only lose to restart overheads.
+    EXPECT_LE(result.useful_gpu_s, result.busy_gpu_s * (1 + 1e-9)) << policy;
+    EXPECT_GT(result.useful_gpu_s, 0.8 * result.busy_gpu_s) << policy;
   }
 }
 
