@@ -65,6 +65,25 @@ class Policy {
     return {};
   }
 
+  // What a round planner may also decide: co-location and per-job speed. A placement runs
+  // `job_id` on its own gang of GPUs; a placement with a partner also runs `partner_id` on (a
+  // subset of) the same GPUs, so the partner's scale factor must not exceed the host's. Rates
+  // scale a job's isolated full-backprop throughput for the round (interference of a co-located
+  // partner, SPB's iteration speed-up times its statistical efficiency), must be > 0, and make
+  // progress = floor(throughput x rate x round). The default runs PlanRound's jobs alone at 1.
+  struct Placement {
+    int job_id = -1;
+    double rate = 1.0;
+    int partner_id = -1;  // -1: no partner
+    double partner_rate = 1.0;
+  };
+  virtual std::vector<Placement> PlanPlacements(const PolicyContext& context,
+                                                const std::vector<PolicyJob>& jobs) {
+    std::vector<Placement> placements;
+    for (int id : PlanRound(context, jobs)) placements.push_back({id});
+    return placements;
+  }
+
   // Observations, in simulation order. A round's runs are reported (ObserveRun, then
   // ObserveCompletion for jobs that finished) before the next round's arrivals (ObserveArrival)
   // and before the next PlanRound/Allocate call. `round` is the index of the round that ran.

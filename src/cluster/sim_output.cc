@@ -73,16 +73,16 @@ std::string JoinIds(const std::vector<int>& ids) {
 }
 
 std::string RoundsCsv(const SimResult& result, bool full_round_lists) {
-  std::string out = full_round_lists
-                        ? "round,start_s,end_s,active_jobs,gpus_used,scheduled_jobs\n"
-                        : "round,start_s,end_s,active_jobs,gpus_used,started_jobs,stopped_jobs\n";
+  std::string out =
+      full_round_lists ? "round,start_s,end_s,active_jobs,gpus_used,scheduled_jobs,colocated_jobs\n"
+                       : "round,start_s,end_s,active_jobs,gpus_used,started_jobs,stopped_jobs\n";
   std::vector<int> previous;
   for (const RoundRecord& r : result.rounds) {
     out += std::to_string(r.index) + "," + FormatFixed(r.start_s, 3) + "," +
            FormatFixed(r.end_s, 3) + "," + std::to_string(r.active_jobs) + "," +
            std::to_string(r.gpus_used) + ",";
     if (full_round_lists) {
-      out += JoinIds(r.scheduled) + "\n";
+      out += JoinIds(r.scheduled) + "," + JoinIds(r.colocated) + "\n";
       continue;
     }
     std::vector<int> current = r.scheduled;

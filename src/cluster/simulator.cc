@@ -72,6 +72,15 @@ struct Simulator::Impl {
     Job* job;
     double steps;
     double finish_s;
+    bool guest;  // shares its host's GPUs: they are counted once, for the host
+  };
+
+  // A job chosen for the round: on its own gang, or as a guest on another job's GPUs, at `rate`
+  // times its isolated throughput.
+  struct Pick {
+    Job* job;
+    double rate = 1.0;
+    bool guest = false;
   };
 
   const Trace& trace;
@@ -275,7 +284,7 @@ struct Simulator::Impl {
   }
 
   // Greedy gang placement in priority order; returns the jobs to run this round.
-  std::vector<Job*> PickJobs() {
+  std::vector<Pick> PickJobs() {
     std::vector<Job*> order;
     order.reserve(active.size());
     for (auto& job : active) order.push_back(job.get());
@@ -285,7 +294,7 @@ struct Simulator::Impl {
       if (a->allocation != b->allocation) return a->allocation > b->allocation;
       return a->order < b->order;
     });
-    std::vector<Job*> picked;
+    std::vector<Pick> picked;
     int free_gpus = config.gpus;
     const bool skip_zero_priority = policy->RunsOnlyAllocatedJobs();
     for (Job* job : order) {
@@ -296,38 +305,55 @@ struct Simulator::Impl {
       free_gpus -= job->spec->scale_factor;
       // As in Gavel, a job that arrived after the last reallocation holds its place in the
       // ranking (its GPUs stay idle this round) but cannot run until it has an allocation.
-      if (job->has_allocation) picked.push_back(job);
+      if (job->has_allocation) picked.push_back({job});
     }
     return picked;
   }
 
-  std::vector<Job*> AllocatedJobs() {
-    std::vector<Job*> picked;
+  std::vector<Pick> AllocatedJobs() {
+    std::vector<Pick> picked;
     int free_gpus = config.gpus;
     for (auto& job : active) {
       if (job->allocation <= 0 || job->throughput <= 0) continue;
       if (job->spec->scale_factor > free_gpus) continue;
       free_gpus -= job->spec->scale_factor;
-      picked.push_back(job.get());
+      picked.push_back({job.get()});
     }
     return picked;
   }
 
-  std::vector<Job*> PlannedJobs(double now, int round) {
+  Job* FindActive(int id) {
+    auto it = std::find_if(active.begin(), active.end(),
+                           [id](const std::unique_ptr<Job>& j) { return j->spec->id == id; });
+    return it == active.end() || (*it)->throughput <= 0 ? nullptr : it->get();
+  }
+
+  // A planner's placements, checked: inactive or repeated jobs, non-positive rates, partners
+  // larger than their host and gangs that no longer fit are dropped in the order given.
+  std::vector<Pick> PlannedJobs(double now, int round) {
     PolicyContext context = Context(now);
     context.round = round;
-    const std::vector<int> ids = policy->PlanRound(context, PolicyView(now));
-    std::vector<Job*> picked;
+    const std::vector<Policy::Placement> placements =
+        policy->PlanPlacements(context, PolicyView(now));
+    std::vector<Pick> picked;
+    auto taken = [&](const Job* job) {
+      return std::any_of(picked.begin(), picked.end(),
+                         [job](const Pick& p) { return p.job == job; });
+    };
     int free_gpus = config.gpus;
-    for (int id : ids) {
-      auto it = std::find_if(active.begin(), active.end(),
-                             [id](const std::unique_ptr<Job>& j) { return j->spec->id == id; });
-      if (it == active.end() || (*it)->throughput <= 0) continue;
-      Job* job = it->get();
-      if (std::find(picked.begin(), picked.end(), job) != picked.end()) continue;
-      if (job->spec->scale_factor > free_gpus) continue;
-      free_gpus -= job->spec->scale_factor;
-      picked.push_back(job);
+    for (const Policy::Placement& placement : placements) {
+      Job* host = FindActive(placement.job_id);
+      if (host == nullptr || taken(host) || !(placement.rate > 0)) continue;
+      if (host->spec->scale_factor > free_gpus) continue;
+      free_gpus -= host->spec->scale_factor;
+      picked.push_back({host, placement.rate, false});
+      if (placement.partner_id < 0) continue;
+      Job* guest = FindActive(placement.partner_id);
+      if (guest == nullptr || guest == host || taken(guest) || !(placement.partner_rate > 0) ||
+          guest->spec->scale_factor > host->spec->scale_factor) {
+        continue;
+      }
+      picked.push_back({guest, placement.partner_rate, true});
     }
     return picked;
   }
@@ -396,7 +422,7 @@ struct Simulator::Impl {
         policy->ObserveRun(job.spec->id, job.last_round, steps, execution, job.batch);
         job.run_time += execution;
         job.gpu_s += execution * job.spec->scale_factor;
-        result.busy_gpu_s += execution * job.spec->scale_factor;
+        if (!e.guest) result.busy_gpu_s += execution * job.spec->scale_factor;
         // Goodput in isolated-GPU-seconds: the time these iterations take alone on the gang.
         if (job.throughput > 0)
           result.useful_gpu_s += steps / job.throughput * job.spec->scale_factor;
@@ -436,7 +462,7 @@ struct Simulator::Impl {
       }
       if (active.empty()) continue;  // Idle cluster: jump to the next arrival.
 
-      std::vector<Job*> picked;
+      std::vector<Pick> picked;
       if (policy->PlansRounds()) {
         picked = PlannedJobs(now, round);
       } else if (policy->ReallocateEveryRound() && policy->RunsOnlyAllocatedJobs()) {
@@ -452,18 +478,24 @@ struct Simulator::Impl {
       record.start_s = now;
       record.active_jobs = static_cast<int>(active.size());
       double round_end = now;
-      for (Job* job : picked) {
-        double steps = std::min(std::floor(job->throughput * config.round_s),
-                                job->total_steps - job->steps_run);
+      for (const Pick& pick : picked) {
+        Job* job = pick.job;
+        const double speed = job->throughput * pick.rate;
+        double steps =
+            std::min(std::floor(speed * config.round_s), job->total_steps - job->steps_run);
         steps = std::max(steps, 0.0);
-        const double finish = now + steps / job->throughput;
-        running.push_back({job, steps, finish});
+        const double finish = now + steps / speed;
+        running.push_back({job, steps, finish, pick.guest});
         round_end = std::max(round_end, finish);
         job->round_before_last = job->last_round;
         job->last_round = round;
         ++job->rounds_run;
         if (job->start_s < 0) job->start_s = now;
-        record.gpus_used += job->spec->scale_factor;
+        if (pick.guest) {
+          record.colocated.push_back(job->spec->id);
+        } else {
+          record.gpus_used += job->spec->scale_factor;
+        }
         record.scheduled.push_back(job->spec->id);
       }
       record.end_s = round_end;

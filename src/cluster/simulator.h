@@ -61,6 +61,7 @@ struct RoundRecord {
   int active_jobs = 0;
   int gpus_used = 0;
   std::vector<int> scheduled;  // job ids, in placement order
+  std::vector<int> colocated;  // the subset running as guests on another job's GPUs
 };
 
 struct SimResult {
