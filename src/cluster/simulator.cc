@@ -72,7 +72,8 @@ struct Simulator::Impl {
     Job* job;
     double steps;
     double finish_s;
-    bool guest;  // shares its host's GPUs: they are counted once, for the host
+    bool guest;   // shares its host's GPUs: they are counted once, for the host
+    double rate;  // fraction of isolated full-backprop speed this round
   };
 
   // A job chosen for the round: on its own gang, or as a guest on another job's GPUs, at `rate`
@@ -420,7 +421,9 @@ struct Simulator::Impl {
           steps = std::floor(steps * factor);
         }
         policy->ObserveRun(job.spec->id, job.last_round, steps, execution, job.batch);
-        job.run_time += execution;
+        // Run time for the deadline is counted at isolated speed, so a job slowed down by a
+        // co-located partner is not ended early.
+        job.run_time += execution * std::min(1.0, e.rate);
         job.gpu_s += execution * job.spec->scale_factor;
         if (!e.guest) result.busy_gpu_s += execution * job.spec->scale_factor;
         // Goodput in isolated-GPU-seconds: the time these iterations take alone on the gang.
@@ -485,7 +488,7 @@ struct Simulator::Impl {
             std::min(std::floor(speed * config.round_s), job->total_steps - job->steps_run);
         steps = std::max(steps, 0.0);
         const double finish = now + steps / speed;
-        running.push_back({job, steps, finish, pick.guest});
+        running.push_back({job, steps, finish, pick.guest, pick.rate});
         round_end = std::max(round_end, finish);
         job->round_before_last = job->last_round;
         job->last_round = round;

@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "model/job_spec.h"
+#include "model/throughput_table.h"
 #include "solver/linear_program.h"
 
 namespace jigsaw {
@@ -184,6 +186,54 @@ TEST(Policies, UnknownNameListsTheValidOnes) {
     EXPECT_NE(std::string(e.what()).find("max_min_fairness"), std::string::npos);
   }
   EXPECT_EQ(MakePolicy("max_sum_throughput_perf")->name(), "max_sum_throughput");
+}
+
+}  // namespace
+}  // namespace jigsaw
+
+namespace jigsaw {
+namespace {
+
+TEST(Policies, PackingColocatesOnlyWhenMemoryFitsAndThroughputGains) {
+  // LM (batch size 5) pairs well with itself; Transformer 128 + ResNet-50 128 exceed 16 GB.
+  const ThroughputTable table = ThroughputTable::Parse("pairs.json", R"J({"v100": {
+    "('LM (batch size 5)', 1)": {"null": 10.0, "('LM (batch size 5)', 1)": [8.0, 8.0]},
+    "('Transformer (batch size 128)', 1)": {"null": 5.0,
+        "('ResNet-50 (batch size 128)', 1)": [4.5, 4.5]},
+    "('ResNet-50 (batch size 128)', 1)": {"null": 5.0,
+        "('Transformer (batch size 128)', 1)": [4.5, 4.5]}}})J");
+  JobSpec lm, transformer, resnet;
+  lm.model = "LM", lm.job_type = "LM (batch size 5)", lm.batch_size = 5;
+  transformer.model = "Transformer", transformer.job_type = "Transformer (batch size 128)";
+  transformer.batch_size = 128;
+  resnet.model = "ResNet-50", resnet.job_type = "ResNet-50 (batch size 128)";
+  resnet.batch_size = 128;
+  const JobSpec* specs[4] = {&lm, &lm, &transformer, &resnet};
+  std::vector<PolicyJob> jobs(4);
+  for (int j = 0; j < 4; ++j) {
+    jobs[j].id = j;
+    jobs[j].spec = specs[j];
+    jobs[j].batch_size = specs[j]->batch_size;
+    jobs[j].throughput = 1;
+    jobs[j].elapsed_s = 100;
+  }
+  // Least served first: jobs 0 (LM) and 2 (Transformer) get the two GPUs, then 1 and 3 look
+  // for partners.
+  jobs[0].attained_s = 0, jobs[2].attained_s = 10, jobs[1].attained_s = 20;
+  jobs[3].attained_s = 30;
+  PolicyOptions options;
+  options.throughputs = &table;
+  auto packing = MakePolicy("packing", options);
+  PolicyContext context;
+  context.gpus = 2;
+  auto placements = packing->PlanPlacements(context, jobs);
+  ASSERT_EQ(placements.size(), 2u);
+  EXPECT_EQ(placements[0].job_id, 0);
+  EXPECT_EQ(placements[0].partner_id, 1);  // LM + LM: 0.8 + 0.8 > 1.1, 3.4 GB
+  EXPECT_DOUBLE_EQ(placements[0].rate, 0.8);
+  EXPECT_DOUBLE_EQ(placements[0].partner_rate, 0.8);
+  EXPECT_EQ(placements[1].job_id, 2);
+  EXPECT_EQ(placements[1].partner_id, -1);  // 12.2 + 10.3 GB do not fit in 16 GB
 }
 
 }  // namespace

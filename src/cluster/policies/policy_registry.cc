@@ -28,6 +28,7 @@ const std::map<std::string, Factory>& Registry() {
       {"allox", IgnoringOptions<MakeAlloxPolicy>},
       {"max_sum_throughput", IgnoringOptions<MakeMaxSumThroughputPolicy>},
       {"shockwave", MakeShockwavePolicy},
+      {"packing", MakePackingPolicy},
   };
   return kRegistry;
 }
