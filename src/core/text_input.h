@@ -15,6 +15,9 @@ namespace jigsaw {
 // Splits on every occurrence of `delim` (empty fields are kept).
 std::vector<std::string_view> SplitFields(std::string_view line, char delim);
 
+// Splits on runs of blanks (space, tab); empty tokens are dropped.
+std::vector<std::string_view> SplitOnBlanks(std::string_view line);
+
 // Strips leading and trailing blanks (space, tab).
 std::string_view Trim(std::string_view text);
 

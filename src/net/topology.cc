@@ -8,18 +8,6 @@
 namespace jigsaw::net {
 namespace {
 
-std::vector<std::string_view> SplitBlanks(std::string_view line) {
-  std::vector<std::string_view> tokens;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) tokens.push_back(line.substr(start, i - start));
-  }
-  return tokens;
-}
-
 uint32_t ParseNodeId(const TextFile& file, std::string_view field, std::string_view what,
                      uint32_t num_nodes) {
   long long id = file.ParseInt(field, what);
@@ -33,7 +21,7 @@ uint32_t ParseNodeId(const TextFile& file, std::string_view field, std::string_v
 Topology ParseTopology(TextFile& file) {
   std::string_view line;
   if (!file.NextLine(&line)) file.Fail("empty file: expected '<nodes> <switches> <links>'");
-  auto header = SplitBlanks(line);
+  auto header = SplitOnBlanks(line);
   if (header.size() != 3) file.Fail("expected '<nodes> <switches> <links>' on the first line");
   long long nodes = file.ParseInt(header[0], "nodes");
   long long switches = file.ParseInt(header[1], "switches");
@@ -48,7 +36,7 @@ Topology ParseTopology(TextFile& file) {
   const uint32_t num_nodes = static_cast<uint32_t>(nodes);
 
   if (!file.NextLine(&line)) file.Fail("missing line 2: the switch ids");
-  auto ids = SplitBlanks(line);
+  auto ids = SplitOnBlanks(line);
   if (static_cast<long long>(ids.size()) != switches) {
     file.Fail("expected " + std::to_string(switches) + " switch ids, found " +
               std::to_string(ids.size()));
@@ -60,7 +48,7 @@ Topology ParseTopology(TextFile& file) {
   }
 
   while (file.NextLine(&line)) {
-    auto fields = SplitBlanks(line);
+    auto fields = SplitOnBlanks(line);
     if (fields.empty()) continue;
     if (static_cast<long long>(topology.links.size()) == links) {
       file.Fail("more link lines than the " + std::to_string(links) + " announced on line 1");

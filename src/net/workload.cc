@@ -9,18 +9,6 @@
 namespace jigsaw::net {
 namespace {
 
-std::vector<std::string_view> SplitBlanks(std::string_view line) {
-  std::vector<std::string_view> tokens;
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
-    size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
-    if (i > start) tokens.push_back(line.substr(start, i - start));
-  }
-  return tokens;
-}
-
 const char* const kParallelisms[] = {"DATA",
                                      "MICRO",
                                      "MODEL",
@@ -56,18 +44,18 @@ Workload Parse(TextFile& file) {
   Workload workload;
   workload.name = file.name();
   std::string_view line;
-  if (!file.NextLine(&line) || SplitBlanks(line).empty()) {
+  if (!file.NextLine(&line) || SplitOnBlanks(line).empty()) {
     file.Fail("expected the parallelism (DATA, MICRO, MODEL, HYBRID_...) on line 1");
   }
-  std::string_view kind = SplitBlanks(line)[0];
+  std::string_view kind = SplitOnBlanks(line)[0];
   bool known = false;
   for (const char* p : kParallelisms) known = known || kind == p;
   if (!known) file.Fail("unknown parallelism '" + std::string(kind) + "'");
   workload.parallelism = std::string(kind);
-  if (!file.NextLine(&line) || SplitBlanks(line).size() != 1) {
+  if (!file.NextLine(&line) || SplitOnBlanks(line).size() != 1) {
     file.Fail("expected the number of layers alone on line 2");
   }
-  long long count = file.ParseInt(SplitBlanks(line)[0], "layer count");
+  long long count = file.ParseInt(SplitOnBlanks(line)[0], "layer count");
   if (count < 1 || count > 100000) file.Fail("expected 1..100000 layers");
   while (static_cast<long long>(workload.layers.size()) < count) {
     if (!file.NextLine(&line)) {
@@ -75,7 +63,7 @@ Workload Parse(TextFile& file) {
                        "expected " + std::to_string(count) + " layer lines, found " +
                            std::to_string(workload.layers.size()));
     }
-    auto f = SplitBlanks(line);
+    auto f = SplitOnBlanks(line);
     if (f.empty()) continue;
     if (f.size() < 12) {
       file.Fail(

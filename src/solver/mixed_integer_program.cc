@@ -1,63 +1,26 @@
 #include "solver/mixed_integer_program.h"
 
 #include <CbcModel.hpp>
-#include <CoinPackedMatrix.hpp>
 #include <OsiClpSolverInterface.hpp>
 #include <string>
 
+#include "solver/coin_model.h"
+
 namespace jigsaw {
-namespace {
-
-double ClampInfinity(double value) {
-  if (value == MixedIntegerProgram::kInfinity) return COIN_DBL_MAX;
-  if (value == -MixedIntegerProgram::kInfinity) return -COIN_DBL_MAX;
-  return value;
-}
-
-}  // namespace
 
 int MixedIntegerProgram::AddVariable(double lower, double upper, double objective, bool integer) {
-  lower_.push_back(lower);
-  upper_.push_back(upper);
-  objective_.push_back(objective);
-  if (integer) integers_.push_back(static_cast<int>(lower_.size()) - 1);
-  return static_cast<int>(lower_.size()) - 1;
-}
-
-int MixedIntegerProgram::AddRow(const std::vector<std::pair<int, double>>& terms, double lower,
-                                double upper) {
-  row_starts_.push_back(static_cast<int>(columns_.size()));
-  for (const auto& [column, coefficient] : terms) {
-    columns_.push_back(column);
-    coefficients_.push_back(coefficient);
-  }
-  row_lower_.push_back(lower);
-  row_upper_.push_back(upper);
-  return static_cast<int>(row_lower_.size()) - 1;
+  const int index = SparseModel::AddVariable(lower, upper, objective);
+  if (integer) integers_.push_back(index);
+  return index;
 }
 
 MixedIntegerProgram::Status MixedIntegerProgram::Solve(double time_limit_s, double relative_gap) {
-  const int rows = static_cast<int>(row_lower_.size());
   const int cols = variable_count();
-  std::vector<int> starts = row_starts_;
-  starts.push_back(static_cast<int>(columns_.size()));
-  std::vector<int> lengths(rows);
-  for (int r = 0; r < rows; ++r) lengths[r] = starts[r + 1] - starts[r];
-  CoinPackedMatrix matrix(false, cols, rows, static_cast<CoinBigIndex>(columns_.size()),
-                          coefficients_.data(), columns_.data(), starts.data(), lengths.data());
-  std::vector<double> col_lower(cols), col_upper(cols), row_lower(rows), row_upper(rows);
-  for (int c = 0; c < cols; ++c) {
-    col_lower[c] = ClampInfinity(lower_[c]);
-    col_upper[c] = ClampInfinity(upper_[c]);
-  }
-  for (int r = 0; r < rows; ++r) {
-    row_lower[r] = ClampInfinity(row_lower_[r]);
-    row_upper[r] = ClampInfinity(row_upper_[r]);
-  }
+  const CoinModel coin = ToCoinModel(*this);
   OsiClpSolverInterface solver;
   solver.messageHandler()->setLogLevel(0);
-  solver.loadProblem(matrix, col_lower.data(), col_upper.data(), objective_.data(),
-                     row_lower.data(), row_upper.data());
+  solver.loadProblem(coin.matrix, coin.column_lower.data(), coin.column_upper.data(),
+                     coin.objective.data(), coin.row_lower.data(), coin.row_upper.data());
   for (int column : integers_) solver.setInteger(column);
   solver.setObjSense(sense_ == Sense::kMaximize ? -1.0 : 1.0);
 
@@ -80,7 +43,7 @@ MixedIntegerProgram::Status MixedIntegerProgram::Solve(double time_limit_s, doub
   }
   values_.assign(best, best + cols);
   objective_value_ = 0;
-  for (int c = 0; c < cols; ++c) objective_value_ += objective_[c] * values_[c];
+  for (int c = 0; c < cols; ++c) objective_value_ += objective()[c] * values_[c];
   best_bound_ = model.getBestPossibleObjValue();
   return model.isProvenOptimal() ? Status::kOptimal : Status::kFeasible;
 }

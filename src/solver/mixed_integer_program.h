@@ -7,15 +7,14 @@
 #ifndef JIGSAW_SOLVER_MIXED_INTEGER_PROGRAM_H_
 #define JIGSAW_SOLVER_MIXED_INTEGER_PROGRAM_H_
 
-#include <limits>
-#include <utility>
 #include <vector>
+
+#include "solver/sparse_model.h"
 
 namespace jigsaw {
 
-class MixedIntegerProgram {
+class MixedIntegerProgram : public SparseModel {
  public:
-  static constexpr double kInfinity = std::numeric_limits<double>::infinity();
   enum class Sense { kMinimize, kMaximize };
   enum class Status { kOptimal, kFeasible, kInfeasible, kFailed };
 
@@ -24,8 +23,6 @@ class MixedIntegerProgram {
   // Returns the variable's index.
   int AddVariable(double lower, double upper, double objective, bool integer = false);
   int AddBinaryVariable(double objective) { return AddVariable(0, 1, objective, true); }
-  // lower <= sum(coef * x[var]) <= upper; returns the row index.
-  int AddRow(const std::vector<std::pair<int, double>>& terms, double lower, double upper);
 
   Status Solve(double time_limit_s, double relative_gap);
   double value(int variable) const { return values_[variable]; }
@@ -33,14 +30,10 @@ class MixedIntegerProgram {
   double objective_value() const { return objective_value_; }
   // Best bound proven by branch and bound (equals objective_value() when optimal).
   double best_bound() const { return best_bound_; }
-  int variable_count() const { return static_cast<int>(lower_.size()); }
 
  private:
   Sense sense_;
-  std::vector<double> lower_, upper_, objective_;
   std::vector<int> integers_;
-  std::vector<int> row_starts_, columns_;
-  std::vector<double> coefficients_, row_lower_, row_upper_;
   std::vector<double> values_;
   double objective_value_ = 0;
   double best_bound_ = 0;

@@ -16,6 +16,14 @@ TEST(TextInput, SplitKeepsEmptyFields) {
   EXPECT_EQ(fields[3], "");
 }
 
+TEST(TextInput, SplitOnBlanksDropsEmptyTokens) {
+  auto tokens = SplitOnBlanks("  0 1\t 100Gbps  0.001ms ");
+  ASSERT_EQ(tokens.size(), 4u);
+  EXPECT_EQ(tokens[0], "0");
+  EXPECT_EQ(tokens[3], "0.001ms");
+  EXPECT_TRUE(SplitOnBlanks(" \t ").empty());
+}
+
 TEST(TextInput, LinesAreNumberedAndStripCarriageReturn) {
   TextFile file("mem", "one\r\ntwo\n\nfour");
   std::string_view line;
