@@ -53,6 +53,9 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--master", options->master, "rendezvous HOST:PORT (rank 0 hosts it)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str();
+  command->add_option("--gloo-host", options->gloo_host,
+                      "address peers reach this rank at (default: 127.0.0.1 for a local master, "
+                      "else this machine's hostname)");
   command
       ->add_option("--timeout-s", options->timeout_s,
                    "communication timeout: a dead or stalled peer fails the job after this")
@@ -62,6 +65,10 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--kill-rank", options->kill_rank, "fault injection: rank to kill")
       ->group("");
   command->add_option("--kill-at-iter", options->kill_at_iter, "fault injection: iteration")
+      ->group("");
+  command
+      ->add_flag("--stall-instead-of-kill", options->stall_instead_of_kill,
+                 "fault injection: SIGSTOP instead of SIGKILL")
       ->group("");
   command->callback([options, action] { *action = [options] { return RunTrain(*options); }; });
 }

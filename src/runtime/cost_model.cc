@@ -67,8 +67,8 @@ double PredictBackwardS(const ModelProfile& profile, int depth, int batch) {
   const int blocks = static_cast<int>(profile.blocks.size());
   double seconds = 0;
   for (int b = std::max(0, blocks - depth); b < blocks; ++b) {
-    seconds += profile.blocks[b].backward_weight_s;
-    if (b > blocks - depth) seconds += profile.blocks[b].backward_input_s;
+    const BlockProfile& block = profile.blocks[b];
+    seconds += b == blocks - depth || b == 0 ? block.backward_weight_s : block.backward_s;
   }
   return seconds * batch / profile.batch;
 }

@@ -3,9 +3,10 @@
 //
 // Prediction for a worker of depth d at batch size b (profile measured at batch p; times scale
 // linearly by b/p, a first-order approximation):
-//   backward_s = sum over the last d blocks of backward_weight_s
-//              + sum over the last d-1 blocks of backward_input_s
-// (the lowest trainable block needs no input gradient: its input is a frozen activation), and
+//   backward_s = backward_weight_s of block L-d + sum over blocks L-d+1 .. L-1 of backward_s
+// (the lowest trainable block needs no input gradient: its input is a frozen activation or the
+// data; the others need both, measured together so shared work such as a ReLU's backward is
+// counted once), and
 // bytes sent = the EstimatedBytesSent of the iteration's collectives over the blocks'
 // parameter bytes. Torch-free.
 #ifndef JIGSAW_RUNTIME_COST_MODEL_H_

@@ -47,11 +47,16 @@ struct TrainOptions {
   int rank = -1;
   int world = 0;
   std::string master = "127.0.0.1:29500";
+  // Address peers reach this rank's Gloo transport at; "" = 127.0.0.1 when the master is local,
+  // else this machine's hostname.
+  std::string gloo_host;
   double timeout_s = 30;
   std::string profile;  // optional `jigsaw profile` output: adds cost-model predictions
-  // Fault injection for tests: worker `kill_rank` SIGKILLs itself at global iteration kill_at_iter.
+  // Fault injection for tests: worker `kill_rank`, at global iteration kill_at_iter, SIGKILLs
+  // itself (or SIGSTOPs itself when stall_instead_of_kill: a hung peer).
   int kill_rank = -1;
   int kill_at_iter = -1;
+  bool stall_instead_of_kill = false;
 };
 
 struct ProfileOptions {

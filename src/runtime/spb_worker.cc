@@ -1,5 +1,7 @@
 #include "runtime/spb_worker.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 
@@ -44,6 +46,11 @@ void UnflattenIntoGradients(const torch::Tensor& flat,
     }
     offset += p.numel();
   }
+}
+
+double HeapBytesInUse() {
+  struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks + info.hblkhd);
 }
 
 int IndexIn(const std::vector<int>& members, int rank) {
@@ -95,10 +102,12 @@ SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
                                   const torch::Tensor& labels, int depth) {
   SpbStepResult result;
   ClearGradients(model);
+  const double heap_before = HeapBytesInUse();
   Clock::time_point start = Clock::now();
   torch::Tensor loss =
       torch::nn::functional::cross_entropy(SpbForward(model, input, depth), labels);
   result.forward_s = SecondsSince(start);
+  result.retained_bytes = std::max(0.0, HeapBytesInUse() - heap_before);
   result.loss = loss.item<double>();
   if (depth > 0) {
     start = Clock::now();

@@ -9,6 +9,8 @@
 // their activations freed as soon as the next block has consumed them), then backward through the
 // last `depth` blocks only. Afterwards parameter gradients are defined exactly on those blocks.
 //
+// (The frozen prefix's savings are real: SpbStepResult::retained_bytes measures them.)
+//
 // ExchangeGradients: runs this worker's part of an iteration's collectives (spb_plan.h): averages
 // each block's gradient over its contributors and hands the average to the non-contributors, so
 // that afterwards every worker holds the same gradient for every block that had a contributor and
@@ -51,6 +53,9 @@ struct SpbStepResult {
   double loss = 0;
   double forward_s = 0;
   double backward_s = 0;
+  // Heap bytes the forward pass left allocated (measured with mallinfo2): what autograd keeps
+  // for the backward pass plus the loss; frozen blocks contribute nothing.
+  double retained_bytes = 0;
 };
 
 // Resets every parameter gradient to undefined (so untouched blocks are skipped by the optimizer).

@@ -1,11 +1,7 @@
 // `jigsaw train`: the SPB data-parallel training loop, its outputs and checkpoints, and the local
 // launcher that starts one worker process per rank.
-#include <netinet/in.h>
-#include <spawn.h>
+#include <gloo/common/error.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
@@ -14,7 +10,6 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
-#include <thread>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "core/error.h"
@@ -22,11 +17,10 @@
 #include "core/rng.h"
 #include "core/stats.h"
 #include "runtime/cost_model.h"
+#include "runtime/launcher.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
 #include "runtime/train_worker.h"
-
-extern char** environ;
 
 namespace jigsaw {
 namespace {
@@ -43,19 +37,24 @@ struct IterationRow {
   double comm_s = 0;
   double iter_s = 0;
   double bytes_sent = 0;
+  double wire_bytes = 0;
   double loss = 0;
+  double retained_mb = 0;
   double peak_rss_mb = 0;
 };
 
 constexpr char kCsvHeader[] =
-    "rank,epoch,iteration,depth,forward_s,backward_s,comm_s,iter_s,bytes_sent,loss,peak_rss_mb";
+    "rank,epoch,iteration,depth,forward_s,backward_s,comm_s,iter_s,bytes_sent,wire_bytes,loss,"
+    "retained_mb,"
+    "peak_rss_mb";
 
 std::string FormatRow(const IterationRow& r) {
   return std::to_string(r.rank) + "," + std::to_string(r.epoch) + "," +
          std::to_string(r.iteration) + "," + std::to_string(r.depth) + "," +
          FormatFixed(r.forward_s, 6) + "," + FormatFixed(r.backward_s, 6) + "," +
          FormatFixed(r.comm_s, 6) + "," + FormatFixed(r.iter_s, 6) + "," +
-         FormatFixed(r.bytes_sent, 0) + "," + FormatFixed(r.loss, 5) + "," +
+         FormatFixed(r.bytes_sent, 0) + "," + FormatFixed(r.wire_bytes, 0) + "," +
+         FormatFixed(r.loss, 5) + "," + FormatFixed(r.retained_mb, 3) + "," +
          FormatFixed(r.peak_rss_mb, 1);
 }
 
@@ -65,8 +64,21 @@ IterationRow ParseRow(const std::string& line) {
   char comma;
   in >> r.rank >> comma >> r.epoch >> comma >> r.iteration >> comma >> r.depth >> comma >>
       r.forward_s >> comma >> r.backward_s >> comma >> r.comm_s >> comma >> r.iter_s >> comma >>
-      r.bytes_sent >> comma >> r.loss >> comma >> r.peak_rss_mb;
+      r.bytes_sent >> comma >> r.wire_bytes >> comma >> r.loss >> comma >> r.retained_mb >> comma >>
+      r.peak_rss_mb;
   return r;
+}
+
+// Bytes this process has passed to write-like system calls, Gloo's socket writes included
+// (/proc/self/io "wchar"); nothing else writes during the gradient exchange.
+double BytesWritten() {
+  std::ifstream in("/proc/self/io");
+  std::string key;
+  double value = 0;
+  while (in >> key >> value) {
+    if (key == "wchar:") return value;
+  }
+  return 0;
 }
 
 double PeakRssMb() {
@@ -207,6 +219,35 @@ std::vector<std::string> EarlierRows(const std::string& path, int first_epoch) {
   return rows;
 }
 
+// After each epoch rank 0 collects every rank's rows of the epoch through the store (keys are
+// per epoch and rank, so nothing is overwritten) and appends them to *all_rows in iteration order.
+void GatherRows(c10d::Store& store, int rank, int world, int epoch, std::vector<IterationRow>* rows,
+                std::vector<IterationRow>* all_rows) {
+  const std::string prefix = "rows/" + std::to_string(epoch) + "/";
+  if (rank != 0) {
+    std::string text;
+    for (const IterationRow& r : *rows) text += FormatRow(r) + "\n";
+    store.set(prefix + std::to_string(rank), std::vector<uint8_t>(text.begin(), text.end()));
+    rows->clear();
+    return;
+  }
+  std::vector<IterationRow> epoch_rows = std::move(*rows);
+  rows->clear();
+  for (int k = 1; k < world; ++k) {
+    std::vector<uint8_t> bytes = store.get(prefix + std::to_string(k));
+    std::istringstream in(std::string(bytes.begin(), bytes.end()));
+    std::string line;
+    while (std::getline(in, line)) {
+      if (!line.empty()) epoch_rows.push_back(ParseRow(line));
+    }
+  }
+  std::stable_sort(
+      epoch_rows.begin(), epoch_rows.end(), [](const IterationRow& a, const IterationRow& b) {
+        return a.iteration != b.iteration ? a.iteration < b.iteration : a.rank < b.rank;
+      });
+  all_rows->insert(all_rows->end(), epoch_rows.begin(), epoch_rows.end());
+}
+
 struct RunInfo {
   int blocks = 0;
   int64_t iterations_per_epoch = 0;
@@ -234,8 +275,8 @@ Json Predictions(const TrainOptions& options, const SpbPlan& plan, int world, co
     }
   }
   return {{"profile", options.profile},
-          {"mean_backward_s", RoundTo(Mean(backward), 6)},
-          {"bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
+          {"predicted_mean_backward_s", RoundTo(Mean(backward), 6)},
+          {"predicted_bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
 }
 
 void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, const RunInfo& info,
@@ -266,6 +307,8 @@ void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, c
          {"mean_backward_s", RoundTo(mean_of(&IterationRow::backward_s, k), 6)},
          {"mean_comm_s", RoundTo(mean_of(&IterationRow::comm_s, k), 6)},
          {"bytes_sent_per_iter", RoundTo(mean_of(&IterationRow::bytes_sent, k), 0)},
+         {"wire_bytes_per_iter", RoundTo(mean_of(&IterationRow::wire_bytes, k), 0)},
+         {"mean_retained_mb", RoundTo(mean_of(&IterationRow::retained_mb, k), 3)},
          {"peak_rss_mb", RoundTo(peak, 1)}});
   }
   Json summary;
@@ -276,6 +319,7 @@ void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, c
   summary["blocks"] = info.blocks;
   summary["batch_per_worker"] = options.batch;
   summary["epochs"] = options.epochs;
+  summary["epochs_done"] = info.accuracies.size();
   summary["iterations_per_epoch"] = info.iterations_per_epoch;
   summary["resumed_from_epoch"] = info.first_epoch;
   summary["test_accuracy"] = info.accuracies.empty() ? 0.0 : RoundTo(info.accuracies.back(), 4);
@@ -287,9 +331,11 @@ void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, c
   summary["mean_backward_s"] = RoundTo(mean_of(&IterationRow::backward_s, -1), 6);
   summary["mean_comm_s"] = RoundTo(mean_of(&IterationRow::comm_s, -1), 6);
   summary["bytes_sent_per_iter"] = RoundTo(mean_of(&IterationRow::bytes_sent, -1), 0);
+  summary["wire_bytes_per_iter"] = RoundTo(mean_of(&IterationRow::wire_bytes, -1), 0);
+  summary["mean_retained_mb"] = RoundTo(mean_of(&IterationRow::retained_mb, -1), 3);
   summary["peak_rss_mb"] = RoundTo(peak_rss_mb, 1);
   summary["parameter_bytes_per_block"] = info.parameter_bytes;
-  if (!options.profile.empty()) summary["predicted"] = Predictions(options, plan, world, info);
+  if (!options.profile.empty()) summary.update(Predictions(options, plan, world, info));
   summary["per_worker"] = per_worker;
   WriteJsonFile(options.out + "/summary.json", summary);
 }
@@ -305,94 +351,11 @@ std::pair<std::string, int> SplitHostPort(const std::string& address) {
   return {address.substr(0, colon), port};
 }
 
-int FreeLocalPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    throw std::runtime_error("cannot find a free local port for the rendezvous");
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
-std::vector<std::string> OwnCommandLine() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::vector<std::string> args;
-  std::string arg;
-  while (std::getline(in, arg, '\0')) args.push_back(arg);
-  if (args.empty()) throw std::runtime_error("cannot read /proc/self/cmdline");
-  return args;
-}
-
-std::string DescribeExit(int status) {
-  if (WIFSIGNALED(status)) {
-    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  }
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
-
-// Starts one process per rank and waits for all. After the first failure the others get
-// timeout_s + 10 s to notice and exit on their own, then they are killed.
-int LaunchLocalWorkers(const TrainOptions& options) {
-  if (options.workers < 1) throw UsageError("--workers must be at least 1");
-  const std::string master = "127.0.0.1:" + std::to_string(FreeLocalPort());
-  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
-  std::vector<pid_t> pids(options.workers, -1);
-  for (int k = 0; k < options.workers; ++k) {
-    std::vector<std::string> args = OwnCommandLine();
-    for (std::string extra : {"--rank", "", "--world", "", "--master", ""}) args.push_back(extra);
-    args[args.size() - 5] = std::to_string(k);
-    args[args.size() - 3] = std::to_string(options.workers);
-    args[args.size() - 1] = master;
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (posix_spawn(&pids[k], exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
-      throw std::runtime_error("cannot start worker " + std::to_string(k));
-    }
-  }
-  std::vector<std::string> failures;
-  int running = options.workers;
-  Clock::time_point deadline = Clock::time_point::max();
-  while (running > 0) {
-    int status = 0;
-    pid_t pid = waitpid(-1, &status, WNOHANG);
-    if (pid > 0) {
-      auto it = std::find(pids.begin(), pids.end(), pid);
-      if (it == pids.end()) continue;
-      const int rank = static_cast<int>(it - pids.begin());
-      *it = -1;
-      --running;
-      if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-        failures.push_back("worker " + std::to_string(rank) + " " + DescribeExit(status));
-        if (deadline == Clock::time_point::max()) {
-          deadline = Clock::now() + std::chrono::milliseconds(
-                                        static_cast<int64_t>((options.timeout_s + 10) * 1000));
-        }
-      }
-      continue;
-    }
-    if (Clock::now() > deadline) {
-      for (int k = 0; k < options.workers; ++k) {
-        if (pids[k] > 0) {
-          kill(pids[k], SIGKILL);
-          failures.push_back("worker " + std::to_string(k) + " did not exit in time, killed");
-        }
-      }
-      deadline = Clock::time_point::max();
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (failures.empty()) return 0;
-  std::string message;
-  for (const std::string& f : failures) message += (message.empty() ? "" : "; ") + f;
-  std::fprintf(stderr, "jigsaw: train failed: %s\n", message.c_str());
-  return 1;
+// Exits without unwinding: Gloo's threads may still be blocked on the dead peer.
+[[noreturn]] void FailWorker(const TrainOptions& options, const std::string& message) {
+  std::fprintf(stderr, "jigsaw: train: worker %d: %s\n", options.rank, message.c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 int RunRank(const TrainOptions& options) {
@@ -409,19 +372,20 @@ int RunRank(const TrainOptions& options) {
     store_options.timeout = timeout;
     auto store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
     const bool local = host == "127.0.0.1" || host == "localhost";
-    TrainRank(options, options.rank, options.world, store, local ? "127.0.0.1" : "");
+    const std::string gloo_host =
+        !options.gloo_host.empty() ? options.gloo_host : (local ? "127.0.0.1" : "");
+    TrainRank(options, options.rank, options.world, store, gloo_host);
+  } catch (const InputError&) {
+    throw;
+  } catch (const UsageError&) {
+    throw;
+  } catch (const ::gloo::Exception& e) {
+    FailWorker(options, "lost contact with a peer (it exited, or stalled past --timeout-s " +
+                            FormatFixed(options.timeout_s, 0) + "): " + e.what());
   } catch (const c10::Error& e) {
-    // Exit without unwinding: Gloo's threads may still wait on the dead peer.
-    std::fprintf(stderr,
-                 "jigsaw: train: worker %d: communication failed (peer gone or timed out): %s\n",
-                 options.rank, e.what_without_backtrace());
-    std::fflush(stderr);
-    std::_Exit(1);
+    FailWorker(options, e.what_without_backtrace());
   } catch (const std::exception& e) {
-    if (dynamic_cast<const InputError*>(&e) || dynamic_cast<const UsageError*>(&e)) throw;
-    std::fprintf(stderr, "jigsaw: train: worker %d: %s\n", options.rank, e.what());
-    std::fflush(stderr);
-    std::_Exit(1);
+    FailWorker(options, e.what());
   }
   return 0;
 }
@@ -433,8 +397,9 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   torch::set_num_threads(options.threads);
   torch::manual_seed(options.seed);
   const SpbPlan plan = ParseSpbPlan(options.spb);
-  if (options.batch < 1 || options.epochs < 1)
+  if (options.batch < 1 || options.epochs < 1) {
     throw UsageError("--batch and --epochs must be >= 1");
+  }
   Datasets data = LoadData(options.data);
   BlockModel model = MakeModel(options.model, data.train.channels, data.train.height,
                                data.train.width, data.train.classes);
@@ -476,12 +441,15 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   if (info.iterations_per_epoch < 1) {
     throw UsageError("the training set is smaller than one global batch (workers x --batch)");
   }
-  std::vector<IterationRow> rows;
+  std::vector<IterationRow> rows;      // this rank, this epoch
+  std::vector<IterationRow> all_rows;  // rank 0: every rank, every epoch of this run
   for (int epoch = info.first_epoch; epoch < options.epochs; ++epoch) {
     std::vector<int64_t> order = EpochOrder(data.train.count, options.seed, epoch);
     for (int64_t it = 0; it < info.iterations_per_epoch; ++it) {
       const int64_t global_iteration = epoch * info.iterations_per_epoch + it;
-      if (rank == options.kill_rank && global_iteration == options.kill_at_iter) raise(SIGKILL);
+      if (rank == options.kill_rank && global_iteration == options.kill_at_iter) {
+        raise(options.stall_instead_of_kill ? SIGSTOP : SIGKILL);
+      }
       const Clock::time_point start = Clock::now();
       const int64_t first = (it * world + rank) * options.batch;
       std::vector<int64_t> indices(order.begin() + first, order.begin() + first + options.batch);
@@ -489,47 +457,35 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       SpbStepResult step = ComputeSpbGradients(model, BatchImages(data.train, indices),
                                                BatchLabels(data.train, indices), depths[rank]);
       const Clock::time_point comm_start = Clock::now();
+      const double written_before = BytesWritten();
       double bytes = ExchangeGradients(
           model, PlanCollectives(BlockContributors(depths, info.blocks), world), gloo);
       const double comm_s = SecondsSince(comm_start);
+      const double wire_bytes = BytesWritten() - written_before;
       optimizer.step();
       rows.push_back({rank, epoch, global_iteration, depths[rank], step.forward_s, step.backward_s,
-                      comm_s, SecondsSince(start), bytes, step.loss, PeakRssMb()});
+                      comm_s, SecondsSince(start), bytes, wire_bytes, step.loss,
+                      step.retained_bytes / (1024.0 * 1024.0), PeakRssMb()});
     }
     info.accuracies.push_back(Evaluate(model, data.test, rank, world, gloo));
+    const double last_loss = rows.empty() ? 0.0 : rows.back().loss;
+    GatherRows(*store, rank, world, epoch, &rows, &all_rows);
     if (rank == 0) {
+      // Outputs first: a crash in between leaves rows of a newer epoch, which --resume drops.
+      WriteOutputs(options, plan, world, info, earlier, all_rows);
       SaveCheckpoint(checkpoint, model, optimizer, epoch + 1, info.accuracies);
       if (!options.quiet) {
         std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,
-                     options.epochs, info.accuracies.back(), rows.empty() ? 0.0 : rows.back().loss);
+                     options.epochs, info.accuracies.back(), last_loss);
       }
     }
   }
-
-  // Rank 0 gathers every rank's rows through the store and writes the outputs.
-  if (rank != 0) {
-    std::string text;
-    for (const IterationRow& r : rows) text += FormatRow(r) + "\n";
-    store->set("rows/" + std::to_string(rank), std::vector<uint8_t>(text.begin(), text.end()));
-    return;
-  }
-  for (int k = 1; k < world; ++k) {
-    std::vector<uint8_t> bytes = store->get("rows/" + std::to_string(k));
-    std::istringstream in(std::string(bytes.begin(), bytes.end()));
-    std::string line;
-    while (std::getline(in, line)) {
-      if (!line.empty()) rows.push_back(ParseRow(line));
-    }
-  }
-  std::stable_sort(rows.begin(), rows.end(), [](const IterationRow& a, const IterationRow& b) {
-    return a.iteration != b.iteration ? a.iteration < b.iteration : a.rank < b.rank;
-  });
-  WriteOutputs(options, plan, world, info, earlier, rows);
 }
 
 int RunTrain(const TrainOptions& options) {
   ParseSpbPlan(options.spb);  // fail fast, before any worker starts
-  return options.rank < 0 ? LaunchLocalWorkers(options) : RunRank(options);
+  return options.rank < 0 ? LaunchLocalWorkers(options.workers, options.timeout_s + 5)
+                          : RunRank(options);
 }
 
 }  // namespace jigsaw

@@ -94,6 +94,18 @@ TEST(RuntimeImageData, MalformedFilesNameFileAndByte) {
   EXPECT_NE(ErrorOf(TempPath("missing"), labels).find("cannot open"), std::string::npos);
 }
 
+TEST(RuntimeImageData, ReadsDebianFashionMnist) {
+  const std::string dir = "/usr/share/datasets/fashion-mnist";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << dir << " not installed";
+  ImageSet test = LoadFashionMnist(dir, false);
+  EXPECT_EQ(test.count, 10000);
+  EXPECT_EQ(test.height, 28);
+  EXPECT_EQ(test.width, 28);
+  std::vector<int> per_class(10);
+  for (uint8_t label : test.labels) ++per_class[label];
+  for (int n : per_class) EXPECT_EQ(n, 1000);
+}
+
 TEST(RuntimeImageData, SyntheticSetIsSeededAndSharesClassPatterns) {
   ImageSet a = MakeSyntheticImageSet(50, 6, 4, 7, 1);
   ImageSet b = MakeSyntheticImageSet(50, 6, 4, 7, 1);

@@ -108,10 +108,11 @@ TEST(RuntimeCostModel, PredictsBackwardOfTheTrainableSuffix) {
     BlockProfile block;
     block.backward_weight_s = 1.0 * (b + 1);
     block.backward_input_s = 0.5;
+    block.backward_s = block.backward_weight_s + 0.25;
     block.parameter_bytes = 100;
     profile.blocks.push_back(block);
   }
-  EXPECT_DOUBLE_EQ(PredictBackwardS(profile, 3, 10), 1 + 2 + 3 + 0.5 + 0.5);
+  EXPECT_DOUBLE_EQ(PredictBackwardS(profile, 3, 10), 1 + 2.25 + 3.25);
   EXPECT_DOUBLE_EQ(PredictBackwardS(profile, 1, 20), 2 * 3);
   EXPECT_DOUBLE_EQ(PredictBackwardS(profile, 0, 10), 0);
   std::vector<Collective> c = PlanCollectives(BlockContributors({3, 3}, 3), 2);

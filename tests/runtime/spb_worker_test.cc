@@ -1,5 +1,6 @@
 #include "runtime/spb_worker.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -19,14 +20,14 @@ BlockModel TinyMlp() {
   return MakeModel("mlp", 1, 6, 6, 4);
 }
 
+// Private generators: the tests call these from several threads at once.
 torch::Tensor Input(int seed) {
-  torch::manual_seed(seed);
-  return torch::randn({8, 1, 6, 6});
+  return torch::randn({8, 1, 6, 6}, at::make_generator<at::CPUGeneratorImpl>(seed));
 }
 
 torch::Tensor Labels(int seed) {
-  torch::manual_seed(seed + 100);
-  return torch::randint(0, 4, {8}, torch::kInt64);
+  return torch::randint(0, 4, {8}, at::make_generator<at::CPUGeneratorImpl>(seed + 100),
+                        torch::kInt64);
 }
 
 // Runs `work(rank, groups)` on `world` threads sharing one in-process store.
@@ -79,6 +80,19 @@ TEST(RuntimeSpbWorker, FrozenBlocksGetNoGradientAndKeepNoGraph) {
   EXPECT_FALSE(SpbForward(model, Input(1), 0).requires_grad());
 }
 
+TEST(RuntimeSpbWorker, FrozenPrefixReallySavesActivationMemory) {
+  torch::manual_seed(5);
+  BlockModel model = MakeModel("lenet", 1, 28, 28, 10);
+  torch::Tensor input = torch::randn({64, 1, 28, 28});
+  torch::Tensor labels = torch::randint(0, 10, {64}, torch::kInt64);
+  ComputeSpbGradients(model, input, labels, 5);  // warm-up
+  const double full = ComputeSpbGradients(model, input, labels, 5).retained_bytes;
+  const double top = ComputeSpbGradients(model, input, labels, 2).retained_bytes;
+  // Full depth keeps the conv activations (~1.5 MB at batch 64); depth 2 only small FC ones.
+  EXPECT_GT(full, 1e6);
+  EXPECT_LT(top, full / 5);
+}
+
 TEST(RuntimeSpbWorker, PartialGradientsEqualFullBackpropOnTheTrainedBlocks) {
   BlockModel partial = TinyMlp();
   BlockModel full = TinyMlp();
@@ -86,9 +100,13 @@ TEST(RuntimeSpbWorker, PartialGradientsEqualFullBackpropOnTheTrainedBlocks) {
   ComputeSpbGradients(full, Input(1), Labels(1), full->num_blocks());
   auto p = partial->parameters();
   auto f = full->parameters();
+  size_t compared = 0;
   for (size_t i = 0; i < p.size(); ++i) {
-    if (p[i].grad().defined()) EXPECT_TRUE(torch::allclose(p[i].grad(), f[i].grad()));
+    if (!p[i].grad().defined()) continue;
+    EXPECT_TRUE(torch::allclose(p[i].grad(), f[i].grad()));
+    ++compared;
   }
+  EXPECT_EQ(compared, 4u);  // weight and bias of the last two blocks
 }
 
 // Two workers, depths {2, 4} on a 4-block MLP: blocks 2-3 are averaged over both workers,
@@ -127,6 +145,53 @@ TEST(RuntimeSpbWorker, TwoWorkerGradientsAreAveragedOverContributors) {
   EXPECT_DOUBLE_EQ(bytes[1], top + bottom / 2);
 }
 
+// Three workers, rotating plan: over a whole period (several sub-groups, broadcasts from
+// different roots) every worker ends each iteration with the contributors' average.
+TEST(RuntimeSpbWorker, RotatingPlanKeepsEveryReplicaOnTheContributorAverage) {
+  const int world = 3;
+  const SpbPlan plan = ParseSpbPlan("rotating");
+  const int blocks = TinyMlp()->num_blocks();
+  std::vector<BlockModel> models;
+  for (int k = 0; k < world; ++k) models.push_back(TinyMlp());
+  // got[t][k][i]: gradient of parameter i on worker k after iteration t.
+  std::vector<std::vector<std::vector<torch::Tensor>>> got(
+      world, std::vector<std::vector<torch::Tensor>>(world));
+  RunOnThreads(world, PlanGroups(plan, blocks, world), [&](int rank, GlooGroups& groups) {
+    for (int t = 0; t < world; ++t) {
+      std::vector<int> depths = WorkerDepths(plan, blocks, world, t);
+      ComputeSpbGradients(models[rank], Input(rank + 10 * t), Labels(rank + 10 * t), depths[rank]);
+      ExchangeGradients(models[rank], PlanCollectives(BlockContributors(depths, blocks), world),
+                        groups);
+      for (const torch::Tensor& p : models[rank]->parameters()) {
+        got[t][rank].push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
+      }
+    }
+  });
+  for (int t = 0; t < world; ++t) {
+    std::vector<std::vector<int>> contributors =
+        BlockContributors(WorkerDepths(plan, blocks, world, t), blocks);
+    std::vector<std::vector<torch::Tensor>> reference(world);
+    for (int k = 0; k < world; ++k) {
+      BlockModel full = TinyMlp();
+      ComputeSpbGradients(full, Input(k + 10 * t), Labels(k + 10 * t), blocks);
+      for (const torch::Tensor& p : full->parameters()) reference[k].push_back(p.grad());
+    }
+    size_t i = 0;
+    for (int b = 0; b < blocks; ++b) {
+      for (size_t j = 0; j < TinyMlp()->block(b)->parameters().size(); ++j, ++i) {
+        torch::Tensor expected = torch::zeros_like(reference[0][i]);
+        for (int k : contributors[b]) expected += reference[k][i];
+        expected /= static_cast<double>(contributors[b].size());
+        for (int k = 0; k < world; ++k) {
+          ASSERT_TRUE(got[t][k][i].defined()) << "iteration " << t << " worker " << k;
+          EXPECT_TRUE(torch::allclose(got[t][k][i], expected, 1e-5, 1e-6))
+              << "iteration " << t << " worker " << k << " block " << b;
+        }
+      }
+    }
+  }
+}
+
 std::string TempDir(const std::string& name) {
   std::string dir = (std::filesystem::temp_directory_path() / ("jigsaw_runtime_" + name)).string();
   std::filesystem::remove_all(dir);
@@ -137,14 +202,14 @@ TrainOptions TinyTraining(const std::string& out, const std::string& plan) {
   TrainOptions options;
   options.model = "mlp";
   options.data.dataset = "synthetic";
-  options.data.synthetic_train = 256;
+  options.data.synthetic_train = 512;
   options.data.synthetic_test = 128;
   options.data.synthetic_size = 8;
   options.spb = plan;
   options.epochs = 2;
   options.batch = 16;
-  options.max_iters_per_epoch = 6;
-  options.lr = 0.02;
+  options.max_iters_per_epoch = 16;
+  options.lr = 0.05;
   options.out = out;
   options.quiet = true;
   options.timeout_s = 20;
@@ -187,7 +252,7 @@ TEST(RuntimeTraining, TwoWorkerStaircaseLearnsAndWritesOutputs) {
   std::string line;
   int lines = 0;
   while (std::getline(csv, line)) ++lines;
-  EXPECT_EQ(lines, 1 + 2 * 2 * 6);
+  EXPECT_EQ(lines, 1 + 2 * 2 * 16);
   EXPECT_TRUE(std::filesystem::exists(out + "/checkpoint.pt"));
   EXPECT_FALSE(std::filesystem::exists(out + "/checkpoint.pt.tmp"));
 }
@@ -207,7 +272,7 @@ TEST(RuntimeTraining, ResumeContinuesFromTheLastCheckpoint) {
   std::string line;
   int lines = 0;
   while (std::getline(csv, line)) ++lines;
-  EXPECT_EQ(lines, 1 + 2 * 2 * 6);
+  EXPECT_EQ(lines, 1 + 2 * 2 * 16);
 }
 
 }  // namespace

@@ -1,0 +1,118 @@
+#include "runtime/launcher.h"
+
+#include <netinet/in.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+
+extern char** environ;
+
+namespace jigsaw {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int FreeLocalPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    throw std::runtime_error("cannot find a free local port for the rendezvous");
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+std::vector<std::string> OwnCommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> args;
+  std::string arg;
+  while (std::getline(in, arg, '\0')) args.push_back(arg);
+  if (args.empty()) throw std::runtime_error("cannot read /proc/self/cmdline");
+  return args;
+}
+
+std::string DescribeExit(int status) {
+  if (WIFSIGNALED(status)) {
+    return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+}  // namespace
+
+int LaunchLocalWorkers(int workers, double grace_s) {
+  if (workers < 1) throw UsageError("--workers must be at least 1");
+  const std::string master = "127.0.0.1:" + std::to_string(FreeLocalPort());
+  const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::vector<pid_t> pids(workers, -1);
+  for (int k = 0; k < workers; ++k) {
+    std::vector<std::string> args = OwnCommandLine();
+    args.insert(args.end(), {"--rank", std::to_string(k), "--world", std::to_string(workers),
+                             "--master", master});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    if (posix_spawn(&pids[k], exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+      for (int started = 0; started < k; ++started) {
+        kill(pids[started], SIGKILL);
+        waitpid(pids[started], nullptr, 0);
+      }
+      throw std::runtime_error("cannot start worker " + std::to_string(k) + ": " +
+                               std::strerror(errno));
+    }
+  }
+  std::vector<std::string> failures;
+  int running = workers;
+  Clock::time_point deadline = Clock::time_point::max();
+  while (running > 0) {
+    for (int k = 0; k < workers; ++k) {
+      int status = 0;
+      if (pids[k] < 0 || waitpid(pids[k], &status, WNOHANG) != pids[k]) continue;
+      pids[k] = -1;
+      --running;
+      if (WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+      failures.push_back("worker " + std::to_string(k) + " " + DescribeExit(status));
+      if (deadline == Clock::time_point::max()) {
+        deadline = Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(grace_s * 1000));
+      }
+    }
+    if (running > 0 && Clock::now() > deadline) {
+      for (int k = 0; k < workers; ++k) {
+        if (pids[k] < 0) continue;
+        kill(pids[k], SIGKILL);
+        waitpid(pids[k], nullptr, 0);
+        pids[k] = -1;
+        --running;
+        failures.push_back("worker " + std::to_string(k) + " did not exit in time, killed");
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (failures.empty()) return 0;
+  std::string message;
+  for (const std::string& f : failures) message += (message.empty() ? "" : "; ") + f;
+  std::fprintf(stderr, "jigsaw: train failed: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,17 @@
+// The local launcher of `jigsaw train --workers N`: starts N copies of this process's own command
+// line with "--rank k --world N --master 127.0.0.1:PORT" appended (PORT a free local port; the
+// worker side takes the last value of repeated options) and waits for all of them.
+//
+// Returns 0 when every worker exits 0. Otherwise prints one line naming every failed worker and
+// how it failed ("worker 1 was killed by signal 9 (Killed)") and returns 1; workers still running
+// `grace_s` seconds after the first failure are SIGKILLed, so the launcher never hangs. Torch-free.
+#ifndef JIGSAW_RUNTIME_LAUNCHER_H_
+#define JIGSAW_RUNTIME_LAUNCHER_H_
+
+namespace jigsaw {
+
+int LaunchLocalWorkers(int workers, double grace_s);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_RUNTIME_LAUNCHER_H_
