@@ -1,11 +1,12 @@
-// jigsaw: one CLI for the cluster simulator, the runtime and the network simulator.
-#include <cstdio>
-#include <exception>
+// jigsaw: one CLI for the cluster simulator, the network simulator and the SPB runtime.
+#include <string>
 
-#include "cli/commands.h"
-#include "core/error.h"
+#include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile")) {
+    return jigsaw::ExecRuntime(argc, argv);
+  }
   CLI::App app{
       "jigsaw: structured partial backpropagation, SPB-aware scheduling and the "
       "systems around them"};
@@ -13,19 +14,8 @@ int main(int argc, char** argv) {
   jigsaw::CommandAction action;
   jigsaw::AddSimCommand(app, &action);
   jigsaw::AddNetCommand(app, &action);
-  jigsaw::AddTrainCommand(app, &action);
-  jigsaw::AddProfileCommand(app, &action);
-  CLI11_PARSE(app, argc, argv);
-  try {
-    return action ? action() : 0;
-  } catch (const jigsaw::InputError& e) {
-    std::fprintf(stderr, "jigsaw: %s\n", e.what());
-    return 2;
-  } catch (const jigsaw::UsageError& e) {
-    std::fprintf(stderr, "jigsaw: %s\n", e.what());
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "jigsaw: error: %s\n", e.what());
-    return 1;
-  }
+  // Listed for `jigsaw --help`; main() hands them to jigsaw-runtime before parsing.
+  app.add_subcommand("train", "Data-parallel training with SPB (LibTorch + Gloo); see --help");
+  app.add_subcommand("profile", "Per-block timing and size profile of a model; see --help");
+  return jigsaw::ParseAndRun(app, action, argc, argv);
 }

@@ -1,0 +1,12 @@
+// jigsaw-runtime: `jigsaw train` and `jigsaw profile`, the LibTorch half of the CLI (see
+// cli_main.h for why it is a separate executable). Run through `jigsaw train|profile`.
+#include "cli/cli_main.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"jigsaw: SPB training runtime (LibTorch + Gloo)", "jigsaw"};
+  app.require_subcommand(1);
+  jigsaw::CommandAction action;
+  jigsaw::AddTrainCommand(app, &action);
+  jigsaw::AddProfileCommand(app, &action);
+  return jigsaw::ParseAndRun(app, action, argc, argv);
+}
