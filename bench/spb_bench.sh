@@ -20,8 +20,9 @@ THREADS="${THREADS:-1}"
 OUT="${KEEP:-$(mktemp -d)}"
 mkdir -p "$OUT"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$OUT"' EXIT
-# A private copy, so a concurrent rebuild cannot swap the binary between runs.
-cp build/jigsaw "$OUT/jigsaw"
+# A private copy, so a concurrent rebuild cannot swap the binaries between runs (`jigsaw train`
+# runs the sibling jigsaw-runtime).
+cp build/jigsaw build/jigsaw-runtime "$OUT/"
 JIGSAW="$OUT/jigsaw"
 
 field() { awk -v k="\"$2\":" '$1 == k { gsub(/,/, "", $2); print $2; exit }' "$1"; }
