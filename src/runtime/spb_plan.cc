@@ -166,7 +166,10 @@ double EstimatedBytesSent(const Collective& collective, int rank, double bytes) 
 
 std::string DescribeGroup(const std::vector<int>& members) {
   std::string text;
-  for (int k : members) text += (text.empty() ? "" : "-") + std::to_string(k);
+  for (int k : members) {
+    if (!text.empty()) text += '-';
+    text += std::to_string(k);
+  }
   return text;
 }
 
