@@ -29,7 +29,7 @@
 
 #include "runtime/image_data.h"
 #include "runtime/models.h"
-#include "runtime/spb_plan.h"
+#include "spb/spb_plan.h"
 
 namespace jigsaw {
 

@@ -16,7 +16,7 @@
 #include "core/output.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "runtime/cost_model.h"
+#include "spb/cost_model.h"
 #include "runtime/launcher.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/text_input.h"
-#include "runtime/cost_model.h"
+#include "spb/cost_model.h"
 
 namespace {
 

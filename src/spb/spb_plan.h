@@ -10,8 +10,8 @@
 //   d0,d1,...     explicit depths, one per worker ("depths:d0,d1,..." is also accepted)
 // The contributors of a block are the workers whose depth covers it; its gradient is averaged over
 // them. Everything here is torch-free so the plan math is cheap to test and to use in simulators.
-#ifndef JIGSAW_RUNTIME_SPB_PLAN_H_
-#define JIGSAW_RUNTIME_SPB_PLAN_H_
+#ifndef JIGSAW_SPB_SPB_PLAN_H_
+#define JIGSAW_SPB_SPB_PLAN_H_
 
 #include <cstdint>
 #include <string>
@@ -72,4 +72,4 @@ std::string DescribeGroup(const std::vector<int>& members);
 
 }  // namespace jigsaw
 
-#endif  // JIGSAW_RUNTIME_SPB_PLAN_H_
+#endif  // JIGSAW_SPB_SPB_PLAN_H_

@@ -1,4 +1,4 @@
-#include "runtime/spb_plan.h"
+#include "spb/spb_plan.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "runtime/cost_model.h"
+#include "spb/cost_model.h"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
-#include "runtime/spb_plan.h"
+#include "spb/spb_plan.h"
 
 #include <gtest/gtest.h>
 
 #include "core/error.h"
-#include "runtime/cost_model.h"
+#include "spb/cost_model.h"
 
 namespace jigsaw {
 namespace {

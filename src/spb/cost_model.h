@@ -9,15 +9,15 @@
 // counted once), and
 // bytes sent = the EstimatedBytesSent of the iteration's collectives over the blocks'
 // parameter bytes. Torch-free.
-#ifndef JIGSAW_RUNTIME_COST_MODEL_H_
-#define JIGSAW_RUNTIME_COST_MODEL_H_
+#ifndef JIGSAW_SPB_COST_MODEL_H_
+#define JIGSAW_SPB_COST_MODEL_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "core/output.h"
-#include "runtime/spb_plan.h"
+#include "spb/spb_plan.h"
 
 namespace jigsaw {
 
@@ -49,4 +49,4 @@ double PredictBytesSent(const ModelProfile& profile, const std::vector<Collectiv
 
 }  // namespace jigsaw
 
-#endif  // JIGSAW_RUNTIME_COST_MODEL_H_
+#endif  // JIGSAW_SPB_COST_MODEL_H_
