@@ -26,6 +26,7 @@ struct SimOptions {
   SimConfig config;
   TraceGeneratorOptions generator;
   bool quiet = false;
+  double spb_efficiency = 0;
   std::string shockwave_config;
   ShockwaveOptions shockwave;                // command-line overrides, applied where given
   std::vector<std::string> shockwave_given;  // names of the overrides given
@@ -73,6 +74,10 @@ int RunSim(const SimOptions& options) {
   policy_options.throughputs = &table;
   policy_options.worker_type = options.config.worker_type;
   policy_options.shockwave = &shockwave;
+  if (options.spb_efficiency < 0 || options.spb_efficiency > 1) {
+    throw UsageError("--spb-efficiency must be in [0, 1] (0 = unknown: jigsaw uses no SPB plan)");
+  }
+  policy_options.spb_statistical_efficiency = options.spb_efficiency;
   std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
   SimConfig config = options.config;
   config.progress = !options.quiet;
@@ -149,6 +154,10 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
   sim->add_option("--round-log", options->round_log,
                   "rounds.csv detail: full (every round's jobs), delta (jobs started/stopped), "
                   "auto (full up to 10,000 jobs)")
+      ->capture_default_str();
+  sim->add_option("--spb-efficiency", options->spb_efficiency,
+                  "jigsaw: progress per iteration of a staircase SPB job relative to full "
+                  "backprop, from measured runs (0 = unknown: no SPB plans)")
       ->capture_default_str();
   sim->add_flag("--quiet", options->quiet, "No progress output on stderr");
   sim->add_option("--shockwave-config", options->shockwave_config,

@@ -101,6 +101,9 @@ struct PolicyOptions {
   const ThroughputTable* throughputs = nullptr;
   std::string worker_type = "v100";
   const ShockwaveOptions* shockwave = nullptr;
+  // jigsaw: progress per iteration of an SPB (staircase) job relative to full backprop, from
+  // measured runs; 0 = unknown, and then jigsaw does not use SPB plans.
+  double spb_statistical_efficiency = 0;
 };
 
 // Known names: fifo, srtf, las, min_total_duration, max_min_fairness, finish_time_fairness,

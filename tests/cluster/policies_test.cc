@@ -238,3 +238,59 @@ TEST(Policies, PackingColocatesOnlyWhenMemoryFitsAndThroughputGains) {
 
 }  // namespace
 }  // namespace jigsaw
+
+#include "cluster/spb_options.h"
+
+namespace jigsaw {
+namespace {
+
+TEST(SpbOptions, FallbackStaircaseFreesComputeOnShallowWorkers) {
+  auto options = FallbackSpbOptions("ResNet-50", 64, 4);
+  ASSERT_EQ(options.size(), 2u);
+  EXPECT_EQ(options[0].plan, "full");
+  const SpbOption& staircase = options[1];
+  EXPECT_EQ(staircase.plan, "staircase");
+  // Depths 2, 4, 6, 8 of 8 blocks; a worker computes (1 + 2 d / L) / 3 of an iteration.
+  ASSERT_EQ(staircase.worker_busy.size(), 4u);
+  EXPECT_NEAR(staircase.worker_busy[0], 0.5, 1e-12);
+  EXPECT_NEAR(staircase.worker_busy[1], 2.0 / 3, 1e-12);
+  EXPECT_NEAR(staircase.worker_busy[3], 1.0, 1e-12);
+  EXPECT_DOUBLE_EQ(staircase.iteration_time, 1.0);  // the full-depth worker sets the pace
+  EXPECT_LT(staircase.worker_memory[0], staircase.worker_memory[3]);
+  EXPECT_DOUBLE_EQ(staircase.worker_memory[3], 1.0);
+  EXPECT_LT(staircase.bytes, 1.0);
+  EXPECT_EQ(FallbackSpbOptions("ResNet-50", 64, 1).size(), 1u);
+  EXPECT_TRUE(FallbackSpbOptions("Unknown", 64, 4).empty());
+  const double share = ActivationMemoryShare("ResNet-50", 128);
+  EXPECT_GT(share, 0.3);
+  EXPECT_LT(share, 0.9);
+}
+
+TEST(Policies, JigsawPutsSmallGuestsOnTheIdleWorkersOfAnSpbHost) {
+  JobSpec host_spec, guest_spec;
+  host_spec.model = "ResNet-50", host_spec.job_type = "ResNet-50 (batch size 64)";
+  host_spec.batch_size = 64, host_spec.scale_factor = 4;
+  guest_spec.model = "LM", guest_spec.job_type = "LM (batch size 20)";
+  guest_spec.batch_size = 20, guest_spec.scale_factor = 1;
+  std::vector<PolicyJob> jobs(2);
+  jobs[0].id = 0, jobs[0].spec = &host_spec, jobs[0].batch_size = 64, jobs[0].scale_factor = 4;
+  jobs[1].id = 1, jobs[1].spec = &guest_spec, jobs[1].batch_size = 20, jobs[1].scale_factor = 1;
+  for (PolicyJob& job : jobs) job.throughput = 1, job.elapsed_s = 100;
+  jobs[1].attained_s = 50;  // the host is less served: it gets the GPUs
+  PolicyContext context;
+  context.gpus = 4;
+  PolicyOptions options;  // no throughput table: only SPB placements are possible
+  auto without = MakePolicy("jigsaw", options)->PlanPlacements(context, jobs);
+  ASSERT_EQ(without.size(), 1u);
+  EXPECT_EQ(without[0].partner_id, -1);  // efficiency unknown: no SPB
+  options.spb_statistical_efficiency = 0.9;
+  auto with = MakePolicy("jigsaw", options)->PlanPlacements(context, jobs);
+  ASSERT_EQ(with.size(), 1u);
+  EXPECT_EQ(with[0].job_id, 0);
+  EXPECT_EQ(with[0].partner_id, 1);
+  EXPECT_DOUBLE_EQ(with[0].rate, 0.9);
+  EXPECT_NEAR(with[0].partner_rate, 0.5, 1e-12);  // the shallowest worker idles half the time
+}
+
+}  // namespace
+}  // namespace jigsaw

@@ -29,6 +29,7 @@ const std::map<std::string, Factory>& Registry() {
       {"max_sum_throughput", IgnoringOptions<MakeMaxSumThroughputPolicy>},
       {"shockwave", MakeShockwavePolicy},
       {"packing", MakePackingPolicy},
+      {"jigsaw", MakeJigsawPolicy},
   };
   return kRegistry;
 }

@@ -1,0 +1,41 @@
+// What structured partial backpropagation does to a job, as the scheduler sees it: for each SPB
+// plan a job on N GPUs could use, its iteration time, per-GPU compute busy fraction, per-worker
+// memory and bytes sent, all relative to full backprop on the same N GPUs.
+//
+// For job types known only by their Gavel throughputs (no `jigsaw profile` output) this is the
+// documented fallback model (docs/jigsaw.md): L = 8 equal blocks, backward = 2 x forward; worker
+// k of a staircase backpropagates the last ceil(L(k+1)/N) blocks, so its GPU computes
+// (1 + 2 d_k / L) / 3 of a full iteration; the slowest worker still runs full depth, so the
+// iteration time does not drop (compute-bound); activations are the batch-proportional part of
+// Shockwave's measured memory (slope of memory over batch size); bytes follow the SPB collective
+// schedule over equal-size blocks. Statistical efficiency is not modelled here: it must come from
+// measured runs (data/spb_statistical_efficiency.json) and is supplied by the caller.
+#ifndef JIGSAW_CLUSTER_SPB_OPTIONS_H_
+#define JIGSAW_CLUSTER_SPB_OPTIONS_H_
+
+#include <string>
+#include <vector>
+
+namespace jigsaw {
+
+struct SpbOption {
+  std::string plan = "full";
+  double iteration_time = 1.0;  // relative to full backprop
+  // Per worker, ascending by depth: the fraction of an iteration its GPU computes, and its
+  // memory relative to a full-backprop worker.
+  std::vector<double> worker_busy;
+  std::vector<double> worker_memory;
+  double bytes = 1.0;  // mean bytes sent per worker, relative to full
+};
+
+// Options for a job of `model` at `batch_size` on `workers` GPUs: always "full" first, then
+// "staircase" when workers > 1 (rotating has the same averages). Empty for unknown models.
+std::vector<SpbOption> FallbackSpbOptions(const std::string& model, int batch_size, int workers);
+
+// Fraction of a worker's measured memory that is batch-proportional (activations), from the
+// least-squares slope of Shockwave's memory profile over batch sizes; 0 if unknown.
+double ActivationMemoryShare(const std::string& model, int batch_size);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_CLUSTER_SPB_OPTIONS_H_
