@@ -531,7 +531,7 @@ struct Simulator::Impl {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     progress.Final("done: " + std::to_string(result.jobs.size()) + " jobs, " +
                    std::to_string(result.rounds.size()) + " rounds, makespan " +
-                   std::to_string(static_cast<long long>(result.makespan_s)) + " s, wall " +
+                   std::to_string(std::llround(result.makespan_s)) + " s, wall " +
                    std::to_string(result.wall_s) + " s");
     return result;
   }
