@@ -14,6 +14,8 @@
 // The plan can change every round without a restart. SPB placements need a measured statistical
 // efficiency (PolicyOptions::spb_statistical_efficiency); without one only the first kind is used.
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "cluster/policies/colocation.h"
 #include "cluster/policies/policies.h"
@@ -25,12 +27,13 @@ namespace {
 
 class JigsawPolicy : public Policy {
  public:
-  explicit JigsawPolicy(const PolicyOptions& options)
-      : table_(options.throughputs),
+  JigsawPolicy(std::string name, const PolicyOptions& options, bool use_spb)
+      : name_(std::move(name)),
+        table_(options.throughputs),
         worker_type_(options.worker_type),
-        statistical_efficiency_(options.spb_statistical_efficiency) {}
+        statistical_efficiency_(use_spb ? options.spb_statistical_efficiency : 0.0) {}
 
-  std::string name() const override { return "jigsaw"; }
+  std::string name() const override { return name_; }
   bool PlansRounds() const override { return true; }
   std::vector<double> Allocate(const PolicyContext&, const std::vector<PolicyJob>& jobs) override {
     return std::vector<double>(jobs.size(), 0.0);
@@ -107,6 +110,7 @@ class JigsawPolicy : public Policy {
     return found;
   }
 
+  std::string name_;
   const ThroughputTable* table_;
   std::string worker_type_;
   double statistical_efficiency_;
@@ -115,7 +119,14 @@ class JigsawPolicy : public Policy {
 }  // namespace
 
 std::unique_ptr<Policy> MakeJigsawPolicy(const PolicyOptions& options) {
-  return std::make_unique<JigsawPolicy>(options);
+  return std::make_unique<JigsawPolicy>("jigsaw", options, /*use_spb=*/true);
+}
+
+// packing: the packing-only ablation, i.e. jigsaw without SPB placements. Same-size pairs from
+// the throughput table's co-location entries when both fit in GPU memory, ranked least-served
+// first, at most two jobs per GPU gang (as in Gavel's packing).
+std::unique_ptr<Policy> MakePackingPolicy(const PolicyOptions& options) {
+  return std::make_unique<JigsawPolicy>("packing", options, /*use_spb=*/false);
 }
 
 }  // namespace jigsaw
