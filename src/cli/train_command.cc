@@ -85,6 +85,18 @@ void AddProfileCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--threads", options->threads)->capture_default_str();
   command->add_option("--seed", options->seed)->capture_default_str();
   command->add_option("--out", options->out, "output JSON file")->capture_default_str();
+  command
+      ->add_option("--comm-workers", options->comm_workers,
+                   "also fit Gloo allreduce/broadcast latency and bandwidth for 2..N local "
+                   "ranks (0 = skip)")
+      ->capture_default_str();
+  command->add_option("--comm-repeats", options->comm_repeats, "timed collectives per size")
+      ->capture_default_str();
+  command
+      ->add_option("--step-workers", options->step_workers,
+                   "also time whole SPB steps at every depth with N concurrent replicas "
+                   "(0 = skip)")
+      ->capture_default_str();
   command->callback([options, action] { *action = [options] { return RunProfile(*options); }; });
 }
 

@@ -9,7 +9,8 @@
 // Returns the process exit code; a failed or vanished peer makes every survivor exit non-zero with
 // a message naming the failure, within about timeout_s.
 //
-// RunProfile: per-block forward/backward timings and sizes of a model, written as JSON (format in
+// RunProfile: per-block forward/backward timings and sizes of a model, the per-iteration work
+// outside the blocks and optionally a fitted communication model, written as JSON (format in
 // docs/runtime.md).
 #ifndef JIGSAW_RUNTIME_RUNTIME_H_
 #define JIGSAW_RUNTIME_RUNTIME_H_
@@ -67,6 +68,17 @@ struct ProfileOptions {
   int threads = 1;
   uint64_t seed = 0;
   std::string out = "profile.json";
+  // Communication calibration: for n = 2 .. comm_workers, n local processes (this one and forked
+  // copies, Gloo over TCP on 127.0.0.1, as `jigsaw train` runs) time allreduces and broadcasts of
+  // 4 payload sizes the way training issues them (after a training step, then back to back),
+  // `comm_repeats` each; the fitted latency and bandwidth go into the profile's "comm" section.
+  // 0 = no calibration (the profile then has no "comm" section).
+  int comm_workers = 0;
+  int comm_repeats = 30;
+  // Whole-iteration compute at every depth through the training code path, with `step_workers`
+  // processes running concurrently (as that many local workers share the machine's cores);
+  // the profile's "steps" section. 0 = skip.
+  int step_workers = 0;
 };
 
 int RunTrain(const TrainOptions& options);

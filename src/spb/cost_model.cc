@@ -1,15 +1,134 @@
 #include "spb/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "core/text_input.h"
 
 namespace jigsaw {
 
+namespace {
+
+// Stored bandwidth when the samples show no size dependence (JSON has no infinity).
+constexpr double kUnboundedBandwidth = 1e15;
+
+const char* KindName(Collective::Kind kind) {
+  return kind == Collective::Kind::kAllreduce ? "allreduce" : "broadcast";
+}
+
+// Bytes each member sends for a collective of `kind` over `members` ranks on `payload` bytes.
+double SentPerMember(Collective::Kind kind, int members, double payload) {
+  Collective c;
+  c.kind = kind;
+  for (int r = 0; r < members; ++r) c.members.push_back(r);
+  return EstimatedBytesSent(c, 0, payload);
+}
+
+Json CommToJson(const CommModel& comm) {
+  Json fits = Json::array();
+  for (const CollectiveFit& f : comm.fits) {
+    Json samples = Json::array();
+    for (const auto& [bytes, seconds] : f.samples) samples.push_back({bytes, seconds});
+    fits.push_back({{"kind", KindName(f.kind)},
+                    {"members", f.members},
+                    {"after", f.back_to_back ? "collective" : "compute"},
+                    {"latency_s", f.latency_s},
+                    {"bandwidth_bytes_per_s", f.bandwidth_bytes_per_s},
+                    {"samples_payload_bytes_s", samples}});
+  }
+  return {{"method", comm.method}, {"fits", fits}};
+}
+
+CommModel CommFromJson(const Json& json) {
+  CommModel comm;
+  comm.method = json.value("method", "");
+  for (const Json& f : json.at("fits")) {
+    CollectiveFit fit;
+    const std::string kind = f.at("kind").get<std::string>();
+    if (kind != "allreduce" && kind != "broadcast") {
+      throw std::invalid_argument("comm fit kind must be allreduce or broadcast, got " + kind);
+    }
+    fit.kind = kind == "allreduce" ? Collective::Kind::kAllreduce : Collective::Kind::kBroadcast;
+    fit.members = f.at("members").get<int>();
+    const std::string after = f.value("after", "compute");
+    if (after != "compute" && after != "collective") {
+      throw std::invalid_argument("comm fit \"after\" must be compute or collective, got " + after);
+    }
+    fit.back_to_back = after == "collective";
+    fit.latency_s = f.at("latency_s").get<double>();
+    fit.bandwidth_bytes_per_s = f.at("bandwidth_bytes_per_s").get<double>();
+    if (fit.members < 2 || fit.bandwidth_bytes_per_s <= 0 || fit.latency_s < 0) {
+      throw std::invalid_argument("comm fit needs members >= 2, latency_s >= 0, bandwidth > 0");
+    }
+    for (const Json& s : f.value("samples_payload_bytes_s", Json::array())) {
+      fit.samples.emplace_back(s.at(0).get<double>(), s.at(1).get<double>());
+    }
+    comm.fits.push_back(fit);
+  }
+  return comm;
+}
+
+}  // namespace
+
+double CommModel::Seconds(Collective::Kind kind, int members, double payload_bytes,
+                          bool back_to_back) const {
+  bool have_mode = false;
+  for (const CollectiveFit& f : fits) have_mode |= f.kind == kind && f.back_to_back == back_to_back;
+  const CollectiveFit* best = nullptr;
+  for (const CollectiveFit& f : fits) {
+    if (f.kind != kind || (have_mode && f.back_to_back != back_to_back)) continue;
+    if (best == nullptr || std::abs(f.members - members) < std::abs(best->members - members) ||
+        (std::abs(f.members - members) == std::abs(best->members - members) &&
+         f.members > best->members)) {
+      best = &f;
+    }
+  }
+  if (best == nullptr) {
+    throw std::logic_error(std::string("communication model has no ") + KindName(kind) + " fit");
+  }
+  return best->latency_s +
+         SentPerMember(kind, members, payload_bytes) / best->bandwidth_bytes_per_s;
+}
+
+CollectiveFit FitCollective(Collective::Kind kind, int members,
+                            const std::vector<std::pair<double, double>>& samples) {
+  CollectiveFit fit;
+  fit.kind = kind;
+  fit.members = members;
+  fit.samples = samples;
+  const double n = static_cast<double>(samples.size());
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [bytes, seconds] : samples) {
+    const double x = SentPerMember(kind, members, bytes);
+    sx += x;
+    sy += seconds;
+    sxx += x * x;
+    sxy += x * seconds;
+  }
+  const double denominator = n * sxx - sx * sx;
+  if (samples.size() < 2 || denominator <= 0) {
+    throw std::invalid_argument("a collective fit needs at least two distinct sizes");
+  }
+  double slope = (n * sxy - sx * sy) / denominator;
+  double intercept = (sy - slope * sx) / n;
+  if (intercept < 0) {  // refit through the origin
+    intercept = 0;
+    slope = sxy / sxx;
+  }
+  if (slope <= 0) {  // no measurable size dependence: constant time, "infinite" bandwidth
+    intercept = sy / n;
+    slope = 1.0 / kUnboundedBandwidth;
+  }
+  fit.latency_s = intercept;
+  fit.bandwidth_bytes_per_s = std::min(1.0 / slope, kUnboundedBandwidth);
+  return fit;
+}
+
 Json ProfileToJson(const ModelProfile& profile) {
   Json json;
-  json["format"] = "jigsaw-block-profile-v1";
+  json["format"] = "jigsaw-block-profile-v2";
   json["model"] = profile.model;
   json["batch"] = profile.batch;
   json["input_shape"] = profile.input_shape;
@@ -27,6 +146,23 @@ Json ProfileToJson(const ModelProfile& profile) {
                       {"parameter_bytes", b.parameter_bytes}});
   }
   json["blocks"] = blocks;
+  json["batch_s"] = profile.batch_s;
+  json["loss_s"] = profile.loss_s;
+  json["optimizer_s"] = profile.optimizer_s;
+  if (!profile.comm.empty()) json["comm"] = CommToJson(profile.comm);
+  if (!profile.steps.empty()) {
+    Json depths = Json::array();
+    for (const DepthStepProfile& d : profile.steps.depths) {
+      depths.push_back({{"depth", d.depth},
+                        {"slowest_compute_s", d.slowest_compute_s},
+                        {"mean_compute_s", d.mean_compute_s},
+                        {"alone_compute_s", d.alone_compute_s},
+                        {"forward_s", d.forward_s},
+                        {"backward_s", d.backward_s}});
+    }
+    json["steps"] = {
+        {"workers", profile.steps.workers}, {"repeats", profile.steps.repeats}, {"depths", depths}};
+  }
   return json;
 }
 
@@ -54,11 +190,38 @@ ModelProfile ReadProfile(const std::string& path) {
       block.parameter_bytes = b.at("parameter_bytes").get<int64_t>();
       profile.blocks.push_back(block);
     }
+    profile.batch_s = json.value("batch_s", 0.0);
+    profile.loss_s = json.value("loss_s", 0.0);
+    profile.optimizer_s = json.value("optimizer_s", 0.0);
+    if (json.contains("comm")) profile.comm = CommFromJson(json.at("comm"));
+    if (json.contains("steps")) {
+      const Json& steps = json.at("steps");
+      profile.steps.workers = steps.at("workers").get<int>();
+      profile.steps.repeats = steps.at("repeats").get<int>();
+      for (const Json& d : steps.at("depths")) {
+        DepthStepProfile step;
+        step.depth = d.at("depth").get<int>();
+        step.slowest_compute_s = d.at("slowest_compute_s").get<double>();
+        step.mean_compute_s = d.value("mean_compute_s", step.slowest_compute_s);
+        step.alone_compute_s = d.value("alone_compute_s", step.mean_compute_s);
+        step.forward_s = d.at("forward_s").get<double>();
+        step.backward_s = d.at("backward_s").get<double>();
+        if (step.depth != static_cast<int>(profile.steps.depths.size())) {
+          throw std::invalid_argument("steps.depths must list depths 0, 1, ... in order");
+        }
+        profile.steps.depths.push_back(step);
+      }
+    }
   } catch (const Json::exception& e) {
+    throw InputError(path, 0, std::string("malformed block profile: ") + e.what());
+  } catch (const std::invalid_argument& e) {
     throw InputError(path, 0, std::string("malformed block profile: ") + e.what());
   }
   if (profile.batch <= 0 || profile.blocks.empty()) {
     throw InputError(path, 0, "a profile needs a positive batch and at least one block");
+  }
+  if (!profile.steps.empty() && profile.steps.depths.size() != profile.blocks.size() + 1) {
+    throw InputError(path, 0, "steps.depths must have one entry per depth 0 .. blocks");
   }
   return profile;
 }
