@@ -15,6 +15,10 @@ void AddSimCommand(CLI::App& app, CommandAction* action);
 void AddNetCommand(CLI::App& app, CommandAction* action);
 void AddTrainCommand(CLI::App& app, CommandAction* action);
 void AddProfileCommand(CLI::App& app, CommandAction* action);
+void AddPsCommand(CLI::App& app, CommandAction* action);
+void AddPsWorkerCommand(CLI::App& app, CommandAction* action);
+void AddTlightsCommand(CLI::App& app, CommandAction* action);
+void AddTlightsReportCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace jigsaw
 

@@ -4,7 +4,8 @@
 #include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
-  if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile")) {
+  if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile" ||
+                   std::string(argv[1]) == "ps-worker")) {
     return jigsaw::ExecRuntime(argc, argv);
   }
   CLI::App app{
@@ -14,8 +15,12 @@ int main(int argc, char** argv) {
   jigsaw::CommandAction action;
   jigsaw::AddSimCommand(app, &action);
   jigsaw::AddNetCommand(app, &action);
+  jigsaw::AddPsCommand(app, &action);
+  jigsaw::AddTlightsCommand(app, &action);
+  jigsaw::AddTlightsReportCommand(app, &action);
   // Listed for `jigsaw --help`; main() hands them to jigsaw-runtime before parsing.
   app.add_subcommand("train", "Data-parallel training with SPB (LibTorch + Gloo); see --help");
   app.add_subcommand("profile", "Per-block timing and size profile of a model; see --help");
+  app.add_subcommand("ps-worker", "A worker of a parameter-server job (LibTorch); see --help");
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

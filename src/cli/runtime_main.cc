@@ -8,5 +8,6 @@ int main(int argc, char** argv) {
   jigsaw::CommandAction action;
   jigsaw::AddTrainCommand(app, &action);
   jigsaw::AddProfileCommand(app, &action);
+  jigsaw::AddPsWorkerCommand(app, &action);
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

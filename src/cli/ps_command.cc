@@ -1,0 +1,44 @@
+// `jigsaw ps` (the parameter server of one job; torch-free, runs in jigsaw) and
+// `jigsaw ps-worker` (a LibTorch worker; runs in jigsaw-runtime). See docs/tensorlights.md.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "ps/server.h"
+
+namespace jigsaw {
+
+void AddPsCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<ps::ServerOptions>();
+  CLI::App* command = app.add_subcommand(
+      "ps", "parameter server of one synchronous-SGD job (workers: jigsaw ps-worker)");
+  command->add_option("--job", options->job, "job name (in logs and the output)")
+      ->capture_default_str();
+  command->add_option("--host", options->host, "address to listen on")->capture_default_str();
+  command->add_option("--port", options->port, "TCP port (0: any free port)")
+      ->capture_default_str();
+  command->add_option("--workers", options->workers, "workers of this job")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  command->add_option("--lr", options->lr, "SGD learning rate")->capture_default_str();
+  command->add_option("--momentum", options->momentum)->capture_default_str();
+  command
+      ->add_option("--timeout-s", options->timeout_s,
+                   "fail the job when a worker makes no progress for this long")
+      ->capture_default_str();
+  command->add_option("--out", options->out, "statistics JSON file");
+  command->add_flag("--quiet", options->quiet, "no progress on stderr");
+  command->callback([options, action] {
+    *action = [options] {
+      ps::ServerStats stats = ps::RunParameterServer(*options);
+      if (!options->quiet) {
+        std::fprintf(stderr, "jigsaw: ps %s: %llu steps of %zu parameters in %.2f s\n",
+                     options->job.c_str(), static_cast<unsigned long long>(stats.steps),
+                     stats.parameters, stats.end_wall_s - stats.start_wall_s);
+      }
+      return 0;
+    };
+  });
+}
+
+}  // namespace jigsaw

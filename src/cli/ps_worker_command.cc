@@ -1,0 +1,50 @@
+// `jigsaw ps-worker`: one synchronous-SGD worker of a parameter-server job (LibTorch; runs in
+// jigsaw-runtime). See src/ps/worker.h.
+#include <cstdio>
+#include <memory>
+
+#include "cli/commands.h"
+#include "ps/worker.h"
+
+namespace jigsaw {
+
+void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<ps::PsWorkerOptions>();
+  CLI::App* command =
+      app.add_subcommand("ps-worker", "one worker of a parameter-server job (jigsaw ps)");
+  command->add_option("--job", options->job, "job name (in the CSV)")->capture_default_str();
+  command->add_option("--server", options->server, "the job's server, HOST:PORT")
+      ->capture_default_str();
+  command->add_option("--rank", options->rank, "this worker's rank")->capture_default_str();
+  command->add_option("--workers", options->workers, "workers of the job")->capture_default_str();
+  command->add_option("--model", options->model, "mlp, lenet or resnet")->capture_default_str();
+  command->add_option("--synthetic-size", options->synthetic_size, "synthetic image side")
+      ->capture_default_str();
+  command->add_option("--synthetic-train", options->synthetic_train, "synthetic training samples")
+      ->capture_default_str();
+  command->add_option("--synthetic-test", options->synthetic_test, "synthetic test samples")
+      ->capture_default_str();
+  command->add_option("--iters", options->iterations, "iterations (synchronous steps)")
+      ->capture_default_str();
+  command->add_option("--batch", options->batch, "batch size per worker")->capture_default_str();
+  command->add_option("--seed", options->seed, "model and data seed (same on all workers)")
+      ->capture_default_str();
+  command->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
+  command->add_option("--timeout-s", options->timeout_s, "give up when the server is silent")
+      ->capture_default_str();
+  command->add_option("--out", options->out, "per-iteration CSV file");
+  command->add_flag("--quiet", options->quiet, "no progress on stderr");
+  command->callback([options, action] {
+    *action = [options] {
+      ps::PsWorkerResult result = ps::RunPsWorker(*options);
+      std::printf(
+          "{\"job\": \"%s\", \"rank\": %d, \"parameters\": %zu, \"first_loss\": %.5f, "
+          "\"last_loss\": %.5f, \"test_accuracy\": %.4f}\n",
+          options->job.c_str(), options->rank, result.parameters, result.first_loss,
+          result.last_loss, result.test_accuracy);
+      return 0;
+    };
+  });
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,44 @@
+// The worker side of the parameter-server protocol (see message.h and server.h). Torch-free.
+//
+// PsClient connects to the server (retrying for up to timeout_s while it is not listening yet)
+// and says hello. A synchronous-SGD worker then calls, per iteration t: Push(t, gradient) and
+// Pull(t + 1), which blocks until every worker of the job pushed step t and returns the updated
+// parameters. Worker 0 calls Init(parameters) once first; every worker starts with Pull(0).
+// Errors throw std::runtime_error: a kError from the server ("the job failed"), a closed
+// connection, an unexpected reply, or no reply within timeout_s.
+#ifndef JIGSAW_PS_CLIENT_H_
+#define JIGSAW_PS_CLIENT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ps/message.h"
+#include "ps/socket.h"
+
+namespace jigsaw::ps {
+
+class PsClient {
+ public:
+  PsClient(const std::string& host, int port, int rank, int workers, double timeout_s);
+
+  void Init(const std::vector<float>& parameters);
+  void Push(uint64_t step, const std::vector<float>& gradient);
+  std::vector<float> Pull(uint64_t version);
+  void Bye();
+
+  uint64_t bytes_sent() const { return bytes_sent_; }
+  uint64_t bytes_received() const { return bytes_received_; }
+
+ private:
+  void Send(const Message& message);
+
+  Socket socket_;
+  int rank_;
+  uint64_t bytes_sent_ = 0;
+  uint64_t bytes_received_ = 0;
+};
+
+}  // namespace jigsaw::ps
+
+#endif  // JIGSAW_PS_CLIENT_H_

@@ -1,0 +1,104 @@
+// The parameter-server wire format: framing round trips, rejection of bad frames, and whole
+// messages over a real socket pair (including one larger than the socket buffers).
+#include "ps/message.h"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <thread>
+
+#include "ps/socket.h"
+
+namespace jigsaw::ps {
+namespace {
+
+TEST(PsMessage, EncodeDecodeRoundTrip) {
+  Message message{MessageType::kPush, 3, 1234567890123ULL, {1.5f, -2.25f, 0.0f, 1e-7f}};
+  const std::string frame = EncodeMessage(message);
+  ASSERT_EQ(frame.size(), kHeaderBytes + 4 * sizeof(float));
+  EXPECT_EQ(frame.substr(0, 4), "JPS1");
+  Message decoded = DecodeMessage(frame);
+  EXPECT_EQ(decoded.type, MessageType::kPush);
+  EXPECT_EQ(decoded.rank, 3u);
+  EXPECT_EQ(decoded.step, 1234567890123ULL);
+  EXPECT_EQ(decoded.data, message.data);
+}
+
+TEST(PsMessage, HeaderLayoutIsLittleEndianLengthPrefixed) {
+  const std::string frame = EncodeMessage(Message{MessageType::kParams, 2, 7, {1.0f, 2.0f}});
+  const auto* bytes = reinterpret_cast<const uint8_t*>(frame.data());
+  EXPECT_EQ(bytes[4], 5);   // type kParams
+  EXPECT_EQ(bytes[8], 2);   // rank
+  EXPECT_EQ(bytes[16], 7);  // step
+  EXPECT_EQ(bytes[24], 2);  // count of floats
+  EXPECT_EQ(bytes[25], 0);
+}
+
+TEST(PsMessage, RejectsBadFrames) {
+  std::string frame = EncodeMessage(Message{MessageType::kPush, 0, 0, {1.0f}});
+  std::string bad_magic = frame;
+  bad_magic[0] = 'X';
+  EXPECT_THROW(DecodeMessage(bad_magic), ProtocolError);
+  std::string bad_type = frame;
+  bad_type[4] = 42;
+  EXPECT_THROW(DecodeMessage(bad_type), ProtocolError);
+  EXPECT_THROW(DecodeMessage(frame.substr(0, frame.size() - 1)), ProtocolError);
+  EXPECT_THROW(DecodeMessage(frame.substr(0, 10)), ProtocolError);
+  std::string huge = frame;
+  huge[31] = 0x10;  // count = 2^60 floats: refused before any allocation
+  try {
+    DecodeHeader(reinterpret_cast<const uint8_t*>(huge.data()));
+    FAIL() << "no exception";
+  } catch (const ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("exceeds the limit"), std::string::npos);
+  }
+}
+
+TEST(PsMessage, WholeMessagesOverASocket) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  Socket a(fds[0]);
+  Socket b(fds[1]);
+  std::vector<float> big(3'000'000);  // 12 MB: many partial sends and receives
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<float>(i) * 0.5f;
+  std::thread sender([&] {
+    SendMessage(a.fd(), Message{MessageType::kParams, 1, 9, big});
+    SendMessage(a.fd(), Message{MessageType::kBye, 1, 0, {}});
+  });
+  Message first = ReceiveMessage(b.fd());
+  Message second = ReceiveMessage(b.fd());
+  sender.join();
+  EXPECT_EQ(first.type, MessageType::kParams);
+  EXPECT_EQ(first.step, 9u);
+  EXPECT_EQ(first.data, big);
+  EXPECT_EQ(second.type, MessageType::kBye);
+  EXPECT_TRUE(second.data.empty());
+  a = Socket();
+  EXPECT_THROW(ReceiveMessage(b.fd()), ConnectionClosed);
+}
+
+TEST(PsMessage, TruncatedStreamIsAProtocolError) {
+  int fds[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
+  Socket a(fds[0]);
+  Socket b(fds[1]);
+  const std::string frame = EncodeMessage(Message{MessageType::kPush, 0, 0, {1, 2, 3}});
+  ASSERT_EQ(write(a.fd(), frame.data(), frame.size() - 2), static_cast<ssize_t>(frame.size() - 2));
+  a = Socket();
+  EXPECT_THROW(ReceiveMessage(b.fd()), ProtocolError);
+}
+
+TEST(PsSocket, ParseHostPort) {
+  std::string host;
+  int port = 0;
+  ParseHostPort("10.77.0.1:5001", "--server", &host, &port);
+  EXPECT_EQ(host, "10.77.0.1");
+  EXPECT_EQ(port, 5001);
+  EXPECT_ANY_THROW(ParseHostPort("10.77.0.1", "--server", &host, &port));
+  EXPECT_ANY_THROW(ParseHostPort("h:70000", "--server", &host, &port));
+  EXPECT_ANY_THROW(ParseHostPort("h:12x", "--server", &host, &port));
+}
+
+}  // namespace
+}  // namespace jigsaw::ps
