@@ -32,6 +32,8 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
   command->add_option("--timeout-s", options->timeout_s, "give up when the server is silent")
       ->capture_default_str();
+  command->add_option("--start-at", options->start_at_wall_s,
+                      "wall-clock time (s since the epoch) to start at, after loading");
   command->add_option("--out", options->out, "per-iteration CSV file");
   command->add_flag("--quiet", options->quiet, "no progress on stderr");
   command->callback([options, action] {

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -83,6 +84,10 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
   const ImageSet train = MakeSyntheticImageSet(options.synthetic_train, options.synthetic_size, 10,
                                                7 + options.seed, 1);
   BlockModel model = MakeModel(options.model, train.channels, train.height, train.width, 10);
+  const double wait_s = options.start_at_wall_s - WallSeconds();
+  if (options.start_at_wall_s > 0 && wait_s > 0) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
+  }
   PsClient client(host, port, options.rank, options.workers, options.timeout_s);
   if (options.rank == 0) client.Init(FlattenParameters(model));
   LoadParameters(model, client.Pull(0));

@@ -32,6 +32,9 @@ struct PsWorkerOptions {
   uint64_t seed = 1;
   int threads = 1;
   double timeout_s = 120;
+  // Wall-clock second (since the epoch) to start training at, after the model is built and
+  // before connecting; 0: at once. Lets an experiment start several jobs together.
+  double start_at_wall_s = 0;
   std::string out;
   bool quiet = false;
 };
