@@ -1,5 +1,6 @@
 // `jigsaw sim`: trace-driven cluster scheduling simulation.
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 #include "cli/commands.h"
@@ -7,6 +8,7 @@
 #include "cluster/policy.h"
 #include "cluster/sim_output.h"
 #include "cluster/simulator.h"
+#include "cluster/spb_cost_model.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "model/trace_generator.h"
@@ -26,7 +28,14 @@ struct SimOptions {
   SimConfig config;
   TraceGeneratorOptions generator;
   bool quiet = false;
-  double spb_efficiency = 0;
+  std::string spb_efficiency = "auto";
+  std::string spb_efficiency_file = JIGSAW_DATA_DIR "/spb_statistical_efficiency.json";
+  std::string spb_proxy_model = "lenet";
+  std::vector<std::string> spb_profiles;  // MODEL=FILE
+  int gpus_per_node = 4;
+  double nic_gbps = 25;
+  int64_t assign_job_types = -1;  // seed; -1: keep type-less jobs type-less
+  int64_t max_jobs = 0;           // 0: all
   std::string shockwave_config;
   ShockwaveOptions shockwave;                // command-line overrides, applied where given
   std::vector<std::string> shockwave_given;  // names of the overrides given
@@ -57,12 +66,52 @@ ShockwaveOptions ResolveShockwaveOptions(const SimOptions& options) {
   return resolved;
 }
 
+// The SPB cost model the co-locating planners use, from the command line.
+std::unique_ptr<SpbCostModel> MakeSpbCostModel(const SimOptions& options) {
+  SpbCostModelOptions spb;
+  for (const std::string& binding : options.spb_profiles) {
+    const size_t eq = binding.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == binding.size()) {
+      throw UsageError("--spb-profile expects MODEL=FILE (e.g. ResNet-18=resnet.json), got '" +
+                       binding + "'");
+    }
+    spb.profiles[binding.substr(0, eq)] = binding.substr(eq + 1);
+  }
+  spb.proxy_model = options.spb_proxy_model;
+  if (options.spb_efficiency == "auto") {
+    spb.efficiency_file = options.spb_efficiency_file;
+  } else {
+    char* end = nullptr;
+    spb.fixed_efficiency = std::strtod(options.spb_efficiency.c_str(), &end);
+    if (end == options.spb_efficiency.c_str() || *end != '\0' || !(spb.fixed_efficiency >= 0) ||
+        spb.fixed_efficiency > 1) {
+      throw UsageError(
+          "--spb-efficiency must be auto or a number in [0, 1] (0: no SPB plans), "
+          "got '" +
+          options.spb_efficiency + "'");
+    }
+  }
+  return std::make_unique<SpbCostModel>(spb);
+}
+
 int RunSim(const SimOptions& options) {
   ThroughputTable table = options.throughputs.empty() ? SyntheticThroughputTable()
                                                       : ThroughputTable::Load(options.throughputs);
   Trace trace = options.trace.empty()
                     ? GenerateTrace(options.generator, table, options.config.worker_type)
                     : ReadTrace(options.trace, ParseTraceFormat(options.trace_format));
+  if (options.max_jobs < 0) throw UsageError("--max-jobs must be >= 0 (0: all)");
+  if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < trace.jobs.size()) {
+    trace.jobs.resize(options.max_jobs);  // the first jobs by arrival
+  }
+  if (options.assign_job_types >= 0) {
+    const int typed = AssignJobTypes(&trace, table, options.config.worker_type,
+                                     static_cast<uint64_t>(options.assign_job_types));
+    if (!options.quiet) {
+      std::fprintf(stderr, "sim: typed %d type-less jobs (seed %lld)\n", typed,
+                   static_cast<long long>(options.assign_job_types));
+    }
+  }
   if (!options.write_trace.empty()) {
     WriteFileAtomically(options.write_trace, FormatShockwaveTrace(trace));
   }
@@ -74,10 +123,16 @@ int RunSim(const SimOptions& options) {
   policy_options.throughputs = &table;
   policy_options.worker_type = options.config.worker_type;
   policy_options.shockwave = &shockwave;
-  if (options.spb_efficiency < 0 || options.spb_efficiency > 1) {
-    throw UsageError("--spb-efficiency must be in [0, 1] (0 = unknown: jigsaw uses no SPB plan)");
+  std::unique_ptr<SpbCostModel> spb;
+  if (options.policy == "jigsaw" || options.policy == "spb_only" || options.policy == "packing") {
+    spb = MakeSpbCostModel(options);
+    policy_options.spb = spb.get();
   }
-  policy_options.spb_statistical_efficiency = options.spb_efficiency;
+  if (options.gpus_per_node < 1 || !(options.nic_gbps > 0)) {
+    throw UsageError("--gpus-per-node must be >= 1 and --nic-gbps > 0");
+  }
+  policy_options.gpus_per_node = options.gpus_per_node;
+  policy_options.nic_gbps = options.nic_gbps;
   std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
   SimConfig config = options.config;
   config.progress = !options.quiet;
@@ -156,8 +211,30 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "auto (full up to 10,000 jobs)")
       ->capture_default_str();
   sim->add_option("--spb-efficiency", options->spb_efficiency,
-                  "jigsaw: progress per iteration of a staircase SPB job relative to full "
-                  "backprop, from measured runs (0 = unknown: no SPB plans)")
+                  "jigsaw/spb_only: progress per iteration of a staircase SPB job relative to "
+                  "full backprop: auto (measured, from --spb-efficiency-file) or a number "
+                  "(0: no SPB plans)")
+      ->capture_default_str();
+  sim->add_option("--spb-efficiency-file", options->spb_efficiency_file,
+                  "Measured SPB statistical efficiencies (bench/spb_stat_eff.sh)")
+      ->capture_default_str();
+  sim->add_option("--spb-proxy-model", options->spb_proxy_model,
+                  "Measured model whose efficiency stands in for job types not measured")
+      ->capture_default_str();
+  sim->add_option("--spb-profile", options->spb_profiles,
+                  "MODEL=FILE: SPB costs of the trace's MODEL from a `jigsaw profile` output "
+                  "(repeatable; other models use the documented fallback)");
+  sim->add_option("--gpus-per-node", options->gpus_per_node,
+                  "GPUs per node; co-located gangs spanning nodes share the NICs")
+      ->capture_default_str();
+  sim->add_option("--nic-gbps", options->nic_gbps, "NIC bandwidth per node, Gbit/s")
+      ->capture_default_str();
+  sim->add_option("--assign-job-types", options->assign_job_types,
+                  "Seed: give type-less (Philly) jobs job types from the throughput table "
+                  "(-1: keep them type-less)")
+      ->capture_default_str();
+  sim->add_option("--max-jobs", options->max_jobs,
+                  "Simulate only the first N jobs by arrival (0: all)")
       ->capture_default_str();
   sim->add_flag("--quiet", options->quiet, "No progress output on stderr");
   sim->add_option("--shockwave-config", options->shockwave_config,

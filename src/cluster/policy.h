@@ -17,6 +17,7 @@ namespace jigsaw {
 struct JobSpec;
 struct ShockwaveOptions;
 class ThroughputTable;
+class SpbCostModel;
 
 // A job as a policy sees it at a decision point.
 struct PolicyJob {
@@ -93,17 +94,19 @@ class Policy {
   virtual void ObserveArrival(int job_id, double now_s) {}
 };
 
-// What a policy may need beyond the jobs it is shown. Only shockwave reads these: it builds each
-// job's per-epoch profile from `throughputs` (without a table it plans with each job's current
-// throughput and a constant batch size), and takes its tunables from `shockwave` (defaults
-// when null).
+// What a policy may need beyond the jobs it is shown. Shockwave builds each job's per-epoch
+// profile from `throughputs` (without a table it plans with each job's current throughput and a
+// constant batch size) and takes its tunables from `shockwave` (defaults when null); the
+// co-locating planners read the table's co-location entries and the SPB and NIC fields.
 struct PolicyOptions {
   const ThroughputTable* throughputs = nullptr;
   std::string worker_type = "v100";
   const ShockwaveOptions* shockwave = nullptr;
-  // jigsaw: progress per iteration of an SPB (staircase) job relative to full backprop, from
-  // measured runs; 0 = unknown, and then jigsaw does not use SPB plans.
-  double spb_statistical_efficiency = 0;
+  // jigsaw and its ablations: the SPB cost model (null: no SPB plans) and the nodes' NICs, which
+  // co-located jobs that span nodes share (gangs are packed onto whole nodes first).
+  const SpbCostModel* spb = nullptr;
+  int gpus_per_node = 4;
+  double nic_gbps = 25;
 };
 
 // Known names: fifo, srtf, las, min_total_duration, max_min_fairness, finish_time_fairness,

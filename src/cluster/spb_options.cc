@@ -38,6 +38,13 @@ double MeanBytes(const std::vector<int>& depths, int workers) {
 
 }  // namespace
 
+double FallbackParameterBytes(const std::string& model) {
+  if (model == "ResNet-18") return 4.0 * 11.17e6;
+  if (model == "ResNet-50") return 4.0 * 25.56e6;
+  if (model == "CycleGAN") return 4.0 * 28.29e6;
+  return 0;
+}
+
 double ActivationMemoryShare(const std::string& model, int batch_size) {
   const std::vector<int>& batches = ProfiledBatches(model);
   const double at_batch = ProfiledGpuMemoryMb(model, batch_size);

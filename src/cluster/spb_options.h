@@ -26,11 +26,22 @@ struct SpbOption {
   std::vector<double> worker_busy;
   std::vector<double> worker_memory;
   double bytes = 1.0;  // mean bytes sent per worker, relative to full
+  // Progress per iteration relative to full backprop (measured; 1 for full) and where the
+  // numbers came from ("fallback", "profile FILE"; the efficiency's "file:line").
+  double statistical_efficiency = 1.0;
+  std::string source = "fallback";
+  std::string efficiency_source = "reference";
 };
 
 // Options for a job of `model` at `batch_size` on `workers` GPUs: always "full" first, then
 // "staircase" when workers > 1 (rotating has the same averages). Empty for unknown models.
 std::vector<SpbOption> FallbackSpbOptions(const std::string& model, int batch_size, int workers);
+
+// Parameter bytes (float32) of the Gavel/Shockwave job types whose architecture fixes them:
+// ResNet-18 (CIFAR-10, 11.17 M parameters), ResNet-50 (ImageNet, 25.56 M), CycleGAN (two
+// ResNet-9 generators and two PatchGAN discriminators, 28.29 M). 0 for the others, whose
+// parameter counts depend on vocabulary and embedding settings the traces do not give.
+double FallbackParameterBytes(const std::string& model);
 
 // Fraction of a worker's measured memory that is batch-proportional (activations), from the
 // least-squares slope of Shockwave's memory profile over batch sizes; 0 if unknown.

@@ -1,7 +1,10 @@
 #include "model/trace_generator.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "core/error.h"
 #include "core/output.h"
@@ -156,6 +159,40 @@ Trace GenerateTrace(const TraceGeneratorOptions& options, const ThroughputTable&
   }
   for (size_t i = 0; i < trace.jobs.size(); ++i) trace.jobs[i].id = static_cast<int>(i);
   return trace;
+}
+
+int AssignJobTypes(Trace* trace, const ThroughputTable& table, const std::string& worker_type,
+                   uint64_t seed) {
+  Rng rng(seed);
+  std::map<int, std::vector<const Template*>> by_gpus;
+  int typed = 0;
+  for (JobSpec& job : trace->jobs) {
+    if (job.typed()) continue;
+    auto it = by_gpus.find(job.scale_factor);
+    if (it == by_gpus.end()) {
+      std::vector<const Template*> candidates;
+      for (const Template& t : Templates()) {
+        if (!t.distributed && job.scale_factor > 1) continue;
+        if (table.Isolated(worker_type, {MakeJobType(t.model, t.batch_size), job.scale_factor}) >
+            0) {
+          candidates.push_back(&t);
+        }
+      }
+      it = by_gpus.emplace(job.scale_factor, std::move(candidates)).first;
+    }
+    const double draw = rng.Uniform();  // drawn for every type-less job: stable across tables
+    if (it->second.empty() || !(job.duration_s > 0)) continue;
+    const Template& t =
+        *it->second[std::min(it->second.size() - 1, static_cast<size_t>(draw * it->second.size()))];
+    job.model = t.model;
+    job.batch_size = t.batch_size;
+    job.job_type = MakeJobType(t.model, t.batch_size);
+    job.total_steps = std::max(
+        1.0,
+        std::floor(job.duration_s * table.Isolated(worker_type, {job.job_type, job.scale_factor})));
+    ++typed;
+  }
+  return typed;
 }
 
 std::string FormatShockwaveTrace(const Trace& trace) {

@@ -39,6 +39,14 @@ Trace GenerateTrace(const TraceGeneratorOptions& options, const ThroughputTable&
 // scaled by 0.9 per doubling. Synthetic: not measurements.
 ThroughputTable SyntheticThroughputTable();
 
+// Gives each type-less job (Philly-style: GPUs and a duration only) a job type drawn uniformly,
+// with `seed`, from the generator's templates that `table` has at the job's GPU count (single-GPU
+// templates only for 1-GPU jobs), as Gavel does when it types the Philly trace. Its work becomes
+// duration x isolated throughput iterations, so it still runs for its traced duration alone.
+// Jobs whose GPU count no template covers stay type-less. Returns how many were typed.
+int AssignJobTypes(Trace* trace, const ThroughputTable& table, const std::string& worker_type,
+                   uint64_t seed);
+
 // Writes jobs in Shockwave's 12-column format (readable by ReadTrace).
 std::string FormatShockwaveTrace(const Trace& trace);
 

@@ -239,7 +239,14 @@ TEST(Policies, PackingColocatesOnlyWhenMemoryFitsAndThroughputGains) {
 }  // namespace
 }  // namespace jigsaw
 
+#include <filesystem>
+
+#include "cluster/spb_cost_model.h"
 #include "cluster/spb_options.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "model/job_spec.h"
+#include "spb/statistical_efficiency.h"
 
 namespace jigsaw {
 namespace {
@@ -266,30 +273,158 @@ TEST(SpbOptions, FallbackStaircaseFreesComputeOnShallowWorkers) {
   EXPECT_LT(share, 0.9);
 }
 
-TEST(Policies, JigsawPutsSmallGuestsOnTheIdleWorkersOfAnSpbHost) {
+// A 4-GPU ResNet-50 host and a 1-GPU LM guest, the host less served (it gets the GPUs).
+struct HostAndGuest {
   JobSpec host_spec, guest_spec;
-  host_spec.model = "ResNet-50", host_spec.job_type = "ResNet-50 (batch size 64)";
-  host_spec.batch_size = 64, host_spec.scale_factor = 4;
-  guest_spec.model = "LM", guest_spec.job_type = "LM (batch size 20)";
-  guest_spec.batch_size = 20, guest_spec.scale_factor = 1;
-  std::vector<PolicyJob> jobs(2);
-  jobs[0].id = 0, jobs[0].spec = &host_spec, jobs[0].batch_size = 64, jobs[0].scale_factor = 4;
-  jobs[1].id = 1, jobs[1].spec = &guest_spec, jobs[1].batch_size = 20, jobs[1].scale_factor = 1;
-  for (PolicyJob& job : jobs) job.throughput = 1, job.elapsed_s = 100;
-  jobs[1].attained_s = 50;  // the host is less served: it gets the GPUs
+  std::vector<PolicyJob> jobs;
+  HostAndGuest(int host_gpus, int guest_gpus, const std::string& guest_model = "LM",
+               int guest_batch = 20) {
+    host_spec.model = "ResNet-50", host_spec.job_type = "ResNet-50 (batch size 64)";
+    host_spec.batch_size = 64, host_spec.scale_factor = host_gpus;
+    guest_spec.model = guest_model;
+    guest_spec.job_type = MakeJobType(guest_model, guest_batch);
+    guest_spec.batch_size = guest_batch, guest_spec.scale_factor = guest_gpus;
+    jobs.resize(2);
+    jobs[0].id = 0, jobs[0].spec = &host_spec, jobs[0].batch_size = 64;
+    jobs[0].scale_factor = host_gpus;
+    jobs[1].id = 1, jobs[1].spec = &guest_spec, jobs[1].batch_size = guest_batch;
+    jobs[1].scale_factor = guest_gpus;
+    for (PolicyJob& job : jobs) job.throughput = 1, job.elapsed_s = 100;
+    jobs[1].attained_s = 50;
+  }
+};
+
+TEST(Policies, JigsawPutsSmallGuestsOnTheIdleWorkersOfAnSpbHost) {
+  HostAndGuest pair(4, 1);
   PolicyContext context;
   context.gpus = 4;
   PolicyOptions options;  // no throughput table: only SPB placements are possible
-  auto without = MakePolicy("jigsaw", options)->PlanPlacements(context, jobs);
+  auto without = MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs);
   ASSERT_EQ(without.size(), 1u);
-  EXPECT_EQ(without[0].partner_id, -1);  // efficiency unknown: no SPB
-  options.spb_statistical_efficiency = 0.9;
-  auto with = MakePolicy("jigsaw", options)->PlanPlacements(context, jobs);
-  ASSERT_EQ(with.size(), 1u);
-  EXPECT_EQ(with[0].job_id, 0);
-  EXPECT_EQ(with[0].partner_id, 1);
-  EXPECT_DOUBLE_EQ(with[0].rate, 0.9);
-  EXPECT_NEAR(with[0].partner_rate, 0.5, 1e-12);  // the shallowest worker idles half the time
+  EXPECT_EQ(without[0].partner_id, -1);  // no SPB cost model: no SPB
+  SpbCostModelOptions spb_options;
+  spb_options.fixed_efficiency = 0;
+  SpbCostModel unknown(spb_options);
+  options.spb = &unknown;
+  EXPECT_EQ(MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs)[0].partner_id, -1);
+  // Goodput 4 x 0.9 + 1 x 0.5 = 4.1 GPUs' worth does not beat the host alone by 10%.
+  spb_options.fixed_efficiency = 0.9;
+  SpbCostModel lossy(spb_options);
+  options.spb = &lossy;
+  EXPECT_EQ(MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs)[0].partner_id, -1);
+  // 4 x 1.0 + 0.5 = 4.5 does.
+  spb_options.fixed_efficiency = 1.0;
+  SpbCostModel spb(spb_options);
+  options.spb = &spb;
+  for (const char* name : {"jigsaw", "spb_only"}) {
+    auto with = MakePolicy(name, options)->PlanPlacements(context, pair.jobs);
+    ASSERT_EQ(with.size(), 1u);
+    EXPECT_EQ(with[0].job_id, 0);
+    EXPECT_EQ(with[0].partner_id, 1);
+    EXPECT_DOUBLE_EQ(with[0].rate, 1.0);
+    EXPECT_NEAR(with[0].partner_rate, 0.5, 1e-12);  // the shallowest worker idles half the time
+  }
+  EXPECT_EQ(MakePolicy("packing", options)->PlanPlacements(context, pair.jobs)[0].partner_id, -1);
+}
+
+TEST(SpbCostModel, MeasuredEfficiencyFileIsTheDefaultSource) {
+  SpbCostModelOptions spb_options;
+  spb_options.efficiency_file =
+      std::string(JIGSAW_SOURCE_DIR) + "/data/spb_statistical_efficiency.json";
+  SpbCostModel spb(spb_options);
+  const std::vector<SpbOption>& options = spb.Options("ResNet-50", 64, 4);
+  ASSERT_EQ(options.size(), 2u);
+  const StatisticalEfficiencyTable table = ReadStatisticalEfficiency(spb_options.efficiency_file);
+  const StatisticalEfficiency lenet =
+      LookupStatisticalEfficiency(table, "lenet", ParseSpbPlan("staircase"), 4);
+  ASSERT_TRUE(lenet.known);
+  EXPECT_DOUBLE_EQ(options[1].statistical_efficiency, lenet.efficiency);
+  EXPECT_NE(options[1].efficiency_source.find("proxy lenet"), std::string::npos);
+  spb_options.proxy_model = "never-measured";
+  SpbCostModel none(spb_options);
+  EXPECT_EQ(none.Options("ResNet-50", 64, 4).size(), 1u);  // no number is invented
+}
+
+TEST(SpbCostModel, ProfileFedOptionsFollowTheIterationEstimate) {
+  // Four blocks, backward = 2 x forward, equal parameters; no comm section (compute only).
+  ModelProfile profile;
+  profile.model = "toy";
+  profile.batch = 32;
+  profile.input_shape = {1, 8, 8};
+  for (int b = 0; b < 4; ++b) {
+    BlockProfile block;
+    block.name = "b" + std::to_string(b);
+    block.forward_s = 0.001, block.backward_s = 0.002;
+    block.backward_weight_s = 0.001, block.backward_input_s = 0.001;
+    block.activation_bytes = 4096, block.parameter_bytes = 1 << 20;
+    profile.blocks.push_back(block);
+  }
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "jigsaw_spb_cost_model_profile.json").string();
+  WriteFileAtomically(path, ProfileToJson(profile).dump(2));
+  SpbCostModelOptions spb_options;
+  spb_options.profiles["ResNet-50"] = path;
+  spb_options.fixed_efficiency = 0.8;
+  SpbCostModel spb(spb_options);
+  const std::vector<SpbOption>& options = spb.Options("ResNet-50", 64, 4);
+  ASSERT_EQ(options.size(), 2u);
+  EXPECT_NE(options[0].source.find(path), std::string::npos);
+  const SpbOption& staircase = options[1];
+  EXPECT_DOUBLE_EQ(staircase.statistical_efficiency, 0.8);
+  // The full-depth worker still sets the pace; shallower workers compute less and send less.
+  EXPECT_NEAR(staircase.iteration_time, 1.0, 1e-5);
+  ASSERT_EQ(staircase.worker_busy.size(), 4u);
+  EXPECT_LT(staircase.worker_busy[0], staircase.worker_busy[3]);
+  EXPECT_NEAR(staircase.worker_busy[3], 1.0, 1e-5);
+  // Depth 1 of 4: forward 4 ms + backward of the lowest trainable block (weights only) 1 ms.
+  EXPECT_NEAR(staircase.worker_busy[0], (0.004 + 0.001) / (0.004 + 0.001 + 3 * 0.002), 1e-5);
+  EXPECT_LT(staircase.worker_memory[0], 1.0);
+  EXPECT_LT(staircase.bytes, 1.0);
+  EXPECT_NEAR(spb.FullBytesPerWorker("ResNet-50", 64, 4), 2.0 * 3 / 4 * 4 * (1 << 20), 1.0);
+  // The fallback for a model without a profile.
+  EXPECT_EQ(spb.Options("ResNet-18", 32, 4)[1].source, "fallback");
+  EXPECT_NEAR(spb.FullBytesPerWorker("ResNet-18", 32, 4), 1.5 * 4 * 11.17e6, 1.0);
+  spb_options.profiles["ResNet-50"] = path + ".missing";
+  EXPECT_THROW(SpbCostModel{spb_options}, InputError);
+}
+
+TEST(Policies, CoLocatedGangsSpanningNodesShareTheNics) {
+  HostAndGuest pair(8, 5, "ResNet-18", 32);
+  PolicyContext context;
+  context.gpus = 8;
+  SpbCostModelOptions spb_options;
+  spb_options.fixed_efficiency = 1.0;
+  SpbCostModel spb(spb_options);
+  PolicyOptions options;
+  options.spb = &spb;
+  options.gpus_per_node = 4;
+  options.nic_gbps = 1e6;  // ample: no sharing
+  auto ample = MakePolicy("spb_only", options)->PlanPlacements(context, pair.jobs);
+  ASSERT_EQ(ample.size(), 1u);
+  ASSERT_EQ(ample[0].partner_id, 1);
+  EXPECT_DOUBLE_EQ(ample[0].rate, 1.0);
+  // Depths 1..8 of 8 blocks: the guest's fifth GPU computes (1 + 2 x 5/8) / 3 = 0.75.
+  EXPECT_NEAR(ample[0].partner_rate, 0.25, 1e-12);
+  // A NIC slower than either job's egress: the pair shares it, both slow down by
+  // max(h, g) / (h + g), h and g the host's and guest's egress at their co-located speeds.
+  options.nic_gbps = 1e-6;
+  auto shared = MakePolicy("spb_only", options)->PlanPlacements(context, pair.jobs);
+  const double h =
+      1.0 * spb.Options("ResNet-50", 64, 8)[1].bytes * spb.FullBytesPerWorker("ResNet-50", 64, 8);
+  const double g = 0.25 * spb.FullBytesPerWorker("ResNet-18", 32, 5);
+  const double share = std::max(h, g) / (h + g);
+  if ((8 * share + 5 * 0.25 * share) / 8 > 1.1 && share >= 0.5) {
+    ASSERT_EQ(shared[0].partner_id, 1);
+    EXPECT_NEAR(shared[0].rate, share, 1e-9);
+    EXPECT_NEAR(shared[0].partner_rate, 0.25 * share, 1e-9);
+  } else {
+    EXPECT_EQ(shared[0].partner_id, -1);  // sharing makes the pair not worth it
+  }
+  // Gangs within one node never touch the NIC.
+  HostAndGuest small(4, 1);
+  context.gpus = 4;
+  auto local = MakePolicy("spb_only", options)->PlanPlacements(context, small.jobs);
+  EXPECT_DOUBLE_EQ(local[0].rate, 1.0);
 }
 
 }  // namespace

@@ -1,37 +1,54 @@
-// jigsaw: SPB-aware co-location, planned every round (first version; see docs/jigsaw.md).
+// jigsaw: SPB-aware co-location, planned every round (docs/jigsaw.md), and its two ablations.
 //
-// Like `packing`, jobs are ranked least-served first and placed alone while their gangs fit;
-// each job left over is then offered to a placed job, choosing the placement with the largest
-// combined normalised speed (host rate + guest rate), which must beat the host alone by
-// kMinColocationGain while the host keeps kMinHostRate:
-//  * same-size pair, both full backprop: rates from the throughput table's co-location entries,
-//    memory from Shockwave's per-model profile (the packing placement);
-//  * a smaller guest on the lightly loaded workers of a multi-GPU host switched to a staircase
-//    SPB plan: the host's iteration time is set by its full-depth worker, which the guest avoids,
-//    so the host keeps its speed and progresses at the SPB statistical efficiency; the guest uses
-//    the compute the shallow workers leave idle (rate = the smallest idle fraction over the GPUs
-//    it occupies) and must fit in their memory, which SPB shrinks (spb_options.h).
-// The plan can change every round without a restart. SPB placements need a measured statistical
-// efficiency (PolicyOptions::spb_statistical_efficiency); without one only the first kind is used.
+// Jobs are ranked least-served first and placed alone while their gangs fit; each job left over
+// is then offered to a placed job, choosing the placement with the largest normalised goodput
+// (host rate x host GPUs + guest rate x guest GPUs: what cluster_efficiency sums), which must beat
+// the host alone by kMinColocationGain x host GPUs while the host keeps kMinHostRate. Two kinds
+// of placement:
+//  * packing: a same-size pair, both at full backprop, rates from the throughput table's
+//    co-location entries, if both workers fit in GPU memory (Shockwave's per-model profile);
+//  * SPB: a smaller guest on the shallowest workers of a multi-GPU host switched to a staircase
+//    plan. The host's iteration time comes from the SPB cost model (its full-depth worker still
+//    sets it) and it progresses at the plan's measured statistical efficiency; the guest gets the
+//    compute the shallow workers leave idle (rate = the smallest idle fraction over the GPUs it
+//    occupies) and must fit in their memory, which SPB shrinks.
+// Co-located jobs whose gangs span nodes share the nodes' NICs: when their combined egress
+// exceeds a NIC (and exceeds what either job sends alone, which its measured throughput already
+// includes), both rates are scaled down by that excess.
+// Policies: jigsaw (both kinds), packing (packing only: "packing without SPB") and spb_only
+// (SPB placements only: "SPB without packing"). The plan can change every round without a
+// restart: SPB changes which backward work a worker does, not its state.
 #include <algorithm>
 #include <string>
 #include <utility>
 
 #include "cluster/policies/colocation.h"
 #include "cluster/policies/policies.h"
-#include "cluster/spb_options.h"
+#include "cluster/spb_cost_model.h"
 #include "model/job_spec.h"
+#include "model/throughput_table.h"
 
 namespace jigsaw {
 namespace {
 
+struct PairPlan {
+  double host_rate = 0, guest_rate = 0;        // progress rates (what the simulator applies)
+  double host_speed = 0, guest_speed = 0;      // iterations per second relative to isolated
+  double host_bytes = 1.0, guest_bytes = 1.0;  // bytes per iteration relative to full
+};
+
+// GPU-weighted progress of a pair: normalised goodput in GPUs' worth of isolated full backprop.
+double Goodput(const PolicyJob& host, const PolicyJob& guest, const PairPlan& plan) {
+  return plan.host_rate * host.scale_factor + plan.guest_rate * guest.scale_factor;
+}
+
 class JigsawPolicy : public Policy {
  public:
-  JigsawPolicy(std::string name, const PolicyOptions& options, bool use_spb)
+  JigsawPolicy(std::string name, const PolicyOptions& options, bool use_packing, bool use_spb)
       : name_(std::move(name)),
-        table_(options.throughputs),
-        worker_type_(options.worker_type),
-        statistical_efficiency_(use_spb ? options.spb_statistical_efficiency : 0.0) {}
+        options_(options),
+        use_packing_(use_packing),
+        use_spb_(use_spb && options.spb != nullptr) {}
 
   std::string name() const override { return name_; }
   bool PlansRounds() const override { return true; }
@@ -56,42 +73,47 @@ class JigsawPolicy : public Policy {
     for (size_t j : order) {
       if (placed[j]) continue;
       int best = -1;
-      double best_gain = 1.0 + kMinColocationGain, host_rate = 0, guest_rate = 0;
+      double best_gain = 0;
+      PairPlan best_plan;
       for (size_t p = 0; p < placements.size(); ++p) {
         if (placements[p].partner_id >= 0) continue;
-        double self = 0, partner = 0;
-        if (!PairRates(jobs[hosts[p]], jobs[j], &self, &partner)) continue;
-        if (self < kMinHostRate || self + partner <= best_gain) continue;
+        const PolicyJob& host = jobs[hosts[p]];
+        PairPlan plan;
+        if (!PlanPair(host, jobs[j], &plan) || plan.host_rate < kMinHostRate) continue;
+        const double gain = Goodput(host, jobs[j], plan) / host.scale_factor;
+        if (gain <= 1.0 + kMinColocationGain || gain <= best_gain) continue;
         best = static_cast<int>(p);
-        best_gain = self + partner;
-        host_rate = self;
-        guest_rate = partner;
+        best_gain = gain;
+        best_plan = plan;
       }
       if (best < 0) continue;
-      placements[best].rate = host_rate;
+      placements[best].rate = best_plan.host_rate;
       placements[best].partner_id = jobs[j].id;
-      placements[best].partner_rate = guest_rate;
+      placements[best].partner_rate = best_plan.guest_rate;
       placed[j] = true;
     }
     return placements;
   }
 
  private:
-  // The better of the two placement kinds for `guest` on `host`'s GPUs.
-  bool PairRates(const PolicyJob& host, const PolicyJob& guest, double* host_rate,
-                 double* guest_rate) const {
+  // The better of the allowed placement kinds for `guest` on `host`'s GPUs, NIC-shared.
+  bool PlanPair(const PolicyJob& host, const PolicyJob& guest, PairPlan* result) const {
     const double host_memory = WorkerMemoryMb(host), guest_memory = WorkerMemoryMb(guest);
     if (host_memory <= 0 || guest_memory <= 0) return false;
     bool found = false;
     double self = 0, partner = 0;
-    if (table_ != nullptr && host_memory + guest_memory <= kGpuMemoryMb &&
-        SameGangPairRates(*table_, worker_type_, host, guest, &self, &partner)) {
-      *host_rate = self, *guest_rate = partner;
+    if (use_packing_ && options_.throughputs != nullptr &&
+        host_memory + guest_memory <= kGpuMemoryMb &&
+        SameGangPairRates(*options_.throughputs, options_.worker_type, host, guest, &self,
+                          &partner)) {
+      PairPlan plan{self, partner, self, partner};
+      ShareNics(host, guest, &plan);
+      *result = plan;
       found = true;
     }
-    if (statistical_efficiency_ > 0 && guest.scale_factor < host.scale_factor) {
-      const std::vector<SpbOption> options =
-          FallbackSpbOptions(host.spec->model, host.batch_size, host.scale_factor);
+    if (use_spb_ && guest.scale_factor < host.scale_factor) {
+      const std::vector<SpbOption>& options =
+          options_.spb->Options(host.spec->model, host.batch_size, host.scale_factor);
       if (options.size() > 1) {
         const SpbOption& spb = options[1];
         double idle = 1.0;
@@ -100,33 +122,63 @@ class JigsawPolicy : public Policy {
           idle = std::min(idle, 1.0 - spb.worker_busy[k]);
           fits &= host_memory * spb.worker_memory[k] + guest_memory <= kGpuMemoryMb;
         }
-        const double spb_host = statistical_efficiency_ / spb.iteration_time;
-        if (fits && idle > 0 && (!found || spb_host + idle > *host_rate + *guest_rate)) {
-          *host_rate = spb_host, *guest_rate = idle;
-          found = true;
+        if (fits && idle > 0) {
+          PairPlan plan;
+          plan.host_speed = 1.0 / spb.iteration_time;
+          plan.host_rate = spb.statistical_efficiency * plan.host_speed;
+          plan.guest_rate = plan.guest_speed = idle;
+          plan.host_bytes = spb.bytes;
+          ShareNics(host, guest, &plan);
+          if (!found || Goodput(host, guest, plan) > Goodput(host, guest, *result)) {
+            *result = plan;
+            found = true;
+          }
         }
       }
     }
     return found;
   }
 
+  // Egress bytes/s one node of the job's gang puts on its NIC at `speed` x its isolated
+  // throughput; 0 when the gang fits in one node or its bytes are unknown. With a ring across
+  // nodes, one worker's share of the ring leaves each node per iteration.
+  double NodeEgress(const PolicyJob& job, double speed, double bytes_ratio) const {
+    if (job.scale_factor <= options_.gpus_per_node || options_.spb == nullptr) return 0;
+    return speed * job.throughput * bytes_ratio *
+           options_.spb->FullBytesPerWorker(job.spec->model, job.batch_size, job.scale_factor);
+  }
+
+  void ShareNics(const PolicyJob& host, const PolicyJob& guest, PairPlan* plan) const {
+    const double h = NodeEgress(host, plan->host_speed, plan->host_bytes);
+    const double g = NodeEgress(guest, plan->guest_speed, plan->guest_bytes);
+    if (h <= 0 || g <= 0) return;
+    const double capacity = std::max({options_.nic_gbps * 1e9 / 8, h, g});
+    const double share = std::min(1.0, capacity / (h + g));
+    plan->host_rate *= share, plan->guest_rate *= share;
+    plan->host_speed *= share, plan->guest_speed *= share;
+  }
+
   std::string name_;
-  const ThroughputTable* table_;
-  std::string worker_type_;
-  double statistical_efficiency_;
+  PolicyOptions options_;
+  bool use_packing_;
+  bool use_spb_;
 };
 
 }  // namespace
 
 std::unique_ptr<Policy> MakeJigsawPolicy(const PolicyOptions& options) {
-  return std::make_unique<JigsawPolicy>("jigsaw", options, /*use_spb=*/true);
+  return std::make_unique<JigsawPolicy>("jigsaw", options, /*use_packing=*/true,
+                                        /*use_spb=*/true);
 }
 
-// packing: the packing-only ablation, i.e. jigsaw without SPB placements. Same-size pairs from
-// the throughput table's co-location entries when both fit in GPU memory, ranked least-served
-// first, at most two jobs per GPU gang (as in Gavel's packing).
 std::unique_ptr<Policy> MakePackingPolicy(const PolicyOptions& options) {
-  return std::make_unique<JigsawPolicy>("packing", options, /*use_spb=*/false);
+  return std::make_unique<JigsawPolicy>("packing", options, /*use_packing=*/true,
+                                        /*use_spb=*/false);
+}
+
+std::unique_ptr<Policy> MakeSpbOnlyPolicy(const PolicyOptions& options) {
+  return std::make_unique<JigsawPolicy>("spb_only", options, /*use_packing=*/false,
+                                        /*use_spb=*/true);
 }
 
 }  // namespace jigsaw

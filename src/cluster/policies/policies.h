@@ -22,6 +22,7 @@ std::unique_ptr<Policy> MakeMaxSumThroughputPolicy();
 std::unique_ptr<Policy> MakeShockwavePolicy(const PolicyOptions& options);
 std::unique_ptr<Policy> MakePackingPolicy(const PolicyOptions& options);
 std::unique_ptr<Policy> MakeJigsawPolicy(const PolicyOptions& options);
+std::unique_ptr<Policy> MakeSpbOnlyPolicy(const PolicyOptions& options);
 
 // Greedy helper for ranking policies: x = 1 for jobs in `ranks_before` order while their gangs
 // fit in `gpus`, skipping (and backfilling past) those that do not fit. `ranks_before(a, b)` is

@@ -30,6 +30,7 @@ const std::map<std::string, Factory>& Registry() {
       {"shockwave", MakeShockwavePolicy},
       {"packing", MakePackingPolicy},
       {"jigsaw", MakeJigsawPolicy},
+      {"spb_only", MakeSpbOnlyPolicy},
   };
   return kRegistry;
 }

@@ -1,0 +1,157 @@
+#include "cluster/spb_cost_model.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/error.h"
+#include "spb/iteration_estimate.h"
+
+namespace jigsaw {
+namespace {
+
+// Worker estimates sorted by depth, shallowest first (the order SpbOption promises).
+std::vector<SpbWorkerEstimate> ByDepth(std::vector<SpbWorkerEstimate> workers) {
+  std::stable_sort(
+      workers.begin(), workers.end(),
+      [](const SpbWorkerEstimate& a, const SpbWorkerEstimate& b) { return a.depth < b.depth; });
+  return workers;
+}
+
+double MeanBytesSent(const SpbIterationEstimate& estimate) {
+  double total = 0;
+  for (const SpbWorkerEstimate& w : estimate.workers) total += w.bytes_sent;
+  return estimate.workers.empty() ? 0 : total / estimate.workers.size();
+}
+
+}  // namespace
+
+SpbCostModel::SpbCostModel(const SpbCostModelOptions& options) : options_(options) {
+  if (options_.fixed_efficiency > 1) {
+    throw UsageError("--spb-efficiency must be in [0, 1], got " +
+                     std::to_string(options_.fixed_efficiency));
+  }
+  for (const auto& [model, path] : options_.profiles) {
+    ModelProfile profile = ReadProfile(path);
+    profile.steps = StepProfile();  // one worker per device: the per-block times apply
+    if (profile.comm.empty()) {     // a v1 profile: communication is not modelled, only compute
+      profile.comm.method = "none (the profile has no comm section)";
+      for (auto kind : {Collective::Kind::kAllreduce, Collective::Kind::kBroadcast}) {
+        CollectiveFit fit;
+        fit.kind = kind;
+        fit.bandwidth_bytes_per_s = 1e15;
+        profile.comm.fits.push_back(fit);
+      }
+    }
+    profiles_.emplace(model, std::move(profile));
+  }
+  if (options_.fixed_efficiency < 0 && !options_.efficiency_file.empty()) {
+    efficiency_ = ReadStatisticalEfficiency(options_.efficiency_file);
+  }
+}
+
+StatisticalEfficiency SpbCostModel::Efficiency(const std::string& measured_model,
+                                               int workers) const {
+  StatisticalEfficiency result;
+  const SpbPlan staircase = ParseSpbPlan("staircase");
+  if (options_.fixed_efficiency >= 0) {
+    result.known = options_.fixed_efficiency > 0;
+    result.efficiency = options_.fixed_efficiency;
+    result.source = "--spb-efficiency";
+    return result;
+  }
+  if (!measured_model.empty()) {
+    result = LookupStatisticalEfficiency(efficiency_, measured_model, staircase, workers);
+    if (result.known) return result;
+  }
+  result = LookupStatisticalEfficiency(efficiency_, options_.proxy_model, staircase, workers);
+  if (result.known) result.source += " (proxy " + options_.proxy_model + ")";
+  return result;
+}
+
+const std::vector<SpbOption>& SpbCostModel::Options(const std::string& model, int batch,
+                                                    int workers) const {
+  const auto key = std::make_tuple(model, batch, workers);
+  auto it = cache_.find(key);
+  if (it == cache_.end()) it = cache_.emplace(key, ComputeOptions(model, batch, workers)).first;
+  return it->second;
+}
+
+std::vector<SpbOption> SpbCostModel::ComputeOptions(const std::string& model, int batch,
+                                                    int workers) const {
+  std::vector<SpbOption> options;
+  std::string measured_model;
+  auto profile = profiles_.find(model);
+  if (profile != profiles_.end()) {
+    const ModelProfile& p = profile->second;
+    measured_model = p.model;
+    const SpbIterationEstimate full =
+        EstimateSpbIteration(p, p.comm, workers, ParseSpbPlan("full"), p.batch);
+    SpbOption option;
+    option.source = "profile " + options_.profiles.at(model);
+    for (const SpbWorkerEstimate& w : full.workers) {
+      option.worker_busy.push_back(w.compute_s / full.iteration_s);
+      option.worker_memory.push_back(1.0);
+    }
+    options.push_back(option);
+    if (workers > 1) {
+      const SpbIterationEstimate spb =
+          EstimateSpbIteration(p, p.comm, workers, ParseSpbPlan("staircase"), p.batch);
+      SpbOption staircase;
+      staircase.plan = "staircase";
+      staircase.source = option.source;
+      staircase.iteration_time = spb.iteration_s / full.iteration_s;
+      const std::vector<SpbWorkerEstimate> sorted = ByDepth(spb.workers);
+      const double full_memory = full.workers.front().memory_bytes;
+      for (const SpbWorkerEstimate& w : sorted) {
+        staircase.worker_busy.push_back(w.compute_s / spb.iteration_s);
+        staircase.worker_memory.push_back(full_memory > 0 ? w.memory_bytes / full_memory : 1.0);
+      }
+      const double full_bytes = MeanBytesSent(full);
+      staircase.bytes = full_bytes > 0 ? MeanBytesSent(spb) / full_bytes : 1.0;
+      options.push_back(staircase);
+    }
+  } else {
+    options = FallbackSpbOptions(model, batch, workers);
+  }
+  if (options.size() > 1) {
+    const StatisticalEfficiency efficiency = Efficiency(measured_model, workers);
+    if (!efficiency.known) {
+      options.resize(1);
+    } else {
+      options[1].statistical_efficiency = efficiency.efficiency;
+      options[1].efficiency_source = efficiency.source;
+    }
+  }
+  return options;
+}
+
+double SpbCostModel::FullBytesPerWorker(const std::string& model, int batch, int workers) const {
+  if (workers < 2) return 0;
+  auto profile = profiles_.find(model);
+  if (profile != profiles_.end()) {
+    const ModelProfile& p = profile->second;
+    return MeanBytesSent(EstimateSpbIteration(p, p.comm, workers, ParseSpbPlan("full"), batch));
+  }
+  return 2.0 * (workers - 1) / workers * FallbackParameterBytes(model);
+}
+
+std::string SpbCostModel::Describe() const {
+  std::string text;
+  for (const auto& [model, path] : options_.profiles) {
+    text += model + ": profile " + path + "\n";
+  }
+  if (options_.fixed_efficiency >= 0) {
+    char line[96];
+    std::snprintf(line, sizeof(line), "statistical efficiency: fixed %.3f\n",
+                  options_.fixed_efficiency);
+    text += line;
+  } else if (!options_.efficiency_file.empty()) {
+    text += "statistical efficiency: " + options_.efficiency_file + " (proxy " +
+            options_.proxy_model + ")\n";
+  } else {
+    text += "statistical efficiency: unknown (no SPB plans)\n";
+  }
+  return text;
+}
+
+}  // namespace jigsaw
