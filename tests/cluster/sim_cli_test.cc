@@ -93,6 +93,22 @@ TEST(SimCli, BadInputsGiveClearErrors) {
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("t.json:1: malformed JSON"), std::string::npos) << result.output;
 
+  result =
+      RunCommand("sim --quiet --policy jigsaw --spb-efficiency 1.5 --out " + (dir / "o").string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--spb-efficiency must be auto or a number in [0, 1]"),
+            std::string::npos)
+      << result.output;
+  result = RunCommand("sim --quiet --policy jigsaw --spb-profile ResNet-18 --out " +
+                      (dir / "o").string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--spb-profile expects MODEL=FILE"), std::string::npos)
+      << result.output;
+  result = RunCommand("sim --quiet --policy jigsaw --spb-profile ResNet-18=" +
+                      (dir / "t.json").string() + " --out " + (dir / "o").string());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("t.json"), std::string::npos) << result.output;
+
   result = RunCommand("sim --quiet --gpus 0 --out " + (dir / "o").string());
   EXPECT_NE(result.exit_code, 0);
   std::filesystem::remove_all(dir);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "model/trace_readers.h"
 
 namespace jigsaw {
@@ -49,6 +51,41 @@ TEST(TraceGenerator, OutputRoundTripsThroughTheShockwaveReader) {
     EXPECT_EQ(read.jobs[i].mode, generated.jobs[i].mode);
     EXPECT_DOUBLE_EQ(read.jobs[i].total_steps, generated.jobs[i].total_steps);
     EXPECT_DOUBLE_EQ(read.jobs[i].arrival_s, generated.jobs[i].arrival_s);
+  }
+}
+
+}  // namespace
+}  // namespace jigsaw
+
+namespace jigsaw {
+namespace {
+
+TEST(AssignJobTypes, TypesPhillyJobsSoTheyStillRunForTheirDuration) {
+  const ThroughputTable table = SyntheticThroughputTable();
+  Trace trace;
+  for (int gpus : {1, 2, 16, 4}) {
+    JobSpec job;
+    job.id = static_cast<int>(trace.jobs.size());
+    job.scale_factor = gpus;
+    job.duration_s = 3600;
+    job.total_steps = 3600;
+    trace.jobs.push_back(job);
+  }
+  Trace again = trace;
+  EXPECT_EQ(AssignJobTypes(&trace, table, "v100", 7), 3);
+  EXPECT_EQ(AssignJobTypes(&again, table, "v100", 7), 3);
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    const JobSpec& job = trace.jobs[i];
+    EXPECT_EQ(job.job_type, again.jobs[i].job_type);  // seeded
+    if (job.scale_factor == 16) {
+      EXPECT_FALSE(job.typed());  // no template at 16 GPUs: stays type-less
+      EXPECT_EQ(job.total_steps, 3600);
+      continue;
+    }
+    ASSERT_TRUE(job.typed());
+    const double throughput = table.Isolated("v100", {job.job_type, job.scale_factor});
+    EXPECT_EQ(job.total_steps, std::floor(3600 * throughput));
+    if (job.scale_factor > 1) EXPECT_NE(job.model, "Recommendation");  // single-GPU only
   }
 }
 
