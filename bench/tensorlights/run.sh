@@ -143,7 +143,8 @@ run_one() {
   done
   # All workers load LibTorch first, then start together.
   local start_at
-  start_at=$(awk -v n="$((JOBS * WORKERS))" 'BEGIN { srand(); printf "%.3f", srand() + 3 + 0.4 * n }')
+  start_at=$(awk -v now="$(date +%s.%N)" -v n="$((JOBS * WORKERS))" \
+    'BEGIN { printf "%.3f", now + 3 + 0.4 * n }')
   for ((j = 0; j < JOBS; j++)); do
     for ((k = 0; k < WORKERS; k++)); do
       ip netns exec "$(host $((k + 1)))" "$JIGSAW" ps-worker --job "job$j" \
