@@ -34,6 +34,7 @@ struct SimOptions {
   std::vector<std::string> spb_profiles;  // MODEL=FILE
   int gpus_per_node = 4;
   double nic_gbps = 25;
+  std::string colocation_base = "shockwave";
   int64_t assign_job_types = -1;  // seed; -1: keep type-less jobs type-less
   int64_t max_jobs = 0;           // 0: all
   std::string shockwave_config;
@@ -131,6 +132,7 @@ int RunSim(const SimOptions& options) {
   if (options.gpus_per_node < 1 || !(options.nic_gbps > 0)) {
     throw UsageError("--gpus-per-node must be >= 1 and --nic-gbps > 0");
   }
+  policy_options.colocation_base = options.colocation_base;
   policy_options.gpus_per_node = options.gpus_per_node;
   policy_options.nic_gbps = options.nic_gbps;
   std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
@@ -226,6 +228,10 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "(repeatable; other models use the documented fallback)");
   sim->add_option("--gpus-per-node", options->gpus_per_node,
                   "GPUs per node; co-located gangs spanning nodes share the NICs")
+      ->capture_default_str();
+  sim->add_option("--colocation-base", options->colocation_base,
+                  "jigsaw/packing/spb_only: planner of the jobs that run alone (shockwave or "
+                  "least_served); guests are added on top")
       ->capture_default_str();
   sim->add_option("--nic-gbps", options->nic_gbps, "NIC bandwidth per node, Gbit/s")
       ->capture_default_str();

@@ -107,6 +107,9 @@ struct PolicyOptions {
   const SpbCostModel* spb = nullptr;
   int gpus_per_node = 4;
   double nic_gbps = 25;
+  // Which planner picks the jobs that run alone before guests are added: shockwave (uses
+  // `shockwave` and `throughputs`) or least_served.
+  std::string colocation_base = "shockwave";
 };
 
 // Known names: fifo, srtf, las, min_total_duration, max_min_fairness, finish_time_fairness,

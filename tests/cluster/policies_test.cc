@@ -223,6 +223,7 @@ TEST(Policies, PackingColocatesOnlyWhenMemoryFitsAndThroughputGains) {
   jobs[3].attained_s = 30;
   PolicyOptions options;
   options.throughputs = &table;
+  options.colocation_base = "least_served";
   auto packing = MakePolicy("packing", options);
   PolicyContext context;
   context.gpus = 2;
@@ -234,6 +235,13 @@ TEST(Policies, PackingColocatesOnlyWhenMemoryFitsAndThroughputGains) {
   EXPECT_DOUBLE_EQ(placements[0].partner_rate, 0.8);
   EXPECT_EQ(placements[1].job_id, 2);
   EXPECT_EQ(placements[1].partner_id, -1);  // 12.2 + 10.3 GB do not fit in 16 GB
+  // A host that, slowed to 0.8, would outlast every job stays alone (the makespan's critical
+  // path): 1000 s / 0.8 = 1250 s > 1100 s; with a 1300 s job around it may share.
+  for (PolicyJob& job : jobs) job.remaining_isolated_s = 500;
+  jobs[0].remaining_isolated_s = 1000, jobs[3].remaining_isolated_s = 1100;
+  EXPECT_EQ(packing->PlanPlacements(context, jobs)[0].partner_id, -1);
+  jobs[3].remaining_isolated_s = 1300;
+  EXPECT_EQ(packing->PlanPlacements(context, jobs)[0].partner_id, 1);
 }
 
 }  // namespace
@@ -241,11 +249,13 @@ TEST(Policies, PackingColocatesOnlyWhenMemoryFitsAndThroughputGains) {
 
 #include <filesystem>
 
+#include "cluster/simulator.h"
 #include "cluster/spb_cost_model.h"
 #include "cluster/spb_options.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "model/job_spec.h"
+#include "model/trace_generator.h"
 #include "spb/statistical_efficiency.h"
 
 namespace jigsaw {
@@ -299,6 +309,7 @@ TEST(Policies, JigsawPutsSmallGuestsOnTheIdleWorkersOfAnSpbHost) {
   PolicyContext context;
   context.gpus = 4;
   PolicyOptions options;  // no throughput table: only SPB placements are possible
+  options.colocation_base = "least_served";
   auto without = MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs);
   ASSERT_EQ(without.size(), 1u);
   EXPECT_EQ(without[0].partner_id, -1);  // no SPB cost model: no SPB
@@ -324,6 +335,7 @@ TEST(Policies, JigsawPutsSmallGuestsOnTheIdleWorkersOfAnSpbHost) {
     EXPECT_DOUBLE_EQ(with[0].rate, 1.0);
     EXPECT_NEAR(with[0].partner_rate, 0.5, 1e-12);  // the shallowest worker idles half the time
   }
+
   EXPECT_EQ(MakePolicy("packing", options)->PlanPlacements(context, pair.jobs)[0].partner_id, -1);
 }
 
@@ -396,6 +408,7 @@ TEST(Policies, CoLocatedGangsSpanningNodesShareTheNics) {
   spb_options.fixed_efficiency = 1.0;
   SpbCostModel spb(spb_options);
   PolicyOptions options;
+  options.colocation_base = "least_served";
   options.spb = &spb;
   options.gpus_per_node = 4;
   options.nic_gbps = 1e6;  // ample: no sharing
@@ -425,6 +438,29 @@ TEST(Policies, CoLocatedGangsSpanningNodesShareTheNics) {
   context.gpus = 4;
   auto local = MakePolicy("spb_only", options)->PlanPlacements(context, small.jobs);
   EXPECT_DOUBLE_EQ(local[0].rate, 1.0);
+}
+
+TEST(Policies, JigsawOnAShockwaveBaseRunsShockwavesJobsAlone) {
+  // The synthetic table has no co-location entries and no SPB model is given: nothing can share
+  // GPUs, so jigsaw and its ablations are Shockwave's plan exactly.
+  const ThroughputTable table = SyntheticThroughputTable();
+  TraceGeneratorOptions generator;
+  generator.jobs = 60;
+  const Trace trace = GenerateTrace(generator, table);
+  SimConfig config;
+  config.gpus = 16;
+  PolicyOptions options;
+  options.throughputs = &table;
+  auto shockwave = MakePolicy("shockwave", options);
+  const SimResult reference = Simulator(trace, &table, shockwave.get(), config).Run();
+  for (const char* name : {"packing", "jigsaw"}) {
+    auto policy = MakePolicy(name, options);
+    const SimResult result = Simulator(trace, &table, policy.get(), config).Run();
+    ASSERT_EQ(result.jobs.size(), reference.jobs.size());
+    for (size_t j = 0; j < result.jobs.size(); ++j) {
+      EXPECT_EQ(result.jobs[j].finish_s, reference.jobs[j].finish_s) << name << " job " << j;
+    }
+  }
 }
 
 }  // namespace

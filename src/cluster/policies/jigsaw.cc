@@ -1,10 +1,12 @@
 // jigsaw: SPB-aware co-location, planned every round (docs/jigsaw.md), and its two ablations.
 //
-// Jobs are ranked least-served first and placed alone while their gangs fit; each job left over
-// is then offered to a placed job, choosing the placement with the largest normalised goodput
-// (host rate x host GPUs + guest rate x guest GPUs: what cluster_efficiency sums), which must beat
-// the host alone by kMinColocationGain x host GPUs while the host keeps kMinHostRate. Two kinds
-// of placement:
+// The jobs that run alone on whole gangs come from a base planner: `shockwave` (default; its
+// plans are work-conserving and makespan-aware) or `least_served` (least-served first while gangs
+// fit). Each job left over is then offered to a placed job, choosing the placement with the largest
+// normalised goodput (host rate x host GPUs + guest rate x guest GPUs: what cluster_efficiency
+// sums), which must beat the host alone by kMinColocationGain x host GPUs while the host keeps
+// kMinHostRate and, slowed down, does not outlast the longest remaining job (it must not become the
+// makespan's critical path). Two kinds of placement:
 //  * packing: a same-size pair, both at full backprop, rates from the throughput table's
 //    co-location entries, if both workers fit in GPU memory (Shockwave's per-model profile);
 //  * SPB: a smaller guest on the shallowest workers of a multi-GPU host switched to a staircase
@@ -19,12 +21,15 @@
 // (SPB placements only: "SPB without packing"). The plan can change every round without a
 // restart: SPB changes which backward work a worker does, not its state.
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "cluster/policies/colocation.h"
 #include "cluster/policies/policies.h"
 #include "cluster/spb_cost_model.h"
+#include "core/error.h"
 #include "model/job_spec.h"
 #include "model/throughput_table.h"
 
@@ -48,7 +53,30 @@ class JigsawPolicy : public Policy {
       : name_(std::move(name)),
         options_(options),
         use_packing_(use_packing),
-        use_spb_(use_spb && options.spb != nullptr) {}
+        use_spb_(use_spb && options.spb != nullptr) {
+    if (options.colocation_base == "shockwave") {
+      base_ = MakeShockwavePolicy(options);
+    } else if (options.colocation_base != "least_served") {
+      throw UsageError("the co-location base planner must be shockwave or least_served, got '" +
+                       options.colocation_base + "'");
+    }
+  }
+
+  // The base planner calibrates its predictions from observed throughputs: report a shared
+  // round's progress at the job's isolated speed (steps / rate), not its co-located speed.
+  void ObserveRun(int job_id, int round, double steps, double execution_s,
+                  int batch_size) override {
+    if (base_ == nullptr) return;
+    auto rate = last_rates_.find(job_id);
+    if (rate != last_rates_.end() && rate->second > 0) steps /= rate->second;
+    base_->ObserveRun(job_id, round, steps, execution_s, batch_size);
+  }
+  void ObserveCompletion(int job_id, double now_s) override {
+    if (base_ != nullptr) base_->ObserveCompletion(job_id, now_s);
+  }
+  void ObserveArrival(int job_id, double now_s) override {
+    if (base_ != nullptr) base_->ObserveArrival(job_id, now_s);
+  }
 
   std::string name() const override { return name_; }
   bool PlansRounds() const override { return true; }
@@ -62,13 +90,32 @@ class JigsawPolicy : public Policy {
     std::vector<Placement> placements;
     std::vector<size_t> hosts;
     std::vector<bool> placed(jobs.size(), false);
-    int free_gpus = context.gpus;
-    for (size_t j : order) {
-      if (jobs[j].scale_factor > free_gpus) continue;
-      free_gpus -= jobs[j].scale_factor;
-      placements.push_back({jobs[j].id});
-      hosts.push_back(j);
-      placed[j] = true;
+    if (base_ != nullptr) {
+      std::unordered_map<int, size_t> index;
+      for (size_t j = 0; j < jobs.size(); ++j) index[jobs[j].id] = j;
+      int free_gpus = context.gpus;
+      for (int id : base_->PlanRound(context, jobs)) {
+        auto it = index.find(id);
+        if (it == index.end() || placed[it->second]) continue;
+        if (jobs[it->second].scale_factor > free_gpus) continue;
+        free_gpus -= jobs[it->second].scale_factor;
+        placements.push_back({id});
+        hosts.push_back(it->second);
+        placed[it->second] = true;
+      }
+    } else {
+      int free_gpus = context.gpus;
+      for (size_t j : order) {
+        if (jobs[j].scale_factor > free_gpus) continue;
+        free_gpus -= jobs[j].scale_factor;
+        placements.push_back({jobs[j].id});
+        hosts.push_back(j);
+        placed[j] = true;
+      }
+    }
+    double longest_remaining_s = 0;
+    for (const PolicyJob& job : jobs) {
+      longest_remaining_s = std::max(longest_remaining_s, job.remaining_isolated_s);
     }
     for (size_t j : order) {
       if (placed[j]) continue;
@@ -80,6 +127,8 @@ class JigsawPolicy : public Policy {
         const PolicyJob& host = jobs[hosts[p]];
         PairPlan plan;
         if (!PlanPair(host, jobs[j], &plan) || plan.host_rate < kMinHostRate) continue;
+        // Slowing the host must not make it the job that sets the makespan.
+        if (host.remaining_isolated_s / plan.host_rate > longest_remaining_s) continue;
         const double gain = Goodput(host, jobs[j], plan) / host.scale_factor;
         if (gain <= 1.0 + kMinColocationGain || gain <= best_gain) continue;
         best = static_cast<int>(p);
@@ -91,6 +140,11 @@ class JigsawPolicy : public Policy {
       placements[best].partner_id = jobs[j].id;
       placements[best].partner_rate = best_plan.guest_rate;
       placed[j] = true;
+    }
+    last_rates_.clear();
+    for (const Placement& p : placements) {
+      last_rates_[p.job_id] = p.rate;
+      if (p.partner_id >= 0) last_rates_[p.partner_id] = p.partner_rate;
     }
     return placements;
   }
@@ -162,6 +216,8 @@ class JigsawPolicy : public Policy {
   PolicyOptions options_;
   bool use_packing_;
   bool use_spb_;
+  std::unique_ptr<Policy> base_;                // null: least served first
+  std::unordered_map<int, double> last_rates_;  // job id -> rate in the last planned round
 };
 
 }  // namespace

@@ -69,11 +69,12 @@ class ShockwavePolicy : public Policy {
     std::unordered_map<int, const PolicyJob*> by_id;
     for (const PolicyJob& job : jobs) by_id[job.id] = &job;
     if (planned_before_) {
-      for (int id : last_round_) {
-        auto state = states_.find(id);
+      // Every known job, not only last round's: a co-locating wrapper (jigsaw) may have run
+      // others as guests. Idempotent for jobs that did not run.
+      for (auto& [id, state] : states_) {
         auto view = by_id.find(id);
-        if (state == states_.end() || view == by_id.end()) continue;
-        state->second.job.SetProgress(EpochsDone(*view->second, state->second.job.epochs()));
+        if (view == by_id.end()) continue;
+        state.job.SetProgress(EpochsDone(*view->second, state.job.epochs()));
       }
       ++round_ptr_;
       if (++rounds_since_reopt_ >= options_.reopt_rounds) {
