@@ -11,6 +11,7 @@
 # root namespace is not touched. Everything is removed on exit, on failure and on Ctrl-C.
 #
 # Usage: bench/tensorlights/run.sh [--jigsaw PATH] [--out DIR] [--policies "fifo static rotate"]
+#          (a policy "rotate:20s" is rotate with its own interval, reported as rotate-20s)
 #          [--jobs K] [--workers W] [--iters N] [--batch B] [--rate 200mbit] [--interval 5s]
 #          [--reps R] [--model mlp] [--size 28]
 set -euo pipefail
@@ -44,7 +45,7 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS="$2"; shift 2 ;;
     --model) MODEL="$2"; shift 2 ;;
     --size) SIZE="$2"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -123,12 +124,18 @@ wait_for_htb() {
 }
 
 run_one() {
-  local policy="$1" rep="$2"
-  local dir="$OUT/$policy/rep$rep"
+  # "rotate:20s" = rotate with its own interval (TensorLights' TLsRR:<sec>), in OUT/rotate-20s/.
+  local spec="$1" rep="$2"
+  local policy="${spec%%:*}" interval="$INTERVAL" name="$1"
+  if [[ "$spec" == *:* ]]; then
+    interval="${spec#*:}"
+    name="$policy-$interval"
+  fi
+  local dir="$OUT/$name/rep$rep"
   rm -rf "$dir"
   mkdir -p "$dir"
   ip netns exec "$PS_HOST" "$JIGSAW" tlights --policy "$policy" --dev eth0 --ports "$PORTS" \
-    --rate "$RATE" --interval "$INTERVAL" 2>"$dir/agent.log" &
+    --rate "$RATE" --interval "$interval" 2>"$dir/agent.log" &
   AGENT_PID=$!
   wait_for_htb || die "the agent did not install its qdisc: $(cat "$dir/agent.log")"
 
@@ -167,8 +174,8 @@ run_one() {
   if tc -n "$PS_HOST" qdisc show dev eth0 | grep -q htb; then
     die "the agent left its qdisc behind"
   fi
-  ((failed == 0)) || die "a server or worker of $policy rep $rep failed; logs in $dir"
-  log "$policy rep $rep done ($(grep -c . "$dir/agent.log") agent log lines)"
+  ((failed == 0)) || die "a server or worker of $name rep $rep failed; logs in $dir"
+  log "$name rep $rep done ($(grep -c . "$dir/agent.log") agent log lines)"
 }
 
 for ((r = 0; r < REPS; r++)); do

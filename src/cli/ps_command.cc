@@ -2,8 +2,10 @@
 // `jigsaw ps-worker` (a LibTorch worker; runs in jigsaw-runtime). See docs/tensorlights.md.
 #include <cstdio>
 #include <memory>
+#include <string>
 
 #include "cli/commands.h"
+#include "core/output.h"
 #include "ps/server.h"
 
 namespace jigsaw {
@@ -27,8 +29,16 @@ void AddPsCommand(CLI::App& app, CommandAction* action) {
                    "fail the job when a worker makes no progress for this long")
       ->capture_default_str();
   command->add_option("--out", options->out, "statistics JSON file");
+  auto port_file = std::make_shared<std::string>();
+  command->add_option("--port-file", *port_file,
+                      "write the listening port here once listening (with --port 0)");
   command->add_flag("--quiet", options->quiet, "no progress on stderr");
-  command->callback([options, action] {
+  command->callback([options, port_file, action] {
+    if (!port_file->empty()) {
+      options->on_listening = [port_file](int port) {
+        WriteFileAtomically(*port_file, std::to_string(port) + "\n");
+      };
+    }
     *action = [options] {
       ps::ServerStats stats = ps::RunParameterServer(*options);
       if (!options->quiet) {

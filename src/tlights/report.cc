@@ -33,6 +33,25 @@ std::vector<fs::path> NumberedDirs(const fs::path& dir, const std::string& prefi
   return paths;
 }
 
+// Subfolders that hold rep<r>/ folders: fifo, static and rotate first, then the others (e.g.
+// rotate-20s) by name.
+std::vector<std::string> PolicyFolders(const std::string& dir) {
+  std::vector<std::string> names;
+  if (!fs::is_directory(dir)) return names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_directory() && !NumberedDirs(entry.path(), "rep").empty()) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  auto rank = [](const std::string& name) {
+    return name == "fifo" ? 0 : name == "static" ? 1 : name == "rotate" ? 2 : 3;
+  };
+  std::sort(names.begin(), names.end(), [&](const std::string& a, const std::string& b) {
+    return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
+  });
+  return names;
+}
+
 std::string Percent(double value, double base) {
   if (base <= 0) return "n/a";
   const double change = 100.0 * (value - base) / base;
@@ -126,7 +145,7 @@ JobResult AnalyzeJobDir(const std::string& dir) {
 
 std::vector<PolicyResult> AnalyzeExperiment(const std::string& dir) {
   std::vector<PolicyResult> results;
-  for (const std::string policy : {"fifo", "static", "rotate"}) {
+  for (const std::string& policy : PolicyFolders(dir)) {
     const std::vector<fs::path> reps = NumberedDirs(fs::path(dir) / policy, "rep");
     if (reps.empty()) continue;
     PolicyResult result;
@@ -160,7 +179,7 @@ std::vector<PolicyResult> AnalyzeExperiment(const std::string& dir) {
     results.push_back(result);
   }
   if (results.empty()) {
-    throw InputError(dir, 0, "no <policy>/rep<r>/ folders (policy fifo, static or rotate)");
+    throw InputError(dir, 0, "no <policy>/rep<r>/ folders (fifo, static, rotate, rotate-20s, ...)");
   }
   return results;
 }

@@ -55,7 +55,8 @@ struct PolicyResult {
   double p95_spread_s = 0;
 };
 
-// Policies found under `dir`, in the order fifo, static, rotate.
+// Every <policy>/ folder under `dir` that holds rep<r>/ folders, in the order fifo, static,
+// rotate, then the others by name (the harness names rotation variants rotate-<interval>).
 std::vector<PolicyResult> AnalyzeExperiment(const std::string& dir);
 Json ExperimentJson(const std::vector<PolicyResult>& results);
 // Markdown table; changes are relative to fifo when it is present.

@@ -29,24 +29,26 @@ TEST(PsTrainCli, ServerAndTwoWorkersTrainAnMlp) {
   fs::create_directories(dir);
   const std::string j = JIGSAW_BINARY;
   const std::string d = dir.string();
-  // A port derived from the pid (the workers must know it in advance); the workers retry until
-  // the server listens.
-  const int port = 20000 + getpid() % 20000;
-  const std::string server = j + " ps --host 127.0.0.1 --port " + std::to_string(port) +
+  // The server picks a free port and writes it to a file; then the workers start.
+  const std::string port_file = d + "/port";
+  const std::string server = j + " ps --host 127.0.0.1 --port 0 --port-file " + port_file +
                              " --workers 2 --lr 0.05 --momentum 0.9 --timeout-s 30 --quiet --out " +
                              d + "/server.json";
   std::string workers;
   for (int k = 0; k < 2; ++k) {
-    workers += j + " ps-worker --server 127.0.0.1:" + std::to_string(port) + " --rank " +
+    workers += j + " ps-worker --server 127.0.0.1:$(cat " + port_file + ") --rank " +
                std::to_string(k) +
                " --workers 2 --iters 60 --batch 16 --synthetic-size 14 --synthetic-train 1024 "
                "--quiet --timeout-s 30 --out " +
                d + "/worker" + std::to_string(k) + ".csv > " + d + "/result" + std::to_string(k) +
                ".json & ";
   }
+  const std::string wait_for_port =
+      "for i in $(seq 200); do test -s " + port_file + " && break; sleep 0.05; done; ";
   int code = -1;
-  const std::string output =
-      RunShell("( " + server + " & " + workers + " wait ) && test -s " + d + "/server.json", &code);
+  const std::string output = RunShell(
+      "( " + server + " & " + wait_for_port + workers + " wait ) && test -s " + d + "/server.json",
+      &code);
   ASSERT_EQ(code, 0) << output;
 
   jigsaw::Json stats = jigsaw::Json::parse(jigsaw::ReadWholeFile(d + "/server.json"));

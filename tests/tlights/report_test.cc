@@ -72,8 +72,12 @@ TEST(TlightsReport, WholeExperiment) {
   WriteJob(dir / "static/rep0/job1", "job1", 0, {{7.5, 10}, {7.5, 10}});
   WriteJob(dir / "static/rep1/job0", "job0", 0, {{2.5, 7}, {2.5, 7}});
   WriteJob(dir / "static/rep1/job1", "job1", 0, {{7.5, 10}, {7.5, 10}});
+  WriteJob(dir / "rotate-20s/rep0/job0", "job0", 0, {{5, 9}, {5, 9}});
+  WriteJob(dir / "rotate-20s/rep0/job1", "job1", 0, {{5, 9}, {5, 9}});
   const std::vector<PolicyResult> results = AnalyzeExperiment(dir.string());
-  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(results[2].policy, "rotate-20s");
+  EXPECT_DOUBLE_EQ(results[2].avg_jct_s, 9);
   EXPECT_EQ(results[0].policy, "fifo");
   EXPECT_DOUBLE_EQ(results[0].avg_jct_s, 10);
   EXPECT_DOUBLE_EQ(results[0].mean_spread_s, 1);
