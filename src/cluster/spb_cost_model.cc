@@ -1,7 +1,6 @@
 #include "cluster/spb_cost_model.h"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "core/error.h"
 #include "spb/iteration_estimate.h"
@@ -68,17 +67,27 @@ StatisticalEfficiency SpbCostModel::Efficiency(const std::string& measured_model
   return result;
 }
 
-const std::vector<SpbOption>& SpbCostModel::Options(const std::string& model, int batch,
-                                                    int workers) const {
+const SpbCostModel::Costs& SpbCostModel::Lookup(const std::string& model, int batch,
+                                                int workers) const {
   const auto key = std::make_tuple(model, batch, workers);
   auto it = cache_.find(key);
-  if (it == cache_.end()) it = cache_.emplace(key, ComputeOptions(model, batch, workers)).first;
+  if (it == cache_.end()) it = cache_.emplace(key, ComputeCosts(model, batch, workers)).first;
   return it->second;
 }
 
-std::vector<SpbOption> SpbCostModel::ComputeOptions(const std::string& model, int batch,
+const std::vector<SpbOption>& SpbCostModel::Options(const std::string& model, int batch,
                                                     int workers) const {
-  std::vector<SpbOption> options;
+  return Lookup(model, batch, workers).options;
+}
+
+double SpbCostModel::FullBytesPerWorker(const std::string& model, int batch, int workers) const {
+  return Lookup(model, batch, workers).full_bytes_per_worker;
+}
+
+SpbCostModel::Costs SpbCostModel::ComputeCosts(const std::string& model, int batch,
+                                               int workers) const {
+  Costs costs;
+  std::vector<SpbOption>& options = costs.options;
   std::string measured_model;
   auto profile = profiles_.find(model);
   if (profile != profiles_.end()) {
@@ -86,6 +95,7 @@ std::vector<SpbOption> SpbCostModel::ComputeOptions(const std::string& model, in
     measured_model = p.model;
     const SpbIterationEstimate full =
         EstimateSpbIteration(p, p.comm, workers, ParseSpbPlan("full"), p.batch);
+    if (workers > 1) costs.full_bytes_per_worker = MeanBytesSent(full);
     SpbOption option;
     option.source = "profile " + options_.profiles.at(model);
     for (const SpbWorkerEstimate& w : full.workers) {
@@ -112,6 +122,9 @@ std::vector<SpbOption> SpbCostModel::ComputeOptions(const std::string& model, in
     }
   } else {
     options = FallbackSpbOptions(model, batch, workers);
+    if (workers > 1) {
+      costs.full_bytes_per_worker = 2.0 * (workers - 1) / workers * FallbackParameterBytes(model);
+    }
   }
   if (options.size() > 1) {
     const StatisticalEfficiency efficiency = Efficiency(measured_model, workers);
@@ -122,36 +135,7 @@ std::vector<SpbOption> SpbCostModel::ComputeOptions(const std::string& model, in
       options[1].efficiency_source = efficiency.source;
     }
   }
-  return options;
-}
-
-double SpbCostModel::FullBytesPerWorker(const std::string& model, int batch, int workers) const {
-  if (workers < 2) return 0;
-  auto profile = profiles_.find(model);
-  if (profile != profiles_.end()) {
-    const ModelProfile& p = profile->second;
-    return MeanBytesSent(EstimateSpbIteration(p, p.comm, workers, ParseSpbPlan("full"), batch));
-  }
-  return 2.0 * (workers - 1) / workers * FallbackParameterBytes(model);
-}
-
-std::string SpbCostModel::Describe() const {
-  std::string text;
-  for (const auto& [model, path] : options_.profiles) {
-    text += model + ": profile " + path + "\n";
-  }
-  if (options_.fixed_efficiency >= 0) {
-    char line[96];
-    std::snprintf(line, sizeof(line), "statistical efficiency: fixed %.3f\n",
-                  options_.fixed_efficiency);
-    text += line;
-  } else if (!options_.efficiency_file.empty()) {
-    text += "statistical efficiency: " + options_.efficiency_file + " (proxy " +
-            options_.proxy_model + ")\n";
-  } else {
-    text += "statistical efficiency: unknown (no SPB plans)\n";
-  }
-  return text;
+  return costs;
 }
 
 }  // namespace jigsaw

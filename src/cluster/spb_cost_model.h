@@ -45,24 +45,27 @@ class SpbCostModel {
   explicit SpbCostModel(const SpbCostModelOptions& options);
 
   // "full" first, then "staircase" when workers > 1 and its statistical efficiency is known and
-  // positive. Empty when the job type is unknown to both sources. Cached per (model, batch, N).
+  // positive. Empty when the job type is unknown to both sources.
   const std::vector<SpbOption>& Options(const std::string& model, int batch, int workers) const;
 
   // Bytes one worker of a full-backprop iteration sends (ring allreduce of all gradients); 0 when
   // the model's parameter bytes are unknown.
   double FullBytesPerWorker(const std::string& model, int batch, int workers) const;
 
-  // One line per source, for reports: where profiles and efficiencies come from.
-  std::string Describe() const;
-
  private:
-  std::vector<SpbOption> ComputeOptions(const std::string& model, int batch, int workers) const;
+  struct Costs {
+    std::vector<SpbOption> options;
+    double full_bytes_per_worker = 0;
+  };
+  // Cached per (model, batch, N): the planners ask for the same job types every round.
+  const Costs& Lookup(const std::string& model, int batch, int workers) const;
+  Costs ComputeCosts(const std::string& model, int batch, int workers) const;
   StatisticalEfficiency Efficiency(const std::string& measured_model, int workers) const;
 
   SpbCostModelOptions options_;
   std::map<std::string, ModelProfile> profiles_;
   StatisticalEfficiencyTable efficiency_;
-  mutable std::map<std::tuple<std::string, int, int>, std::vector<SpbOption>> cache_;
+  mutable std::map<std::tuple<std::string, int, int>, Costs> cache_;
 };
 
 }  // namespace jigsaw

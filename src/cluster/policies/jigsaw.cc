@@ -90,28 +90,24 @@ class JigsawPolicy : public Policy {
     std::vector<Placement> placements;
     std::vector<size_t> hosts;
     std::vector<bool> placed(jobs.size(), false);
+    // Hosts: the base plan's jobs in its order, or every job least served first, while they fit.
+    std::vector<size_t> candidates = order;
     if (base_ != nullptr) {
       std::unordered_map<int, size_t> index;
       for (size_t j = 0; j < jobs.size(); ++j) index[jobs[j].id] = j;
-      int free_gpus = context.gpus;
+      candidates.clear();
       for (int id : base_->PlanRound(context, jobs)) {
         auto it = index.find(id);
-        if (it == index.end() || placed[it->second]) continue;
-        if (jobs[it->second].scale_factor > free_gpus) continue;
-        free_gpus -= jobs[it->second].scale_factor;
-        placements.push_back({id});
-        hosts.push_back(it->second);
-        placed[it->second] = true;
+        if (it != index.end()) candidates.push_back(it->second);
       }
-    } else {
-      int free_gpus = context.gpus;
-      for (size_t j : order) {
-        if (jobs[j].scale_factor > free_gpus) continue;
-        free_gpus -= jobs[j].scale_factor;
-        placements.push_back({jobs[j].id});
-        hosts.push_back(j);
-        placed[j] = true;
-      }
+    }
+    int free_gpus = context.gpus;
+    for (size_t j : candidates) {
+      if (placed[j] || jobs[j].scale_factor > free_gpus) continue;
+      free_gpus -= jobs[j].scale_factor;
+      placements.push_back({jobs[j].id});
+      hosts.push_back(j);
+      placed[j] = true;
     }
     double longest_remaining_s = 0;
     for (const PolicyJob& job : jobs) {
