@@ -50,6 +50,13 @@ std::string ReadWholeFile(const std::string& path) {
   return buffer.str();
 }
 
+int LineOfOffset(std::string_view text, size_t offset) {
+  if (offset > text.size()) offset = text.size();
+  int line = 1;
+  for (size_t i = 0; i < offset; ++i) line += text[i] == '\n';
+  return line;
+}
+
 TextFile::TextFile(const std::string& path) : name_(path), contents_(ReadWholeFile(path)) {}
 
 TextFile::TextFile(std::string name, std::string contents)

@@ -24,6 +24,10 @@ std::string_view Trim(std::string_view text);
 // Reads the whole file; throws InputError(path, 0, ...) if it cannot be read.
 std::string ReadWholeFile(const std::string& path);
 
+// 1-based line of the byte at `offset` in `text` (offsets past the end count as the end), e.g.
+// to place a JSON parser's error position.
+int LineOfOffset(std::string_view text, size_t offset);
+
 class TextFile {
  public:
   // Throws InputError if the file cannot be opened.

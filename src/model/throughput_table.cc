@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -10,13 +9,6 @@
 
 namespace jigsaw {
 namespace {
-
-int LineOfOffset(const std::string& text, size_t offset) {
-  if (offset > text.size()) offset = text.size();
-  int line = 1;
-  for (size_t i = 0; i < offset; ++i) line += text[i] == '\n';
-  return line;
-}
 
 // Line of the first occurrence of `"needle"` at or after `from`; 0 if absent.
 int LineOfKey(const std::string& text, const std::string& needle, size_t from = 0) {
@@ -61,9 +53,9 @@ ThroughputTable ThroughputTable::Parse(const std::string& name, const std::strin
   try {
     root = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(name, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
-                     std::string("malformed JSON: expected a Gavel throughputs object (") +
-                         e.what() + ")");
+    throw InputError(
+        name, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
+        std::string("malformed JSON: expected a Gavel throughputs object (") + e.what() + ")");
   }
   if (!root.is_object() || root.empty()) {
     throw InputError(name, 1, "expected an object {worker_type: {\"(job_type, sf)\": {...}}}");
@@ -73,8 +65,8 @@ ThroughputTable ThroughputTable::Parse(const std::string& name, const std::strin
   for (const auto& [worker, jobs] : root.items()) {
     auto worker_line = [&] { return LineOfKey(text, worker); };
     if (!jobs.is_object()) {
-      throw InputError(name, worker_line(), "expected an object of job entries for worker type '" +
-                                              worker + "'");
+      throw InputError(name, worker_line(),
+                       "expected an object of job entries for worker type '" + worker + "'");
     }
     auto& by_key = table.table_[worker];
     const size_t worker_offset = text.find("\"" + worker + "\"");
@@ -87,9 +79,9 @@ ThroughputTable ThroughputTable::Parse(const std::string& name, const std::strin
                              key_text + "\"");
       }
       if (!entry.is_object() || !entry.contains("null")) {
-        throw InputError(name, line(),
-                         "expected an object with a \"null\" (isolated throughput) member for " +
-                             key_text);
+        throw InputError(
+            name, line(),
+            "expected an object with a \"null\" (isolated throughput) member for " + key_text);
       }
       ThroughputEntry parsed;
       for (const auto& [partner_text, value] : entry.items()) {
@@ -99,12 +91,14 @@ ThroughputTable ThroughputTable::Parse(const std::string& name, const std::strin
         }
         JobKey partner;
         if (!ParseJobKey(partner_text, &partner)) {
-          throw InputError(name, line(), "expected a partner key \"('<job type>', <sf>)\" in " +
-                                           key_text + ", got \"" + partner_text + "\"");
+          throw InputError(name, line(),
+                           "expected a partner key \"('<job type>', <sf>)\" in " + key_text +
+                               ", got \"" + partner_text + "\"");
         }
         if (!value.is_array() || value.size() != 2) {
-          throw InputError(name, line(), "expected [self, partner] throughputs for " + key_text +
-                                           " with " + partner_text);
+          throw InputError(
+              name, line(),
+              "expected [self, partner] throughputs for " + key_text + " with " + partner_text);
         }
         parsed.colocated[partner] = {
             RequirePositiveNumber(value[0], name, line, key_text + " with " + partner_text),

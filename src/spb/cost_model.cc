@@ -167,11 +167,13 @@ Json ProfileToJson(const ModelProfile& profile) {
 }
 
 ModelProfile ReadProfile(const std::string& path) {
+  const std::string text = ReadWholeFile(path);
   Json json;
   try {
-    json = Json::parse(ReadWholeFile(path));
+    json = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
+    throw InputError(path, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
+                     std::string("not valid JSON: ") + e.what());
   }
   ModelProfile profile;
   try {

@@ -40,12 +40,6 @@ std::vector<int> EntryLines(const std::string& text) {
   return lines;
 }
 
-int LineOfByte(const std::string& text, size_t byte) {
-  int line = 1;
-  for (size_t i = 0; i < byte && i < text.size(); ++i) line += text[i] == '\n';
-  return line;
-}
-
 bool SamePlan(const SpbPlan& a, const SpbPlan& b) {
   if (a.kind != b.kind) return false;
   if (a.kind == SpbPlanKind::kFreeze) return a.freeze_depth == b.freeze_depth;
@@ -61,7 +55,7 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
   try {
     json = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    throw InputError(path, LineOfByte(text, e.byte), std::string("not valid JSON: ") + e.what());
+    throw InputError(path, LineOfOffset(text, e.byte), std::string("not valid JSON: ") + e.what());
   }
   if (!json.is_object() || json.value("format", "") != "jigsaw-spb-statistical-efficiency-v1") {
     throw InputError(path, 0,

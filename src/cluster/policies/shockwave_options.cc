@@ -9,12 +9,6 @@
 namespace jigsaw {
 namespace {
 
-int LineOfOffset(const std::string& text, size_t offset) {
-  int line = 1;
-  for (size_t i = 0; i < offset && i < text.size(); ++i) line += text[i] == '\n';
-  return line;
-}
-
 int LineOfKey(const std::string& text, const std::string& key) {
   const size_t at = text.find("\"" + key + "\"");
   return at == std::string::npos ? 0 : LineOfOffset(text, at);
