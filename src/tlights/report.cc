@@ -55,7 +55,9 @@ std::vector<std::string> PolicyFolders(const std::string& dir) {
 std::string Percent(double value, double base) {
   if (base <= 0) return "n/a";
   const double change = 100.0 * (value - base) / base;
-  return (change >= 0 ? "+" : "") + FormatFixed(change, 1) + "%";
+  std::string text = FormatFixed(change, 1) + "%";
+  if (change >= 0) text.insert(0, 1, '+');  // not "+" + text: GCC 12 warns (false -Wrestrict)
+  return text;
 }
 
 }  // namespace
