@@ -107,7 +107,17 @@ TEST(SimCli, BadInputsGiveClearErrors) {
   result = RunCommand("sim --quiet --policy jigsaw --spb-profile ResNet-18=" +
                       (dir / "t.json").string() + " --out " + (dir / "o").string());
   EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("t.json"), std::string::npos) << result.output;
+  EXPECT_NE(result.output.find("t.json:1: not valid JSON"), std::string::npos) << result.output;
+  const std::pair<const char*, const char*> kBadOptions[] = {
+      {"--colocation-base nope", "(--colocation-base) must be shockwave or least_served"},
+      {"--max-jobs -1", "--max-jobs must be >= 0"},
+      {"--gpus-per-node 0", "--gpus-per-node must be >= 1"}};
+  for (const auto& [bad, expected] : kBadOptions) {
+    result = RunCommand(std::string("sim --quiet --policy jigsaw ") + bad + " --out " +
+                        (dir / "o").string());
+    EXPECT_EQ(result.exit_code, 2) << bad;
+    EXPECT_NE(result.output.find(expected), std::string::npos) << bad << ": " << result.output;
+  }
 
   result = RunCommand("sim --quiet --gpus 0 --out " + (dir / "o").string());
   EXPECT_NE(result.exit_code, 0);

@@ -57,8 +57,10 @@ class JigsawPolicy : public Policy {
     if (options.colocation_base == "shockwave") {
       base_ = MakeShockwavePolicy(options);
     } else if (options.colocation_base != "least_served") {
-      throw UsageError("the co-location base planner must be shockwave or least_served, got '" +
-                       options.colocation_base + "'");
+      throw UsageError(
+          "the co-location base planner (--colocation-base) must be shockwave or "
+          "least_served, got '" +
+          options.colocation_base + "'");
     }
   }
 
