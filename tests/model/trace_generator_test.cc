@@ -85,7 +85,9 @@ TEST(AssignJobTypes, TypesPhillyJobsSoTheyStillRunForTheirDuration) {
     ASSERT_TRUE(job.typed());
     const double throughput = table.Isolated("v100", {job.job_type, job.scale_factor});
     EXPECT_EQ(job.total_steps, std::floor(3600 * throughput));
-    if (job.scale_factor > 1) EXPECT_NE(job.model, "Recommendation");  // single-GPU only
+    if (job.scale_factor > 1) {
+      EXPECT_NE(job.model, "Recommendation");  // single-GPU only
+    }
   }
 }
 
