@@ -6,9 +6,21 @@ namespace jigsaw {
 namespace {
 
 void AddDataOptions(CLI::App* command, DataOptions* data) {
-  command->add_option("--dataset", data->dataset, "fashion-mnist or synthetic")
+  command->add_option("--dataset", data->dataset, "fashion-mnist, cifar10 or synthetic")
       ->capture_default_str();
-  command->add_option("--data-dir", data->data_dir, "folder of the Fashion-MNIST IDX files")
+  command->add_option("--data-dir", data->data_dir,
+                      "Fashion-MNIST IDX folder (default /usr/share/datasets/fashion-mnist); "
+                      "CIFAR-10 .tar.gz, JPEG ImageFolder or binary-batch folder (default "
+                      "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz)");
+  command->add_option("--cache-dir", data->cache_dir,
+                      "where decoded CIFAR-10 JPEGs are cached (default ~/.cache/jigsaw)");
+  command
+      ->add_option("--augment", data->augment,
+                   "random crop (4 px padding) + horizontal flip: auto (cifar10), on, off")
+      ->capture_default_str();
+  command
+      ->add_option("--train-samples", data->train_samples,
+                   "use a fixed subset of this many training samples (0 = all)")
       ->capture_default_str();
   command->add_option("--synthetic-train", data->synthetic_train, "synthetic training samples")
       ->capture_default_str();
@@ -24,13 +36,59 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<TrainOptions>();
   CLI::App* command = app.add_subcommand(
       "train", "data-parallel training with structured partial backpropagation (LibTorch + Gloo)");
-  command->add_option("--model", options->model, "mlp, lenet or resnet")->capture_default_str();
+  command->add_option("--model", options->model, "mlp, lenet, resnet, resnet20 or resnet18")
+      ->capture_default_str();
   AddDataOptions(command, &options->data);
   command->add_option("--workers", options->workers, "local worker processes")
       ->capture_default_str();
   command
       ->add_option("--spb", options->spb,
-                   "plan: full, staircase, rotating, freeze:D or depths d0,d1,...")
+                   "plan: full, staircase, rotating, freeze:D, depths d0,d1,... or adaptive")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-scale", options->spb_scale,
+                   "a block's gradient: contributors (mean over its contributors), world (sum / "
+                   "workers) or lr (mean, learning rate x contributors / workers)")
+      ->capture_default_str();
+  command
+      ->add_option("--exchange", options->exchange,
+                   "balanced (all-to-all + all-gather) or tree (all-reduce + broadcast per "
+                   "contributor set)")
+      ->capture_default_str();
+  command
+      ->add_option("--overlap", options->overlap, "overlap the exchange with backward (balanced)")
+      ->capture_default_str();
+  command->add_option("--bucket-kb", options->bucket_kb, "gradient bucket cap (KiB)")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-warmup", options->spb_warmup_epochs,
+                   "adaptive: epochs of full backpropagation first")
+      ->capture_default_str();
+  command->add_option("--spb-window", options->spb_window, "adaptive: iterations per decision")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-freeze-below", options->spb_freeze_below,
+                   "adaptive: plasticity under which a block may freeze")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-full-above", options->spb_full_above,
+                   "adaptive: plasticity from which every worker trains a block")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-patience", options->spb_patience,
+                   "adaptive: windows below the freeze mark before freezing")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-min-trained-blocks", options->spb_min_trained_blocks,
+                   "adaptive: top blocks never frozen")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-structure", options->spb_structure,
+                   "adaptive: freeze (every worker the same depth), staircase or rotating")
+      ->capture_default_str();
+  command
+      ->add_option("--probe-samples", options->probe_samples,
+                   "adaptive: training images in the plasticity probe")
       ->capture_default_str();
   command->add_option("--epochs", options->epochs)->capture_default_str();
   command->add_option("--batch", options->batch, "batch size per worker")->capture_default_str();
@@ -39,7 +97,18 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
                    "cap on iterations per epoch (0: full pass)")
       ->capture_default_str();
   command->add_option("--lr", options->lr, "SGD learning rate")->capture_default_str();
+  command->add_option("--lr-schedule", options->lr_schedule, "constant, cosine or step")
+      ->capture_default_str();
   command->add_option("--momentum", options->momentum)->capture_default_str();
+  command->add_option("--weight-decay", options->weight_decay)->capture_default_str();
+  command
+      ->add_option("--eval-every", options->eval_every,
+                   "also evaluate every N iterations (0 = after each epoch only); evals.csv")
+      ->capture_default_str();
+  command
+      ->add_option("--eval-samples", options->eval_samples,
+                   "test samples of those evaluations (0 = all)")
+      ->capture_default_str();
   command->add_option("--seed", options->seed)->capture_default_str();
   command->add_option("--threads", options->threads, "intra-op threads per worker")
       ->capture_default_str();
@@ -70,6 +139,12 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->add_flag("--stall-instead-of-kill", options->stall_instead_of_kill,
                  "fault injection: SIGSTOP instead of SIGKILL")
       ->group("");
+  command->add_option("--corrupt-rank", options->corrupt_rank, "fault injection: rank to corrupt")
+      ->group("");
+  command
+      ->add_option("--corrupt-at-epoch", options->corrupt_at_epoch,
+                   "fault injection: epoch whose replica check sees the corruption")
+      ->group("");
   command->callback([options, action] { *action = [options] { return RunTrain(*options); }; });
 }
 
@@ -77,7 +152,8 @@ void AddProfileCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<ProfileOptions>();
   CLI::App* command =
       app.add_subcommand("profile", "per-block forward/backward times and sizes of a model");
-  command->add_option("--model", options->model, "mlp, lenet or resnet")->capture_default_str();
+  command->add_option("--model", options->model, "mlp, lenet, resnet, resnet20 or resnet18")
+      ->capture_default_str();
   AddDataOptions(command, &options->data);
   command->add_option("--batch", options->batch)->capture_default_str();
   command->add_option("--repeats", options->repeats, "timed repetitions (median reported)")

@@ -19,6 +19,7 @@
 #include "core/stats.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
+#include "runtime/train_data.h"
 #include "spb/cost_model.h"
 
 namespace jigsaw {
@@ -38,13 +39,8 @@ double MedianSeconds(int repeats, Work work) {
   return Percentile(seconds, 50);
 }
 
-ImageSet ProfileImages(const DataOptions& data) {
-  if (data.dataset == "synthetic") {
-    return MakeSyntheticImageSet(data.synthetic_test, data.synthetic_size, data.synthetic_classes,
-                                 7, 2);
-  }
-  return LoadFashionMnist(data.data_dir, false);
-}
+// The test split: profiles time blocks on real inputs, and it is the smaller split to load.
+ImageSet ProfileImages(const DataOptions& data) { return LoadTrainingData(data).test; }
 
 // Payload sizes (bytes of float32 gradients) the communication calibration times.
 const std::vector<int64_t> kCommPayloads = {4 << 10, 32 << 10, 256 << 10, 1 << 20};

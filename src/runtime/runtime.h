@@ -21,8 +21,11 @@
 namespace jigsaw {
 
 struct DataOptions {
-  std::string dataset = "fashion-mnist";  // or "synthetic"
-  std::string data_dir = "/usr/share/datasets/fashion-mnist";
+  std::string dataset = "fashion-mnist";  // fashion-mnist, cifar10 or synthetic (train_data.h)
+  std::string data_dir;                   // "" = the data set's default location
+  std::string cache_dir;                  // "" = $XDG_CACHE_HOME/jigsaw or ~/.cache/jigsaw
+  std::string augment = "auto";           // auto (cifar10 only), on, off
+  int train_samples = 0;                  // > 0: a fixed subset of the training set
   int synthetic_train = 2048;
   int synthetic_test = 512;
   int synthetic_size = 28;
@@ -39,6 +42,29 @@ struct TrainOptions {
   int max_iters_per_epoch = 0;  // 0: a full pass over the training set
   double lr = 0.05;
   double momentum = 0.9;
+  double weight_decay = 0;
+  std::string lr_schedule = "constant";  // constant, cosine (to 0 at the last iteration), step
+                                         // (x0.1 at 50% and 75% of the iterations)
+  // How a block's summed gradient is scaled: contributors, world or lr (spb/balanced_exchange.h).
+  std::string spb_scale = "contributors";
+  // balanced (all-to-all + all-gather, spb/balanced_exchange.h) or tree (per-contributor-set
+  // all-reduce + broadcast, the first exchange; no overlap, static plans only).
+  std::string exchange = "balanced";
+  bool overlap = true;  // balanced exchange: overlap it with the backward pass
+  int bucket_kb = 256;  // gradient bucket cap
+  // --spb adaptive (spb/adaptive_plan.h).
+  double spb_warmup_epochs = 1;
+  int spb_window = 100;
+  double spb_freeze_below = 0.3;
+  double spb_full_above = 0.7;
+  int spb_patience = 2;
+  int spb_min_trained_blocks = 1;
+  std::string spb_structure = "freeze";
+  int probe_samples = 32;
+  // Test evaluation every `eval_every` iterations (0 = only after each epoch) on the first
+  // `eval_samples` test samples (0 = all); written to evals.csv.
+  int eval_every = 0;
+  int eval_samples = 0;
   uint64_t seed = 0;
   int threads = 1;  // intra-op threads per worker
   std::string out = "out/train";
@@ -49,7 +75,7 @@ struct TrainOptions {
   int world = 0;
   std::string master = "127.0.0.1:29500";
   // Address peers reach this rank's Gloo transport at; "" = 127.0.0.1 when the master is local,
-  // else this machine's hostname.
+  // else the address of this machine's interface towards the master (net_address.h).
   std::string gloo_host;
   double timeout_s = 30;
   std::string profile;  // optional `jigsaw profile` output: adds cost-model predictions
@@ -58,6 +84,10 @@ struct TrainOptions {
   int kill_rank = -1;
   int kill_at_iter = -1;
   bool stall_instead_of_kill = false;
+  // Fault injection for tests: rank `corrupt_rank` perturbs a parameter before the replica
+  // checksum of epoch `corrupt_at_epoch` (0-based), which must then fail the job.
+  int corrupt_rank = -1;
+  int corrupt_at_epoch = 0;
 };
 
 struct ProfileOptions {

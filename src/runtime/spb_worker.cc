@@ -61,7 +61,7 @@ int IndexIn(const std::vector<int>& members, int rank) {
 
 GlooGroups::GlooGroups(const c10::intrusive_ptr<c10d::Store>& store, int rank,
                        const std::vector<std::vector<int>>& groups, const std::string& host,
-                       std::chrono::milliseconds timeout)
+                       std::chrono::milliseconds timeout, const std::string& name)
     : rank_(rank) {
   for (const std::vector<int>& members : groups) {
     if (!std::binary_search(members.begin(), members.end(), rank)) continue;
@@ -71,10 +71,15 @@ GlooGroups::GlooGroups(const c10::intrusive_ptr<c10d::Store>& store, int rank,
                                    : c10d::ProcessGroupGloo::createDeviceForHostname(host));
     options->threads = 1;
     auto prefixed =
-        c10::make_intrusive<c10d::PrefixStore>("group-" + DescribeGroup(members), store);
+        c10::make_intrusive<c10d::PrefixStore>(name + "-" + DescribeGroup(members), store);
     groups_[members] = c10::make_intrusive<c10d::ProcessGroupGloo>(
         prefixed, IndexIn(members, rank), static_cast<int>(members.size()), options);
   }
+}
+
+c10d::ProcessGroupGloo* GlooGroups::Find(const std::vector<int>& members) {
+  auto it = groups_.find(members);
+  return it == groups_.end() ? nullptr : it->second.get();
 }
 
 c10d::ProcessGroupGloo& GlooGroups::Get(const std::vector<int>& members) {
@@ -98,23 +103,53 @@ torch::Tensor SpbForward(BlockModel& model, const torch::Tensor& input, int dept
   return x;
 }
 
-SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
-                                  const torch::Tensor& labels, int depth) {
+SpbStepResult RunSpbStep(BlockModel& model, const torch::Tensor& input, const torch::Tensor& labels,
+                         int depth, const BlockDoneCallback& on_block_done) {
   SpbStepResult result;
-  ClearGradients(model);
+  const int blocks = model->num_blocks();
+  const int first = blocks - depth;
   const double heap_before = HeapBytesInUse();
   Clock::time_point start = Clock::now();
-  torch::Tensor loss =
-      torch::nn::functional::cross_entropy(SpbForward(model, input, depth), labels);
+  std::vector<torch::Tensor> inputs(blocks);
+  std::vector<torch::Tensor> outputs(blocks);
+  torch::Tensor x = input;
+  {
+    torch::NoGradGuard no_grad;
+    for (int b = 0; b < first; ++b) x = model->block(b)->forward(x);
+  }
+  for (int b = first; b < blocks; ++b) {
+    if (b > first) x = x.detach().requires_grad_(true);
+    inputs[b] = x;
+    x = model->block(b)->forward(x);
+    outputs[b] = x;
+  }
+  torch::Tensor loss = torch::nn::functional::cross_entropy(x, labels);
+  x = torch::Tensor();
   result.forward_s = SecondsSince(start);
   result.retained_bytes = std::max(0.0, HeapBytesInUse() - heap_before);
   result.loss = loss.item<double>();
-  if (depth > 0) {
+  torch::Tensor upstream;
+  for (int b = blocks - 1; b >= first; --b) {
     start = Clock::now();
-    loss.backward();
-    result.backward_s = SecondsSince(start);
+    if (b == blocks - 1) {
+      loss.backward();
+      loss = torch::Tensor();
+    } else {
+      outputs[b].backward(upstream);
+    }
+    upstream = b > first ? inputs[b].grad() : torch::Tensor();
+    inputs[b] = torch::Tensor();
+    outputs[b] = torch::Tensor();
+    result.backward_s += SecondsSince(start);
+    if (on_block_done) on_block_done(b);
   }
   return result;
+}
+
+SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
+                                  const torch::Tensor& labels, int depth) {
+  ClearGradients(model);
+  return RunSpbStep(model, input, labels, depth, nullptr);
 }
 
 double ExchangeGradients(BlockModel& model, const std::vector<Collective>& collectives,
@@ -145,16 +180,23 @@ double ExchangeGradients(BlockModel& model, const std::vector<Collective>& colle
   return bytes_sent;
 }
 
+torch::Tensor NormalizeImages(const ImageSet& set, const std::vector<uint8_t>& pixels, int64_t n) {
+  torch::Tensor bytes = torch::from_blob(const_cast<uint8_t*>(pixels.data()),
+                                         {n, set.channels, set.height, set.width}, torch::kUInt8);
+  torch::Tensor x = bytes.to(torch::kFloat32).div_(255.0);
+  if (set.channel_mean.empty()) return x.sub_(0.286).div_(0.353);  // Fashion-MNIST's
+  torch::Tensor mean = torch::tensor(set.channel_mean, torch::kFloat64).to(torch::kFloat32);
+  torch::Tensor std = torch::tensor(set.channel_std, torch::kFloat64).to(torch::kFloat32);
+  return x.sub_(mean.view({1, -1, 1, 1})).div_(std.view({1, -1, 1, 1}));
+}
+
 torch::Tensor BatchImages(const ImageSet& set, const std::vector<int64_t>& indices) {
   const int64_t sample = int64_t{set.channels} * set.height * set.width;
-  torch::Tensor bytes = torch::empty({static_cast<int64_t>(indices.size()), sample}, torch::kUInt8);
-  uint8_t* out = bytes.data_ptr<uint8_t>();
+  std::vector<uint8_t> pixels(indices.size() * sample);
   for (size_t i = 0; i < indices.size(); ++i) {
-    std::copy_n(set.pixels.data() + indices[i] * sample, sample, out + i * sample);
+    std::copy_n(set.pixels.data() + indices[i] * sample, sample, pixels.data() + i * sample);
   }
-  // Fashion-MNIST's pixel mean and standard deviation (on the 0..1 scale).
-  return ((bytes.to(torch::kFloat32) / 255.0 - 0.286) / 0.353)
-      .view({static_cast<int64_t>(indices.size()), set.channels, set.height, set.width});
+  return NormalizeImages(set, pixels, static_cast<int64_t>(indices.size()));
 }
 
 torch::Tensor BatchLabels(const ImageSet& set, const std::vector<int64_t>& indices) {

@@ -5,9 +5,16 @@
 // with the same group list (construction is collective), e.g. PlanGroups() plus the world group.
 // Operations time out after `timeout`, so a dead peer surfaces as an exception, never a hang.
 //
-// ComputeSpbGradients: forward with the first L-depth blocks under torch::NoGradGuard (no graph,
-// their activations freed as soon as the next block has consumed them), then backward through the
-// last `depth` blocks only. Afterwards parameter gradients are defined exactly on those blocks.
+// RunSpbStep: forward with the first L-depth blocks under torch::NoGradGuard (no graph, their
+// activations freed as soon as the next block has consumed them), then the last `depth` blocks
+// with autograd, each one's input detached into a leaf; then backward block by block from the
+// loss down, accumulating into the parameters' existing .grad (or creating it), and calling
+// on_block_done(b) as soon as block b's parameter gradients are final, so that their exchange can
+// overlap the rest of the backward. The lowest trained block computes no input gradient. Each
+// block's kept tensors are released as soon as its backward is done.
+//
+// ComputeSpbGradients: ClearGradients, then RunSpbStep without a callback. Afterwards parameter
+// gradients are defined exactly on the last `depth` blocks.
 //
 // (The frozen prefix's savings are real: SpbStepResult::retained_bytes measures them.)
 //
@@ -21,6 +28,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <string>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
@@ -36,13 +44,15 @@ namespace jigsaw {
 class GlooGroups {
  public:
   // `host`: the address peers reach this worker at ("" = resolve this machine's hostname).
+  // `name` keeps the store keys of several GlooGroups over the same store apart.
   GlooGroups(const c10::intrusive_ptr<c10d::Store>& store, int rank,
              const std::vector<std::vector<int>>& groups, const std::string& host,
-             std::chrono::milliseconds timeout);
+             std::chrono::milliseconds timeout, const std::string& name = "group");
 
   int rank() const { return rank_; }
   // The group with exactly these members; this worker must be one of them.
   c10d::ProcessGroupGloo& Get(const std::vector<int>& members);
+  c10d::ProcessGroupGloo* Find(const std::vector<int>& members);
 
  private:
   int rank_;
@@ -58,10 +68,15 @@ struct SpbStepResult {
   double retained_bytes = 0;
 };
 
+using BlockDoneCallback = std::function<void(int block)>;
+
 // Resets every parameter gradient to undefined (so untouched blocks are skipped by the optimizer).
 void ClearGradients(BlockModel& model);
 
 torch::Tensor SpbForward(BlockModel& model, const torch::Tensor& input, int depth);
+
+SpbStepResult RunSpbStep(BlockModel& model, const torch::Tensor& input, const torch::Tensor& labels,
+                         int depth, const BlockDoneCallback& on_block_done);
 
 SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
                                   const torch::Tensor& labels, int depth);
@@ -69,8 +84,11 @@ SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
 double ExchangeGradients(BlockModel& model, const std::vector<Collective>& collectives,
                          GlooGroups& groups);
 
-// Normalised float images (N x C x H x W) and int64 labels of the samples at `indices`.
+// Normalised float images (N x C x H x W, per-channel normalisation of `set`) and int64 labels of
+// the samples at `indices`; NormalizeImages does the same for pixels already gathered (N samples
+// in ImageSet's layout).
 torch::Tensor BatchImages(const ImageSet& set, const std::vector<int64_t>& indices);
+torch::Tensor NormalizeImages(const ImageSet& set, const std::vector<uint8_t>& pixels, int64_t n);
 torch::Tensor BatchLabels(const ImageSet& set, const std::vector<int64_t>& indices);
 
 // Parameter bytes of each block (float32).

@@ -1,14 +1,16 @@
-// `jigsaw train`: the SPB data-parallel training loop, its outputs and checkpoints, and the local
-// launcher that starts one worker process per rank.
+// `jigsaw train`: the SPB data-parallel training loop, its evaluation, replica checks and
+// checkpoints, and the per-rank entry point that the local launcher starts.
 #include <gloo/common/error.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
@@ -16,70 +18,25 @@
 #include "core/output.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "spb/cost_model.h"
+#include "runtime/block_state.h"
+#include "runtime/gradient_exchange.h"
 #include "runtime/launcher.h"
+#include "runtime/memory_tracker.h"
+#include "runtime/net_address.h"
+#include "runtime/plasticity_probe.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
+#include "runtime/tcp_counters.h"
+#include "runtime/train_data.h"
+#include "runtime/train_outputs.h"
 #include "runtime/train_worker.h"
+#include "spb/adaptive_plan.h"
+#include "spb/balanced_exchange.h"
 
 namespace jigsaw {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-struct IterationRow {
-  int rank = 0;
-  int epoch = 0;
-  int64_t iteration = 0;
-  int depth = 0;
-  double forward_s = 0;
-  double backward_s = 0;
-  double comm_s = 0;
-  double iter_s = 0;
-  double bytes_sent = 0;
-  double wire_bytes = 0;
-  double loss = 0;
-  double retained_mb = 0;
-  double peak_rss_mb = 0;
-};
-
-constexpr char kCsvHeader[] =
-    "rank,epoch,iteration,depth,forward_s,backward_s,comm_s,iter_s,bytes_sent,wire_bytes,loss,"
-    "retained_mb,"
-    "peak_rss_mb";
-
-std::string FormatRow(const IterationRow& r) {
-  return std::to_string(r.rank) + "," + std::to_string(r.epoch) + "," +
-         std::to_string(r.iteration) + "," + std::to_string(r.depth) + "," +
-         FormatFixed(r.forward_s, 6) + "," + FormatFixed(r.backward_s, 6) + "," +
-         FormatFixed(r.comm_s, 6) + "," + FormatFixed(r.iter_s, 6) + "," +
-         FormatFixed(r.bytes_sent, 0) + "," + FormatFixed(r.wire_bytes, 0) + "," +
-         FormatFixed(r.loss, 5) + "," + FormatFixed(r.retained_mb, 3) + "," +
-         FormatFixed(r.peak_rss_mb, 1);
-}
-
-IterationRow ParseRow(const std::string& line) {
-  std::istringstream in(line);
-  IterationRow r;
-  char comma;
-  in >> r.rank >> comma >> r.epoch >> comma >> r.iteration >> comma >> r.depth >> comma >>
-      r.forward_s >> comma >> r.backward_s >> comma >> r.comm_s >> comma >> r.iter_s >> comma >>
-      r.bytes_sent >> comma >> r.wire_bytes >> comma >> r.loss >> comma >> r.retained_mb >> comma >>
-      r.peak_rss_mb;
-  return r;
-}
-
-// Bytes this process has passed to write-like system calls, Gloo's socket writes included
-// (/proc/self/io "wchar"); nothing else writes during the gradient exchange.
-double BytesWritten() {
-  std::ifstream in("/proc/self/io");
-  std::string key;
-  double value = 0;
-  while (in >> key >> value) {
-    if (key == "wchar:") return value;
-  }
-  return 0;
-}
 
 double PeakRssMb() {
   rusage usage{};
@@ -91,23 +48,7 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-struct Datasets {
-  ImageSet train;
-  ImageSet test;
-};
-
-Datasets LoadData(const DataOptions& options) {
-  if (options.dataset == "fashion-mnist") {
-    return {LoadFashionMnist(options.data_dir, true), LoadFashionMnist(options.data_dir, false)};
-  }
-  if (options.dataset == "synthetic") {
-    return {MakeSyntheticImageSet(options.synthetic_train, options.synthetic_size,
-                                  options.synthetic_classes, 7, 1),
-            MakeSyntheticImageSet(options.synthetic_test, options.synthetic_size,
-                                  options.synthetic_classes, 7, 2)};
-  }
-  throw UsageError("--dataset '" + options.dataset + "': expected fashion-mnist or synthetic");
-}
+constexpr double kMiB = 1024.0 * 1024.0;
 
 // The same permutation on every rank (seeded by seed and epoch).
 std::vector<int64_t> EpochOrder(int count, uint64_t seed, int epoch) {
@@ -126,97 +67,239 @@ std::vector<int> Everyone(int world) {
   return ranks;
 }
 
-// Test accuracy of the (replicated) model; each rank scores every world-th sample.
-double Evaluate(BlockModel& model, const ImageSet& test, int rank, int world, GlooGroups& groups) {
+double LearningRate(const TrainOptions& options, int64_t iteration, int64_t total) {
+  const double progress = total > 0 ? static_cast<double>(iteration) / total : 0;
+  if (options.lr_schedule == "cosine") return options.lr * 0.5 * (1 + std::cos(M_PI * progress));
+  if (options.lr_schedule == "step") {
+    return options.lr * (progress >= 0.75 ? 0.01 : progress >= 0.5 ? 0.1 : 1.0);
+  }
+  return options.lr;
+}
+
+void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
+  if (options.lr_schedule != "constant" && options.lr_schedule != "cosine" &&
+      options.lr_schedule != "step") {
+    throw UsageError("--lr-schedule '" + options.lr_schedule +
+                     "': expected constant, cosine or step");
+  }
+  if (!(options.lr > 0) || !std::isfinite(options.lr)) throw UsageError("--lr must be > 0");
+  if (!(options.momentum >= 0 && options.momentum < 1)) {
+    throw UsageError("--momentum must be in [0, 1)");
+  }
+  if (!(options.weight_decay >= 0) || !std::isfinite(options.weight_decay)) {
+    throw UsageError("--weight-decay must be >= 0");
+  }
+  ParseSpbScale(options.spb_scale);
+  if (options.exchange != "balanced" && options.exchange != "tree") {
+    throw UsageError("--exchange '" + options.exchange + "': expected balanced or tree");
+  }
+  if (options.exchange == "tree" && plan.kind == SpbPlanKind::kAdaptive) {
+    throw UsageError("--spb adaptive needs --exchange balanced");
+  }
+  if (options.bucket_kb < 1) throw UsageError("--bucket-kb must be >= 1");
+  if (options.eval_every < 0 || options.eval_samples < 0) {
+    throw UsageError("--eval-every and --eval-samples must be >= 0");
+  }
+  if (!(options.spb_warmup_epochs >= 0) || !std::isfinite(options.spb_warmup_epochs)) {
+    throw UsageError("--spb-warmup must be >= 0 epochs");
+  }
+  if (options.probe_samples < 1) throw UsageError("--probe-samples must be >= 1");
+  ParseAdaptiveStructure(options.spb_structure);
+}
+
+// Makes every replica start from rank 0's parameters and buffers.
+void BroadcastModel(BlockModel& model, int world, c10d::ProcessGroupGloo* group) {
+  if (world < 2) return;
   torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> tensors = model->parameters();
+  for (const torch::Tensor& b : model->buffers()) {
+    if (b.scalar_type() == torch::kFloat32) tensors.push_back(b);
+  }
+  std::vector<torch::Tensor> flat;
+  for (const torch::Tensor& t : tensors) flat.push_back(t.reshape({-1}));
+  std::vector<torch::Tensor> buffer = {torch::cat(flat)};
+  group->broadcast(buffer)->wait();
+  int64_t offset = 0;
+  for (torch::Tensor t : tensors) {
+    t.copy_(buffer[0].narrow(0, offset, t.numel()).view_as(t));
+    offset += t.numel();
+  }
+}
+
+// Batch norm's running statistics are per replica (each normalises its own batches, frozen
+// blocks included); averaging them before every evaluation and checkpoint keeps the replicas
+// identical where it matters and makes the evaluated model the average of the workers' views.
+void AverageBatchNormStatistics(BlockModel& model, int world, c10d::ProcessGroupGloo* group) {
+  if (world < 2) return;
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> stats;
+  for (const auto& item : model->named_buffers()) {
+    const std::string& name = item.key();
+    if (name.size() >= 12 && (name.ends_with("running_mean") || name.ends_with("running_var"))) {
+      stats.push_back(item.value());
+    }
+  }
+  if (stats.empty()) return;
+  std::vector<torch::Tensor> flat;
+  for (const torch::Tensor& t : stats) flat.push_back(t.reshape({-1}));
+  std::vector<torch::Tensor> buffer = {torch::cat(flat)};
+  group->allreduce(buffer)->wait();
+  buffer[0].div_(world);
+  int64_t offset = 0;
+  for (torch::Tensor t : stats) {
+    t.copy_(buffer[0].narrow(0, offset, t.numel()).view_as(t));
+    offset += t.numel();
+  }
+}
+
+// FNV-1a over the bytes of every parameter and buffer, in registration order.
+uint64_t ModelChecksum(BlockModel& model) {
+  uint64_t hash = 1469598103934665603ULL;
+  auto mix = [&hash](const torch::Tensor& t) {
+    torch::Tensor c = t.contiguous();
+    const auto* bytes = static_cast<const uint8_t*>(c.data_ptr());
+    const size_t size = c.numel() * c.element_size();
+    for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  };
+  for (const torch::Tensor& p : model->parameters()) mix(p);
+  for (const torch::Tensor& b : model->buffers()) mix(b);
+  return hash;
+}
+
+// Fails the job loudly unless every replica holds bitwise-identical parameters and buffers.
+void VerifyReplicas(BlockModel& model, int rank, int world, int epoch,
+                    c10d::ProcessGroupGloo* group) {
+  if (world < 2) return;
+  const uint64_t mine = ModelChecksum(model);
+  std::vector<torch::Tensor> input = {torch::tensor({static_cast<int64_t>(mine)}, torch::kInt64)};
+  std::vector<std::vector<torch::Tensor>> output(1);
+  for (int k = 0; k < world; ++k) output[0].push_back(torch::empty({1}, torch::kInt64));
+  group->allgather(output, input)->wait();
+  std::string listing;
+  bool mismatch = false;
+  for (int k = 0; k < world; ++k) {
+    const uint64_t theirs = static_cast<uint64_t>(output[0][k].item<int64_t>());
+    mismatch |= theirs != mine;
+    char text[48];
+    std::snprintf(text, sizeof(text), "%srank %d 0x%016llx", k ? ", " : "", k,
+                  static_cast<unsigned long long>(theirs));
+    listing += text;
+  }
+  if (mismatch) {
+    throw std::runtime_error("replica checksum mismatch after epoch " + std::to_string(epoch + 1) +
+                             ": the replicas' parameters diverged (" + listing + ")");
+  }
+}
+
+// Test accuracy of the (replicated) model over the first `samples` test images (0 = all); each
+// rank scores every world-th one.
+double Evaluate(BlockModel& model, const ImageSet& test, int samples, int rank, int world,
+                c10d::ProcessGroupGloo* group) {
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const int64_t count = samples > 0 ? std::min(samples, test.count) : test.count;
   double correct = 0;
   double total = 0;
   std::vector<int64_t> chunk;
-  for (int64_t i = rank; i < test.count; i += world) {
+  for (int64_t i = rank; i < count; i += world) {
     chunk.push_back(i);
-    if (chunk.size() == 1000 || i + world >= test.count) {
+    if (chunk.size() == 500 || i + world >= count) {
       torch::Tensor predicted = model->forward(BatchImages(test, chunk)).argmax(1);
       correct += predicted.eq(BatchLabels(test, chunk)).sum().item<double>();
       total += static_cast<double>(chunk.size());
       chunk.clear();
     }
   }
+  model->train();
   if (world > 1) {
     std::vector<torch::Tensor> counts = {torch::tensor({correct, total}, torch::kFloat64)};
-    groups.Get(Everyone(world)).allreduce(counts)->wait();
+    group->allreduce(counts)->wait();
     correct = counts[0][0].item<double>();
     total = counts[0][1].item<double>();
   }
   return total > 0 ? correct / total : 0;
 }
 
-// Makes every replica start from rank 0's parameters.
-void BroadcastParameters(BlockModel& model, int world, GlooGroups& groups) {
-  if (world < 2) return;
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> flat;
-  for (const torch::Tensor& p : model->parameters()) flat.push_back(p.reshape({-1}));
-  std::vector<torch::Tensor> buffer = {torch::cat(flat)};
-  groups.Get(Everyone(world)).broadcast(buffer)->wait();
-  int64_t offset = 0;
-  for (torch::Tensor p : model->parameters()) {
-    p.copy_(buffer[0].narrow(0, offset, p.numel()).view_as(p));
-    offset += p.numel();
-  }
-}
-
 std::string CheckpointPath(const TrainOptions& options) { return options.out + "/checkpoint.pt"; }
 
-void SaveCheckpoint(const std::string& path, BlockModel& model, torch::optim::SGD& optimizer,
-                    int epochs_done, const std::vector<double>& accuracies) {
+struct Checkpointed {
+  int epochs_done = 0;
+  std::vector<double> accuracies;
+};
+
+void SaveCheckpoint(const std::string& path, BlockModel& model, const BlockTrainingState& state,
+                    int epochs_done, const std::vector<double>& accuracies, int world,
+                    const AdaptiveController* controller, const PlasticityProbe* probe) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive;
   model->save(model_archive);
   archive.write("model", model_archive);
   torch::serialize::OutputArchive optimizer_archive;
-  optimizer.save(optimizer_archive);
+  state.Save(optimizer_archive);
   archive.write("optimizer", optimizer_archive);
   archive.write("epochs_done", torch::tensor(static_cast<int64_t>(epochs_done)));
-  torch::Tensor accuracy_tensor =
-      torch::zeros({static_cast<int64_t>(accuracies.size())}, torch::kFloat64);
-  for (size_t i = 0; i < accuracies.size(); ++i) accuracy_tensor[i] = accuracies[i];
-  archive.write("accuracies", accuracy_tensor);
+  archive.write("world", torch::tensor(static_cast<int64_t>(world)));
+  archive.write("accuracies", torch::tensor(accuracies, torch::kFloat64));
+  if (controller != nullptr) {
+    const AdaptiveControllerState saved = controller->SaveState();
+    archive.write(
+        "adaptive.contributors",
+        torch::tensor(std::vector<int64_t>(saved.contributors.begin(), saved.contributors.end())));
+    archive.write("adaptive.windows_below",
+                  torch::tensor(std::vector<int64_t>(saved.windows_below.begin(),
+                                                     saved.windows_below.end())));
+    archive.write("adaptive.reference", torch::tensor(saved.reference, torch::kFloat64));
+  }
+  if (probe != nullptr) probe->Save(archive);
   const std::string temp = path + ".tmp";
   archive.save_to(temp);
   std::filesystem::rename(temp, path);
 }
 
-int LoadCheckpoint(const std::string& path, BlockModel& model, torch::optim::SGD& optimizer,
-                   std::vector<double>* accuracies) {
+Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTrainingState& state,
+                            int world, AdaptiveController* controller, PlasticityProbe* probe) {
   torch::serialize::InputArchive archive;
   archive.load_from(path);
+  torch::Tensor saved_world;
+  if (archive.try_read("world", saved_world) && saved_world.item<int64_t>() != world) {
+    throw UsageError("--resume: " + path + " was written by a " +
+                     std::to_string(saved_world.item<int64_t>()) + "-worker job; this one has " +
+                     std::to_string(world) +
+                     " (the plan and data split depend on the worker count)");
+  }
   torch::serialize::InputArchive model_archive;
   archive.read("model", model_archive);
   model->load(model_archive);
   torch::serialize::InputArchive optimizer_archive;
   archive.read("optimizer", optimizer_archive);
-  optimizer.load(optimizer_archive);
+  state.Load(optimizer_archive);
+  Checkpointed result;
   torch::Tensor epochs_done;
   archive.read("epochs_done", epochs_done);
+  result.epochs_done = static_cast<int>(epochs_done.item<int64_t>());
   torch::Tensor accuracy_tensor;
   archive.read("accuracies", accuracy_tensor);
-  accuracies->clear();
   for (int64_t i = 0; i < accuracy_tensor.numel(); ++i) {
-    accuracies->push_back(accuracy_tensor[i].item<double>());
+    result.accuracies.push_back(accuracy_tensor[i].item<double>());
   }
-  return static_cast<int>(epochs_done.item<int64_t>());
-}
-
-// Rows of earlier runs (kept on --resume) for epochs before `first_epoch`.
-std::vector<std::string> EarlierRows(const std::string& path, int first_epoch) {
-  std::vector<std::string> rows;
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    if (!line.empty() && ParseRow(line).epoch < first_epoch) rows.push_back(line);
+  torch::Tensor contributors;
+  if (controller != nullptr && archive.try_read("adaptive.contributors", contributors)) {
+    torch::Tensor windows_below;
+    torch::Tensor reference;
+    archive.read("adaptive.windows_below", windows_below);
+    archive.read("adaptive.reference", reference);
+    AdaptiveControllerState saved;
+    for (int64_t i = 0; i < contributors.numel(); ++i) {
+      saved.contributors.push_back(static_cast<int>(contributors[i].item<int64_t>()));
+      saved.windows_below.push_back(static_cast<int>(windows_below[i].item<int64_t>()));
+    }
+    for (int64_t i = 0; i < reference.numel(); ++i) {
+      saved.reference.push_back(reference[i].item<double>());
+    }
+    controller->RestoreState(saved);
   }
-  return rows;
+  if (probe != nullptr) probe->Load(archive, model->num_blocks());
+  return result;
 }
 
 // After each epoch rank 0 collects every rank's rows of the epoch through the store (keys are
@@ -226,7 +309,7 @@ void GatherRows(c10d::Store& store, int rank, int world, int epoch, std::vector<
   const std::string prefix = "rows/" + std::to_string(epoch) + "/";
   if (rank != 0) {
     std::string text;
-    for (const IterationRow& r : *rows) text += FormatRow(r) + "\n";
+    for (const IterationRow& r : *rows) text += FormatIterationRow(r) + "\n";
     store.set(prefix + std::to_string(rank), std::vector<uint8_t>(text.begin(), text.end()));
     rows->clear();
     return;
@@ -238,7 +321,7 @@ void GatherRows(c10d::Store& store, int rank, int world, int epoch, std::vector<
     std::istringstream in(std::string(bytes.begin(), bytes.end()));
     std::string line;
     while (std::getline(in, line)) {
-      if (!line.empty()) epoch_rows.push_back(ParseRow(line));
+      if (!line.empty()) epoch_rows.push_back(ParseIterationRow(line));
     }
   }
   std::stable_sort(
@@ -248,102 +331,11 @@ void GatherRows(c10d::Store& store, int rank, int world, int epoch, std::vector<
   all_rows->insert(all_rows->end(), epoch_rows.begin(), epoch_rows.end());
 }
 
-struct RunInfo {
-  int blocks = 0;
-  int64_t iterations_per_epoch = 0;
-  int first_epoch = 0;
-  std::vector<int64_t> parameter_bytes;
-  std::vector<double> accuracies;
-};
-
-Json Predictions(const TrainOptions& options, const SpbPlan& plan, int world, const RunInfo& info) {
-  ModelProfile profile = ReadProfile(options.profile);
-  if (static_cast<int>(profile.blocks.size()) != info.blocks) {
-    throw InputError(options.profile, 0,
-                     "profile has " + std::to_string(profile.blocks.size()) +
-                         " blocks, the model has " + std::to_string(info.blocks));
-  }
-  std::vector<double> backward;
-  std::vector<double> bytes;
-  for (int t = 0; t < PlanPeriod(plan, world); ++t) {
-    std::vector<int> depths = WorkerDepths(plan, info.blocks, world, t);
-    std::vector<Collective> collectives =
-        PlanCollectives(BlockContributors(depths, info.blocks), world);
-    for (int k = 0; k < world; ++k) {
-      backward.push_back(PredictBackwardS(profile, depths[k], options.batch));
-      bytes.push_back(PredictBytesSent(profile, collectives, k));
-    }
-  }
-  return {{"profile", options.profile},
-          {"predicted_mean_backward_s", RoundTo(Mean(backward), 6)},
-          {"predicted_bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
-}
-
-void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, const RunInfo& info,
-                  const std::vector<std::string>& earlier, const std::vector<IterationRow>& rows) {
-  std::string csv = std::string(kCsvHeader) + "\n";
-  for (const std::string& line : earlier) csv += line + "\n";
-  for (const IterationRow& r : rows) csv += FormatRow(r) + "\n";
-  WriteFileAtomically(options.out + "/iterations.csv", csv);
-
-  auto mean_of = [&](auto field, int rank) {
-    std::vector<double> values;
-    for (const IterationRow& r : rows) {
-      if (rank < 0 || r.rank == rank) values.push_back(r.*field);
-    }
-    return Mean(values);
-  };
-  Json per_worker = Json::array();
-  double peak_rss_mb = 0;
-  for (int k = 0; k < world; ++k) {
-    double peak = 0;
-    for (const IterationRow& r : rows) {
-      if (r.rank == k) peak = std::max(peak, r.peak_rss_mb);
-    }
-    peak_rss_mb = std::max(peak_rss_mb, peak);
-    per_worker.push_back(
-        {{"rank", k},
-         {"mean_forward_s", RoundTo(mean_of(&IterationRow::forward_s, k), 6)},
-         {"mean_backward_s", RoundTo(mean_of(&IterationRow::backward_s, k), 6)},
-         {"mean_comm_s", RoundTo(mean_of(&IterationRow::comm_s, k), 6)},
-         {"bytes_sent_per_iter", RoundTo(mean_of(&IterationRow::bytes_sent, k), 0)},
-         {"wire_bytes_per_iter", RoundTo(mean_of(&IterationRow::wire_bytes, k), 0)},
-         {"mean_retained_mb", RoundTo(mean_of(&IterationRow::retained_mb, k), 3)},
-         {"peak_rss_mb", RoundTo(peak, 1)}});
-  }
-  Json summary;
-  summary["model"] = options.model;
-  summary["dataset"] = options.data.dataset;
-  summary["spb"] = plan.text;
-  summary["workers"] = world;
-  summary["blocks"] = info.blocks;
-  summary["batch_per_worker"] = options.batch;
-  summary["epochs"] = options.epochs;
-  summary["epochs_done"] = info.accuracies.size();
-  summary["iterations_per_epoch"] = info.iterations_per_epoch;
-  summary["resumed_from_epoch"] = info.first_epoch;
-  summary["test_accuracy"] = info.accuracies.empty() ? 0.0 : RoundTo(info.accuracies.back(), 4);
-  Json epochs = Json::array();
-  for (double a : info.accuracies) epochs.push_back(RoundTo(a, 4));
-  summary["epoch_test_accuracy"] = epochs;
-  summary["mean_iter_s"] = RoundTo(mean_of(&IterationRow::iter_s, -1), 6);
-  summary["mean_forward_s"] = RoundTo(mean_of(&IterationRow::forward_s, -1), 6);
-  summary["mean_backward_s"] = RoundTo(mean_of(&IterationRow::backward_s, -1), 6);
-  summary["mean_comm_s"] = RoundTo(mean_of(&IterationRow::comm_s, -1), 6);
-  summary["bytes_sent_per_iter"] = RoundTo(mean_of(&IterationRow::bytes_sent, -1), 0);
-  summary["wire_bytes_per_iter"] = RoundTo(mean_of(&IterationRow::wire_bytes, -1), 0);
-  summary["mean_retained_mb"] = RoundTo(mean_of(&IterationRow::retained_mb, -1), 3);
-  summary["peak_rss_mb"] = RoundTo(peak_rss_mb, 1);
-  summary["parameter_bytes_per_block"] = info.parameter_bytes;
-  if (!options.profile.empty()) summary.update(Predictions(options, plan, world, info));
-  summary["per_worker"] = per_worker;
-  WriteJsonFile(options.out + "/summary.json", summary);
-}
-
 std::pair<std::string, int> SplitHostPort(const std::string& address) {
   size_t colon = address.rfind(':');
   if (colon == std::string::npos || colon == 0 || colon + 1 == address.size() ||
-      address.find_first_not_of("0123456789", colon + 1) != std::string::npos) {
+      address.find_first_not_of("0123456789", colon + 1) != std::string::npos ||
+      address.size() - colon > 6) {
     throw UsageError("--master '" + address + "': expected HOST:PORT");
   }
   int port = std::stoi(address.substr(colon + 1));
@@ -359,10 +351,13 @@ std::pair<std::string, int> SplitHostPort(const std::string& address) {
 }
 
 int RunRank(const TrainOptions& options) {
-  if (options.world < 1 || options.rank >= options.world) {
+  if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     throw UsageError("--rank must be in [0, --world)");
   }
   auto [host, port] = SplitHostPort(options.master);
+  const bool local = host == "127.0.0.1" || host == "localhost";
+  std::string gloo_host = options.gloo_host;
+  if (gloo_host.empty()) gloo_host = local ? "127.0.0.1" : LocalAddressTowards(host, port);
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
   try {
     c10d::TCPStoreOptions store_options;
@@ -371,9 +366,6 @@ int RunRank(const TrainOptions& options) {
     store_options.numWorkers = options.world;
     store_options.timeout = timeout;
     auto store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
-    const bool local = host == "127.0.0.1" || host == "localhost";
-    const std::string gloo_host =
-        !options.gloo_host.empty() ? options.gloo_host : (local ? "127.0.0.1" : "");
     TrainRank(options, options.rank, options.world, store, gloo_host);
   } catch (const InputError&) {
     throw;
@@ -394,96 +386,262 @@ int RunRank(const TrainOptions& options) {
 
 void TrainRank(const TrainOptions& options, int rank, int world,
                const c10::intrusive_ptr<c10d::Store>& store, const std::string& host) {
+  InstallTensorMemoryTracker();
   torch::set_num_threads(options.threads);
   torch::manual_seed(options.seed);
   const SpbPlan plan = ParseSpbPlan(options.spb);
   if (options.batch < 1 || options.epochs < 1) {
     throw UsageError("--batch and --epochs must be >= 1");
   }
-  Datasets data = LoadData(options.data);
+  ValidateOptions(options, plan);
+  const SpbScale scale = ParseSpbScale(options.spb_scale);
+  const bool balanced = options.exchange == "balanced";
+  TrainingData data = LoadTrainingData(options.data);
   BlockModel model = MakeModel(options.model, data.train.channels, data.train.height,
                                data.train.width, data.train.classes);
-  torch::optim::SGD optimizer(model->parameters(),
-                              torch::optim::SGDOptions(options.lr).momentum(options.momentum));
-  RunInfo info;
-  info.blocks = model->num_blocks();
-  info.parameter_bytes = BlockParameterBytes(model);
-  WorkerDepths(plan, info.blocks, world, 0);  // validates the plan against the model
+  model->train();
+  TrainRecord record;
+  record.blocks = model->num_blocks();
+  record.parameter_bytes = BlockParameterBytes(model);
+  const int blocks = record.blocks;
+  WorkerDepths(plan, blocks, world, 0);  // validates the plan against the model
 
-  std::vector<std::vector<int>> groups = PlanGroups(plan, info.blocks, world);
-  if (world > 1 && !std::binary_search(groups.begin(), groups.end(), Everyone(world))) {
-    groups.push_back(Everyone(world));
-    std::sort(groups.begin(), groups.end());
+  record.iterations_per_epoch = data.train.count / (int64_t{world} * options.batch);
+  if (options.max_iters_per_epoch > 0) {
+    record.iterations_per_epoch =
+        std::min<int64_t>(record.iterations_per_epoch, options.max_iters_per_epoch);
   }
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
-  GlooGroups gloo(store, rank, groups, host, timeout);
+  if (record.iterations_per_epoch < 1) {
+    throw UsageError("the training set is smaller than one global batch (workers x --batch)");
+  }
+  const int64_t total_iterations = record.iterations_per_epoch * options.epochs;
 
+  std::optional<AdaptiveController> controller;
+  std::optional<PlasticityProbe> probe;
+  if (plan.kind == SpbPlanKind::kAdaptive) {
+    AdaptiveOptions adaptive;
+    adaptive.warmup_iterations = static_cast<int64_t>(
+        std::llround(options.spb_warmup_epochs * static_cast<double>(record.iterations_per_epoch)));
+    adaptive.window = options.spb_window;
+    adaptive.freeze_below = options.spb_freeze_below;
+    adaptive.full_above = options.spb_full_above;
+    adaptive.patience = options.spb_patience;
+    adaptive.min_trained_blocks = options.spb_min_trained_blocks;
+    adaptive.structure = ParseAdaptiveStructure(options.spb_structure);
+    controller.emplace(adaptive, blocks, world);
+    if (rank == 0) {
+      std::vector<int64_t> first(std::min(options.probe_samples, data.train.count));
+      std::iota(first.begin(), first.end(), 0);
+      probe.emplace(BatchImages(data.train, first));
+    }
+  }
+
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
+  // The world group carries every world-wide operation outside the exchange, and the balanced
+  // exchange's all-gathers; `alltoall` its all-to-alls; `tree` the per-contributor-set groups of
+  // the tree exchange.
+  std::vector<std::vector<int>> tree_groups;
+  if (!balanced) tree_groups = PlanGroups(plan, blocks, world);
+  GlooGroups world_groups(store, rank, {Everyone(world)}, host, timeout, "world");
+  GlooGroups alltoall_groups(
+      store, rank,
+      balanced ? std::vector<std::vector<int>>{Everyone(world)} : std::vector<std::vector<int>>{},
+      host, timeout, "alltoall");
+  GlooGroups tree(store, rank, tree_groups, host, timeout, "tree");
+  c10d::ProcessGroupGloo* world_group = world_groups.Find(Everyone(world));
+  std::optional<BalancedGradientExchange> exchange;
+  if (balanced) {
+    exchange.emplace(alltoall_groups.Find(Everyone(world)), world_group, rank, world);
+  }
+
+  BlockTrainingState state(model, options.momentum, options.weight_decay);
   if (rank == 0) MakeDirectories(options.out);
   const std::string checkpoint = CheckpointPath(options);
   if (options.resume && std::filesystem::exists(checkpoint)) {
-    info.first_epoch = LoadCheckpoint(checkpoint, model, optimizer, &info.accuracies);
+    Checkpointed loaded =
+        LoadCheckpoint(checkpoint, model, state, world, controller ? &*controller : nullptr,
+                       probe ? &*probe : nullptr);
+    record.first_epoch = loaded.epochs_done;
+    record.accuracies = loaded.accuracies;
     if (rank == 0 && !options.quiet) {
-      std::fprintf(stderr, "train: resuming after epoch %d from %s\n", info.first_epoch,
+      std::fprintf(stderr, "train: resuming after epoch %d from %s\n", record.first_epoch,
                    checkpoint.c_str());
     }
   }
-  BroadcastParameters(model, world, gloo);
-  std::vector<std::string> earlier;
-  if (rank == 0 && info.first_epoch > 0) {
-    earlier = EarlierRows(options.out + "/iterations.csv", info.first_epoch);
+  BroadcastModel(model, world, world_group);
+  if (rank == 0 && record.first_epoch > 0) {
+    ReadEarlierRecord(options.out, record.first_epoch, &record);
   }
 
-  info.iterations_per_epoch = data.train.count / (int64_t{world} * options.batch);
-  if (options.max_iters_per_epoch > 0) {
-    info.iterations_per_epoch =
-        std::min<int64_t>(info.iterations_per_epoch, options.max_iters_per_epoch);
-  }
-  if (info.iterations_per_epoch < 1) {
-    throw UsageError("the training set is smaller than one global batch (workers x --batch)");
-  }
-  std::vector<IterationRow> rows;      // this rank, this epoch
-  std::vector<IterationRow> all_rows;  // rank 0: every rank, every epoch of this run
-  for (int epoch = info.first_epoch; epoch < options.epochs; ++epoch) {
+  const int64_t bucket_cap = int64_t{options.bucket_kb} * 1024;
+  int phase = 0;
+  std::vector<IterationRow> rows;  // this rank, this epoch
+  std::vector<IterationRow> all_rows = std::move(record.rows);
+  for (int epoch = record.first_epoch; epoch < options.epochs; ++epoch) {
     std::vector<int64_t> order = EpochOrder(data.train.count, options.seed, epoch);
-    for (int64_t it = 0; it < info.iterations_per_epoch; ++it) {
-      const int64_t global_iteration = epoch * info.iterations_per_epoch + it;
+    for (int64_t it = 0; it < record.iterations_per_epoch; ++it) {
+      const int64_t global_iteration = epoch * record.iterations_per_epoch + it;
       if (rank == options.kill_rank && global_iteration == options.kill_at_iter) {
         raise(options.stall_instead_of_kill ? SIGSTOP : SIGKILL);
       }
+      const std::vector<int> depths = controller
+                                          ? controller->Depths(global_iteration)
+                                          : WorkerDepths(plan, blocks, world, global_iteration);
+      const std::vector<std::vector<int>> contributors = BlockContributors(depths, blocks);
+      std::vector<bool> active(blocks);
+      std::vector<int> counts(blocks);
+      std::vector<double> lr_factor(blocks);
+      for (int b = 0; b < blocks; ++b) {
+        counts[b] = static_cast<int>(contributors[b].size());
+        active[b] = counts[b] > 0;
+        lr_factor[b] = counts[b] > 0 ? LearningRateFactor(scale, counts[b], world) : 0;
+      }
+      state.SetActiveBlocks(active);
+      state.ZeroGradients();
+      const double lr = LearningRate(options, global_iteration, total_iterations);
+
       const Clock::time_point start = Clock::now();
+      const TcpByteCounters wire_before = ReadTcpByteCounters();
+      ResetPeakTensorBytes();
+      const int64_t tensor_bytes_before = TensorBytes();
       const int64_t first = (it * world + rank) * options.batch;
       std::vector<int64_t> indices(order.begin() + first, order.begin() + first + options.batch);
-      std::vector<int> depths = WorkerDepths(plan, info.blocks, world, global_iteration);
-      SpbStepResult step = ComputeSpbGradients(model, BatchImages(data.train, indices),
-                                               BatchLabels(data.train, indices), depths[rank]);
-      const Clock::time_point comm_start = Clock::now();
-      const double written_before = BytesWritten();
-      double bytes = ExchangeGradients(
-          model, PlanCollectives(BlockContributors(depths, info.blocks), world), gloo);
-      const double comm_s = SecondsSince(comm_start);
-      const double wire_bytes = BytesWritten() - written_before;
-      optimizer.step();
-      rows.push_back({rank, epoch, global_iteration, depths[rank], step.forward_s, step.backward_s,
-                      comm_s, SecondsSince(start), bytes, wire_bytes, step.loss,
-                      step.retained_bytes / (1024.0 * 1024.0), PeakRssMb()});
+      torch::Tensor images =
+          TrainingImages(data, indices, options.seed, epoch, global_iteration, rank);
+      torch::Tensor labels = BatchLabels(data.train, indices);
+      IterationRow row;
+      SpbStepResult step;
+      double comm_s = 0;
+      if (balanced) {
+        std::vector<ExchangeBucket> buckets =
+            PlanBuckets(contributors, record.parameter_bytes, bucket_cap);
+        std::vector<double> divisors;
+        for (const ExchangeBucket& bucket : buckets) {
+          divisors.push_back(
+              GradientDivisor(scale, static_cast<int>(bucket.contributors.size()), world));
+        }
+        exchange->Begin(buckets, divisors, &state);
+        BlockDoneCallback on_block_done;
+        if (options.overlap) on_block_done = [&](int b) { exchange->BlockDone(b); };
+        step = RunSpbStep(model, images, labels, depths[rank], on_block_done);
+        const Clock::time_point comm_start = Clock::now();
+        exchange->Finish();
+        comm_s = SecondsSince(comm_start);
+        row.bytes_sent = exchange->bytes_sent();
+        row.bytes_received = exchange->bytes_received();
+      } else {
+        step = RunSpbStep(model, images, labels, depths[rank], nullptr);
+        const Clock::time_point comm_start = Clock::now();
+        row.bytes_sent = ExchangeGradients(model, PlanCollectives(contributors, world), tree);
+        comm_s = SecondsSince(comm_start);
+        for (int b = 0; b < blocks; ++b) {
+          if (active[b]) {
+            state.gradient(b).mul_(counts[b] / GradientDivisor(scale, counts[b], world));
+          }
+        }
+      }
+      images = torch::Tensor();
+      labels = torch::Tensor();
+      const double activation_mb =
+          static_cast<double>(PeakTensorBytes() - tensor_bytes_before) / kMiB;
+      const TcpByteCounters wire_after = ReadTcpByteCounters();
+      state.Step(lr, active, lr_factor);
+
+      row.rank = rank;
+      row.epoch = epoch;
+      row.iteration = global_iteration;
+      row.phase = phase;
+      row.depth = depths[rank];
+      row.contributors = JoinInts(counts);
+      row.lr = lr;
+      row.forward_s = step.forward_s;
+      row.backward_s = step.backward_s;
+      row.comm_s = comm_s;
+      row.iter_s = SecondsSince(start);
+      row.wire_sent = wire_after.sent - wire_before.sent;
+      row.wire_received = wire_after.received - wire_before.received;
+      row.loss = step.loss;
+      row.activation_mb = activation_mb;
+      row.state_mb = static_cast<double>(state.StateBytes()) / kMiB;
+      row.peak_rss_mb = PeakRssMb();
+      rows.push_back(row);
+
+      if (controller && controller->IsProbeIteration(global_iteration)) {
+        std::vector<int64_t> decided(blocks, 0);
+        if (rank == 0) {
+          if (!probe->recorded() || controller->IsWarmupEnd(global_iteration)) {
+            probe->Record(model);
+          } else {
+            // The window's mean learning rate normalises the change (spb/adaptive_plan.h).
+            double window_lr = 0;
+            const int64_t window = options.spb_window;
+            for (int64_t i = global_iteration + 1 - window; i <= global_iteration; ++i) {
+              window_lr += LearningRate(options, i, total_iterations) / window;
+            }
+            std::vector<double> change =
+                probe->MeasureAndRecord(model, controller->frozen_blocks());
+            for (double& c : change) c = window_lr > 0 ? c / window_lr : 0;
+            AdaptiveDecision decision = controller->Observe(global_iteration, change);
+            record.decisions.push_back(decision);
+            if (!options.quiet) {
+              std::fprintf(stderr, "train: iteration %lld: contributors %s (%s)\n",
+                           static_cast<long long>(global_iteration + 1),
+                           JoinInts(decision.contributors).c_str(), decision.reason.c_str());
+            }
+          }
+          for (int b = 0; b < blocks; ++b) decided[b] = controller->contributors()[b];
+        }
+        if (world > 1) {
+          std::vector<torch::Tensor> buffer = {torch::tensor(decided, torch::kInt64)};
+          world_group->broadcast(buffer)->wait();
+          for (int b = 0; b < blocks; ++b) decided[b] = buffer[0][b].item<int64_t>();
+        }
+        std::vector<int> next(decided.begin(), decided.end());
+        if (next != controller->contributors()) {
+          controller->SetContributors(next);
+        }
+        if (next != counts) ++phase;
+      }
+      if (options.eval_every > 0 && (global_iteration + 1) % options.eval_every == 0 &&
+          it + 1 < record.iterations_per_epoch) {
+        AverageBatchNormStatistics(model, world, world_group);
+        const double accuracy =
+            Evaluate(model, data.test, options.eval_samples, rank, world, world_group);
+        const int samples = options.eval_samples > 0
+                                ? std::min(options.eval_samples, data.test.count)
+                                : data.test.count;
+        record.evals.push_back({global_iteration + 1, epoch, samples, accuracy});
+      }
     }
-    info.accuracies.push_back(Evaluate(model, data.test, rank, world, gloo));
+    AverageBatchNormStatistics(model, world, world_group);
+    if (rank == options.corrupt_rank && epoch == options.corrupt_at_epoch) {
+      torch::NoGradGuard no_grad;
+      model->parameters()[0].view({-1})[0].add_(1e-3);
+    }
+    VerifyReplicas(model, rank, world, epoch, world_group);
+    const double accuracy = Evaluate(model, data.test, 0, rank, world, world_group);
+    record.accuracies.push_back(accuracy);
+    record.evals.push_back(
+        {(epoch + 1) * record.iterations_per_epoch, epoch, data.test.count, accuracy});
     const double last_loss = rows.empty() ? 0.0 : rows.back().loss;
     GatherRows(*store, rank, world, epoch, &rows, &all_rows);
     if (rank == 0) {
       // Outputs first: a crash in between leaves rows of a newer epoch, which --resume drops.
-      WriteOutputs(options, plan, world, info, earlier, all_rows);
-      SaveCheckpoint(checkpoint, model, optimizer, epoch + 1, info.accuracies);
+      record.rows = all_rows;
+      WriteTrainOutputs(options, plan, world, record);
+      record.rows.clear();
+      SaveCheckpoint(checkpoint, model, state, epoch + 1, record.accuracies, world,
+                     controller ? &*controller : nullptr, probe ? &*probe : nullptr);
       if (!options.quiet) {
         std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,
-                     options.epochs, info.accuracies.back(), last_loss);
+                     options.epochs, record.accuracies.back(), last_loss);
       }
     }
   }
 }
 
 int RunTrain(const TrainOptions& options) {
-  ParseSpbPlan(options.spb);  // fail fast, before any worker starts
+  ValidateOptions(options, ParseSpbPlan(options.spb));  // fail fast, before any worker starts
   return options.rank < 0 ? LaunchLocalWorkers(options.workers, options.timeout_s + 5)
                           : RunRank(options);
 }

@@ -10,8 +10,9 @@ namespace jigsaw {
 namespace {
 
 [[noreturn]] void BadPlan(const std::string& text, const std::string& why) {
-  throw UsageError("--spb '" + text + "': " + why +
-                   " (expected full, staircase, rotating, freeze:D or a depth list d0,d1,...)");
+  throw UsageError(
+      "--spb '" + text + "': " + why +
+      " (expected full, staircase, rotating, freeze:D, adaptive or a depth list d0,d1,...)");
 }
 
 int ParseDepth(const std::string& text, const std::string& field) {
@@ -37,6 +38,8 @@ SpbPlan ParseSpbPlan(const std::string& text) {
     plan.kind = SpbPlanKind::kStaircase;
   } else if (text == "rotating") {
     plan.kind = SpbPlanKind::kRotating;
+  } else if (text == "adaptive") {
+    plan.kind = SpbPlanKind::kAdaptive;
   } else if (text.rfind("freeze:", 0) == 0) {
     plan.kind = SpbPlanKind::kFreeze;
     plan.freeze_depth = ParseDepth(text, text.substr(7));
@@ -62,6 +65,7 @@ std::vector<int> WorkerDepths(const SpbPlan& plan, int blocks, int workers, int6
   std::vector<int> depths(workers, blocks);
   switch (plan.kind) {
     case SpbPlanKind::kFull:
+    case SpbPlanKind::kAdaptive:
       break;
     case SpbPlanKind::kStaircase:
       for (int k = 0; k < workers; ++k) depths[k] = StaircaseDepth(blocks, workers, k);

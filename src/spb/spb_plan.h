@@ -8,6 +8,7 @@
 //   rotating      staircase, rotated by one worker every iteration
 //   freeze:D      every worker depth D (0 <= D <= L; blocks before L-D are never updated)
 //   d0,d1,...     explicit depths, one per worker ("depths:d0,d1,..." is also accepted)
+//   adaptive      depths chosen at run time per phase (adaptive_plan.h); full until then
 // The contributors of a block are the workers whose depth covers it; its gradient is averaged over
 // them. Everything here is torch-free so the plan math is cheap to test and to use in simulators.
 #ifndef JIGSAW_SPB_SPB_PLAN_H_
@@ -19,7 +20,7 @@
 
 namespace jigsaw {
 
-enum class SpbPlanKind { kFull, kStaircase, kRotating, kFreeze, kExplicit };
+enum class SpbPlanKind { kFull, kStaircase, kRotating, kFreeze, kExplicit, kAdaptive };
 
 struct SpbPlan {
   SpbPlanKind kind = SpbPlanKind::kFull;

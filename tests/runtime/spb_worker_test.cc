@@ -9,6 +9,8 @@
 #include <torch/csrc/distributed/c10d/HashStore.hpp>
 
 #include "core/output.h"
+#include "runtime/block_state.h"
+#include "runtime/gradient_exchange.h"
 #include "runtime/runtime.h"
 #include "runtime/train_worker.h"
 
@@ -55,6 +57,17 @@ TEST(RuntimeSpbWorker, ModelsAreBlockSequences) {
     BlockModel model = MakeModel(name, 1, 28, 28, 10);
     EXPECT_GE(model->num_blocks(), 4) << name;
     EXPECT_EQ(model->forward(torch::zeros({2, 1, 28, 28})).sizes(), (torch::IntArrayRef{2, 10}));
+  }
+  // The CIFAR ResNets: stem + one block per basic block + head, He et al.'s sizes.
+  for (auto [name, blocks, parameters] :
+       {std::tuple{"resnet20", 11, 269722}, std::tuple{"resnet18", 10, 11173962}}) {
+    BlockModel model = MakeModel(name, 3, 32, 32, 10);
+    EXPECT_EQ(model->num_blocks(), blocks) << name;
+    int64_t count = 0;
+    for (const torch::Tensor& p : model->parameters()) count += p.numel();
+    EXPECT_EQ(count, parameters) << name;
+    model->eval();
+    EXPECT_EQ(model->forward(torch::zeros({2, 3, 32, 32})).sizes(), (torch::IntArrayRef{2, 10}));
   }
 }
 
@@ -192,6 +205,105 @@ TEST(RuntimeSpbWorker, RotatingPlanKeepsEveryReplicaOnTheContributorAverage) {
   }
 }
 
+// The balanced exchange on two workers, depths {2, 4}: blocks 2-3 are summed over both workers,
+// blocks 0-1 come from worker 1 alone; each scale rule divides as documented, the result is
+// identical on both workers, and overlapping the exchange with backward changes nothing.
+TEST(RuntimeSpbWorker, BalancedExchangeScalesEachBlockAsItsRuleSays) {
+  const std::vector<int> depths = {2, 4};
+  BlockModel reference[2] = {TinyMlp(), TinyMlp()};
+  for (int k = 0; k < 2; ++k) {
+    ComputeSpbGradients(reference[k], Input(k), Labels(k), reference[k]->num_blocks());
+  }
+  const int blocks = reference[0]->num_blocks();
+  const std::vector<std::vector<int>> contributors = BlockContributors(depths, blocks);
+  for (SpbScale scale : {SpbScale::kContributors, SpbScale::kWorld, SpbScale::kLr}) {
+    for (bool overlap : {false, true}) {
+      BlockModel models[2] = {TinyMlp(), TinyMlp()};
+      std::vector<torch::Tensor> got[2];
+      auto store = c10::make_intrusive<c10d::HashStore>();
+      std::vector<std::thread> threads;
+      std::string errors[2];
+      for (int rank = 0; rank < 2; ++rank) {
+        threads.emplace_back([&, rank] {
+          try {
+            GlooGroups a2a(store, rank, {{0, 1}}, "127.0.0.1", std::chrono::seconds(20), "a2a");
+            GlooGroups gather(store, rank, {{0, 1}}, "127.0.0.1", std::chrono::seconds(20), "ag");
+            BalancedGradientExchange exchange(a2a.Find({0, 1}), gather.Find({0, 1}), rank, 2);
+            BlockTrainingState state(models[rank], 0.9, 0);
+            state.SetActiveBlocks(std::vector<bool>(blocks, true));
+            state.ZeroGradients();
+            std::vector<ExchangeBucket> buckets =
+                PlanBuckets(contributors, BlockParameterBytes(models[rank]), 64);  // small cap
+            std::vector<double> divisors;
+            for (const ExchangeBucket& b : buckets) {
+              divisors.push_back(
+                  GradientDivisor(scale, static_cast<int>(b.contributors.size()), 2));
+            }
+            exchange.Begin(buckets, divisors, &state);
+            BlockDoneCallback done;
+            if (overlap) done = [&](int b) { exchange.BlockDone(b); };
+            RunSpbStep(models[rank], Input(rank), Labels(rank), depths[rank], done);
+            exchange.Finish();
+            for (int b = 0; b < blocks; ++b) got[rank].push_back(state.gradient(b).clone());
+          } catch (const std::exception& e) {
+            errors[rank] = e.what();
+          }
+        });
+      }
+      for (std::thread& t : threads) t.join();
+      ASSERT_EQ(errors[0] + errors[1], "");
+      for (int b = 0; b < blocks; ++b) {
+        std::vector<torch::Tensor> r0, r1;
+        for (const torch::Tensor& p : reference[0]->block(b)->parameters()) {
+          r0.push_back(p.grad().reshape({-1}));
+        }
+        for (const torch::Tensor& p : reference[1]->block(b)->parameters()) {
+          r1.push_back(p.grad().reshape({-1}));
+        }
+        const torch::Tensor g0 = torch::cat(r0), g1 = torch::cat(r1);
+        const int s = b >= 2 ? 2 : 1;
+        const torch::Tensor sum = b >= 2 ? g0 + g1 : g1;
+        const torch::Tensor expected = sum / GradientDivisor(scale, s, 2);
+        EXPECT_TRUE(torch::allclose(got[0][b], expected, 1e-5, 1e-6))
+            << SpbScaleName(scale) << " block " << b;
+        EXPECT_TRUE(torch::equal(got[0][b], got[1][b])) << "replicas differ, block " << b;
+      }
+    }
+  }
+}
+
+// Batch norm in a frozen prefix: the block runs without autograd but in training mode, so it
+// normalises with the batch's statistics (the same function the contributors use) and keeps
+// tracking running statistics; training averages those over the replicas before every
+// evaluation and checkpoint (docs/runtime.md), which the replica checksum then verifies.
+TEST(RuntimeSpbWorker, BatchNormInAFrozenPrefixUsesBatchStatisticsAndTracksRunningOnes) {
+  torch::manual_seed(9);
+  BlockModel model = MakeModel("resnet20", 3, 8, 8, 10);
+  model->train();
+  auto running_mean = [&] {
+    for (const auto& item : model->block(0)->named_buffers()) {
+      if (item.key().ends_with("running_mean")) return item.value().clone();
+    }
+    return torch::Tensor();
+  };
+  const torch::Tensor before = running_mean();
+  torch::Tensor input = torch::randn({8, 3, 8, 8}) * 3 + 1;
+  torch::Tensor labels = torch::randint(0, 10, {8}, torch::kInt64);
+  const int blocks = model->num_blocks();
+  ComputeSpbGradients(model, input, labels, 2);  // block 0 frozen
+  for (const torch::Tensor& p : model->block(0)->parameters()) EXPECT_FALSE(p.grad().defined());
+  EXPECT_FALSE(torch::equal(before, running_mean())) << "frozen BN stopped tracking statistics";
+  // Frozen or trained, block 0 computes the same function of its input.
+  torch::Tensor frozen_out, trained_out;
+  {
+    torch::NoGradGuard no_grad;
+    frozen_out = model->block(0)->forward(input);
+  }
+  trained_out = model->block(0)->forward(input);
+  EXPECT_TRUE(torch::allclose(frozen_out, trained_out.detach()));
+  EXPECT_EQ(blocks, 11);
+}
+
 std::string TempDir(const std::string& name) {
   std::string dir = (std::filesystem::temp_directory_path() / ("jigsaw_runtime_" + name)).string();
   std::filesystem::remove_all(dir);
@@ -273,6 +385,18 @@ TEST(RuntimeTraining, ResumeContinuesFromTheLastCheckpoint) {
   int lines = 0;
   while (std::getline(csv, line)) ++lines;
   EXPECT_EQ(lines, 1 + 2 * 2 * 16);
+}
+
+TEST(RuntimeTraining, ResNet20WithBatchNormKeepsReplicasIdenticalUnderStaircase) {
+  const std::string out = TempDir("bn_staircase");
+  TrainOptions options = TinyTraining(out, "staircase");
+  options.model = "resnet20";
+  options.max_iters_per_epoch = 4;
+  // TrainRank throws (the replica checksum) if batch-norm statistics or weights diverged.
+  TrainOnThreads(options, 2);
+  Json summary = ReadJson(out + "/summary.json");
+  EXPECT_EQ(summary["epochs_done"], 2);
+  EXPECT_EQ(summary["blocks"], 11);
 }
 
 }  // namespace

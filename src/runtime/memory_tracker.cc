@@ -1,0 +1,82 @@
+#include "runtime/memory_tracker.h"
+
+#include <c10/core/CPUAllocator.h>
+#include <c10/core/impl/alloc_cpu.h>
+
+#include <algorithm>
+#include <mutex>
+#include <unordered_map>
+
+namespace jigsaw {
+namespace {
+
+class CountingCpuAllocator final : public c10::Allocator {
+ public:
+  c10::DataPtr allocate(size_t bytes) const override {
+    void* data = c10::alloc_cpu(bytes);
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sizes_[data] = bytes;
+      live_ += static_cast<int64_t>(bytes);
+      peak_ = std::max(peak_, live_);
+    }
+    return {data, data, &Free, c10::Device(c10::DeviceType::CPU)};
+  }
+
+  c10::DeleterFnPtr raw_deleter() const override { return &Free; }
+
+  int64_t live() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return live_;
+  }
+  int64_t peak() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return peak_;
+  }
+  void ResetPeak() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    peak_ = live_;
+  }
+
+ private:
+  static void Free(void* data);
+
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<void*, size_t> sizes_;
+  mutable int64_t live_ = 0;
+  mutable int64_t peak_ = 0;
+};
+
+CountingCpuAllocator* g_allocator = nullptr;
+
+void CountingCpuAllocator::Free(void* data) {
+  if (data == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(g_allocator->mutex_);
+    auto it = g_allocator->sizes_.find(data);
+    if (it != g_allocator->sizes_.end()) {
+      g_allocator->live_ -= static_cast<int64_t>(it->second);
+      g_allocator->sizes_.erase(it);
+    }
+  }
+  c10::free_cpu(data);
+}
+
+}  // namespace
+
+void InstallTensorMemoryTracker() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_allocator = new CountingCpuAllocator();  // lives as long as the process
+    c10::SetCPUAllocator(g_allocator, /*priority=*/100);
+  });
+}
+
+bool TensorMemoryTrackerInstalled() { return g_allocator != nullptr; }
+int64_t TensorBytes() { return g_allocator ? g_allocator->live() : 0; }
+int64_t PeakTensorBytes() { return g_allocator ? g_allocator->peak() : 0; }
+void ResetPeakTensorBytes() {
+  if (g_allocator) g_allocator->ResetPeak();
+}
+
+}  // namespace jigsaw

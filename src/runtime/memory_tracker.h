@@ -1,0 +1,23 @@
+// Exact accounting of LibTorch's CPU tensor memory, for the per-iteration memory figures.
+//
+// InstallTensorMemoryTracker() makes every later CPU tensor allocation of this process go through a
+// counting allocator (c10's own alloc_cpu/free_cpu underneath, so behaviour is unchanged); call it
+// once, before the model is built. TensorBytes() is what live tensors hold now; PeakTensorBytes()
+// the maximum since the last ResetPeakTensorBytes(). Thread-safe. Memory that libraries allocate
+// outside LibTorch's allocator (oneDNN scratch space, Gloo's transport buffers) is not counted.
+#ifndef JIGSAW_RUNTIME_MEMORY_TRACKER_H_
+#define JIGSAW_RUNTIME_MEMORY_TRACKER_H_
+
+#include <cstdint>
+
+namespace jigsaw {
+
+void InstallTensorMemoryTracker();
+bool TensorMemoryTrackerInstalled();
+int64_t TensorBytes();
+int64_t PeakTensorBytes();
+void ResetPeakTensorBytes();
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_RUNTIME_MEMORY_TRACKER_H_

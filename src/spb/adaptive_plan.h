@@ -1,0 +1,111 @@
+// The adaptive SPB plan (`--spb adaptive`): full backpropagation for a warm-up, then phases whose
+// per-block contributor counts follow a measured convergence signal of each block. Torch-free:
+// the runtime measures the signal and applies the depths; the decisions are made here.
+//
+// Signal. Every `window` iterations the runtime measures, per block b, its functional change over
+// the window: a fixed probe batch's input to block b, recorded at the previous decision, is run
+// through block b with the current weights, and
+//   change_b = ||y_now - y_then|| / ||y_then|| / (mean learning rate over the window)
+// (the output's relative change per unit of learning rate: a function-space measure that, unlike
+// weight norms, does not drift with batch norm's scale invariance, and that does not fall merely
+// because a schedule decays the learning rate). The first window after the warm-up sets each
+// block's reference; its plasticity is p_b = change_b / reference_b.
+//
+// Decision (every window; blocks are 0 = input side .. L-1 = output side):
+//   * freezing: the lowest not-yet-frozen block freezes when it is not among the top
+//     `min_trained_blocks` and its plasticity stayed below `freeze_below` for `patience`
+//     consecutive windows; repeated upwards in the same decision. Frozen blocks stay frozen
+//     (monotone, as FreezeOut/AutoFreeze), so the frozen blocks are always a prefix;
+//   * the other blocks get s_b contributors: N with structure `freeze`; otherwise N when
+//     p_b >= full_above, else ceil(N (p_b - freeze_below) / (full_above - freeze_below)) in
+//     [1, N]; then s_b = max(s_b, s_{b-1}) so the contributor sets are nested (each worker trains a
+//     suffix) and no block gets fewer contributors than a less plastic block below it; the top
+//     block always has N.
+// Depths: the worker at position q (0..N-1) trains block b iff s_b >= N - q. Position q of worker
+// k is k for `freeze` and `staircase`, (k + iteration) mod N for `rotating` (every worker takes the
+// deep role in turn, so per-worker work over the run is the average).
+#ifndef JIGSAW_SPB_ADAPTIVE_PLAN_H_
+#define JIGSAW_SPB_ADAPTIVE_PLAN_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jigsaw {
+
+enum class AdaptiveStructure { kFreeze, kStaircase, kRotating };
+
+AdaptiveStructure ParseAdaptiveStructure(const std::string& text);  // throws UsageError
+const char* AdaptiveStructureName(AdaptiveStructure structure);
+
+struct AdaptiveOptions {
+  int64_t warmup_iterations = 0;
+  int64_t window = 100;
+  double freeze_below = 0.3;
+  double full_above = 0.7;
+  int patience = 2;
+  int min_trained_blocks = 1;
+  AdaptiveStructure structure = AdaptiveStructure::kFreeze;
+};
+
+// Throws UsageError naming the option when a value is out of range.
+void ValidateAdaptiveOptions(const AdaptiveOptions& options);
+
+struct AdaptiveDecision {
+  int64_t iteration = 0;
+  std::vector<double> plasticity;  // per block (0 for frozen blocks)
+  std::vector<int> contributors;   // per block, after the decision
+  int frozen_blocks = 0;
+  std::string reason;
+};
+
+// What a checkpoint must keep of a controller to resume it exactly.
+struct AdaptiveControllerState {
+  std::vector<int> contributors;
+  std::vector<double> reference;
+  std::vector<int> windows_below;
+};
+
+class AdaptiveController {
+ public:
+  AdaptiveController(const AdaptiveOptions& options, int blocks, int workers);
+
+  // Whether the runtime must measure the signal after `iteration` (0-based, counted over the run):
+  // the end of the warm-up (to record the probe) and every `window` iterations after it.
+  bool IsProbeIteration(int64_t iteration) const;
+  // True at the end of the warm-up: the probe is recorded, no decision is made.
+  bool IsWarmupEnd(int64_t iteration) const;
+
+  // Feeds change_b (see above; entries of frozen blocks are ignored) measured over the window
+  // ending after `iteration`, and decides the next phase.
+  AdaptiveDecision Observe(int64_t iteration, const std::vector<double>& change);
+
+  // Replaces the contributor counts (on workers that receive rank 0's decision).
+  void SetContributors(const std::vector<int>& contributors);
+
+  const std::vector<int>& contributors() const { return contributors_; }
+  int frozen_blocks() const;
+  AdaptiveControllerState SaveState() const;
+  // Throws std::invalid_argument when the state does not fit this controller's block count.
+  void RestoreState(const AdaptiveControllerState& state);
+
+  // Every worker's depth at `iteration` under the current counts.
+  std::vector<int> Depths(int64_t iteration) const;
+
+ private:
+  AdaptiveOptions options_;
+  int blocks_;
+  int workers_;
+  std::vector<int> contributors_;
+  std::vector<double> reference_;
+  std::vector<int> windows_below_;
+};
+
+// Depths of N workers for per-block contributor counts (nested, non-decreasing with the block
+// index) and worker positions as above.
+std::vector<int> DepthsForContributors(const std::vector<int>& contributors, int workers,
+                                       AdaptiveStructure structure, int64_t iteration);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_SPB_ADAPTIVE_PLAN_H_
