@@ -1,57 +1,94 @@
 #!/usr/bin/env bash
-# SPB runtime benchmark (issue 3): 4 local workers on Fashion-MNIST, plans full / staircase /
-# rotating / freeze, same epochs each. Per plan: measured mean backward time and bytes sent per
-# worker-iteration relative to full (bytes: the estimate, and the socket bytes actually written),
-# next to the profile-based cost model's prediction, and the
-# final test accuracy; also the activation memory the forward pass retained (retained MB) and peak
-# RSS. Prints a markdown table.
-# Usage: bench/spb_bench.sh   (env: MODEL=lenet EPOCHS=1 BATCH=32 ITERS=0 WORKERS=4 FREEZE=3
-#                              THREADS=1 KEEP=dir to keep the outputs)
+# SPB v2 benchmark: every plan against full backpropagation on the same model, data, epochs and
+# seeds, with 4 local workers; prints the table of docs/runtime.md ("SPB v2: measured").
+#
+# Per plan and seed it runs `jigsaw train` (skipped when RUNS/<plan>/seed<s>/summary.json already
+# holds every epoch, so an interrupted bench resumes), then bench/spb_report.py prints: test
+# accuracy (mean, spread and worst over seeds) and its gap to full; the busiest rank's backward
+# compute summed over the run, measured and as profiled work; the busiest rank's activation memory
+# (run average of each iteration's peak); the busiest rank's measured wire bytes (sent + received)
+# and the share of the bytes bound each plan reaches; the iteration time; and the statistical
+# efficiency (iterations full needs to reach TARGET test accuracy / iterations the plan needs,
+# per seed, with a 95% t-interval). Then the iteration time with and without overlapping the
+# exchange with backward (OVERLAP_ITERS iterations, REPEATS alternating runs each).
+#
+# Usage: bench/spb_bench.sh                       ResNet-20 on CIFAR-10 (long: hours on 2 cores)
+#        MODEL=lenet bench/spb_bench.sh           LeNet on Fashion-MNIST (minutes)
+# Env: MODEL, EPOCHS, SEEDS ("0 1 2"), WORKERS (4), BATCH (per worker), LR, WD, TRAIN_SAMPLES
+#      (0 = all), EVAL_EVERY, EVAL_SAMPLES, TARGET, WARMUP (adaptive warm-up epochs), PLANS (lines
+#      "name|train options"), RUNS (kept; default out/spb_bench/MODEL), OVERLAP_ITERS, REPEATS,
+#      WRITE_EFFICIENCY=1 to merge the measured efficiencies into data/spb_statistical_efficiency.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MODEL="${MODEL:-lenet}"
-EPOCHS="${EPOCHS:-1}"
-BATCH="${BATCH:-32}"
-ITERS="${ITERS:-0}"
+MODEL="${MODEL:-resnet20}"
+case "$MODEL" in
+  lenet)
+    DATASET=fashion-mnist; EPOCHS="${EPOCHS:-4}"; BATCH="${BATCH:-32}"; LR="${LR:-0.05}"
+    WD="${WD:-0}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}"
+    TARGET="${TARGET:-0.87}"; WARMUP="${WARMUP:-1}" ;;
+  resnet20)
+    DATASET=cifar10; EPOCHS="${EPOCHS:-4}"; BATCH="${BATCH:-32}"; LR="${LR:-0.1}"
+    WD="${WD:-0.0005}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}"
+    TARGET="${TARGET:-0.70}"; WARMUP="${WARMUP:-1}" ;;
+  *) echo "spb_bench: MODEL must be lenet or resnet20" >&2; exit 2 ;;
+esac
+SEEDS="${SEEDS:-0 1 2}"
 WORKERS="${WORKERS:-4}"
-FREEZE="${FREEZE:-3}"
-THREADS="${THREADS:-1}"
+TRAIN_SAMPLES="${TRAIN_SAMPLES:-0}"
+OVERLAP_ITERS="${OVERLAP_ITERS:-60}"
+REPEATS="${REPEATS:-3}"
+RUNS="${RUNS:-out/spb_bench/$MODEL}"
+DEFAULT_PLANS="full|--spb full
+staircase|--spb staircase --spb-scale contributors
+staircase-world|--spb staircase --spb-scale world
+rotating-world|--spb rotating --spb-scale world
+adaptive|--spb adaptive --spb-warmup $WARMUP
+adaptive-rotating|--spb adaptive --spb-warmup $WARMUP --spb-structure rotating --spb-scale world"
+PLANS="${PLANS:-$DEFAULT_PLANS}"
 [ -x build/jigsaw ] || scripts/build.sh >/dev/null
-OUT="${KEEP:-$(mktemp -d)}"
-mkdir -p "$OUT"
-[ -n "${KEEP:-}" ] || trap 'rm -rf "$OUT"' EXIT
-# A private copy, so a concurrent rebuild cannot swap the binaries between runs (`jigsaw train`
-# runs the sibling jigsaw-runtime).
-cp build/jigsaw build/jigsaw-runtime "$OUT/"
-JIGSAW="$OUT/jigsaw"
+mkdir -p "$RUNS"
+# A private copy, so a concurrent rebuild cannot swap the binaries between runs.
+cp build/jigsaw build/jigsaw-runtime "$RUNS/"
+JIGSAW="$RUNS/jigsaw"
+COMMON=(--model "$MODEL" --dataset "$DATASET" --workers "$WORKERS" --batch "$BATCH"
+  --lr "$LR" --lr-schedule cosine --weight-decay "$WD" --epochs "$EPOCHS"
+  --train-samples "$TRAIN_SAMPLES" --eval-every "$EVAL_EVERY" --eval-samples "$EVAL_SAMPLES"
+  --threads 1 --quiet)
 
-field() { awk -v k="\"$2\":" '$1 == k { gsub(/,/, "", $2); print $2; exit }' "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "-"; else printf "%.2f", a / b }'; }
+[ -f "$RUNS/profile.json" ] || "$JIGSAW" profile --model "$MODEL" --dataset "$DATASET" \
+  --batch "$BATCH" --repeats 10 --out "$RUNS/profile.json" 2>/dev/null
 
-"$JIGSAW" profile --model "$MODEL" --batch "$BATCH" --threads "$THREADS" \
-  --out "$OUT/profile.json" 2>/dev/null
-for plan in full staircase rotating "freeze:$FREEZE"; do
-  dir="$OUT/${plan/:/_}"
-  "$JIGSAW" train --model "$MODEL" --dataset fashion-mnist --workers "$WORKERS" \
-    --spb "$plan" --epochs "$EPOCHS" --batch "$BATCH" --max-iters-per-epoch "$ITERS" \
-    --threads "$THREADS" --profile "$OUT/profile.json" --out "$dir" --quiet
+complete() {
+  [ -f "$1/summary.json" ] &&
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(s["epochs_done"] != s["epochs"])' \
+      "$1/summary.json"
+}
+
+# Seeds outermost, so that each seed's plans run close together in time (similar machine load).
+for seed in $SEEDS; do
+  while IFS='|' read -r name options; do
+    [ -n "$name" ] || continue
+    dir="$RUNS/$name/seed$seed"
+    complete "$dir" && continue
+    echo "spb_bench: $name seed $seed" >&2
+    # shellcheck disable=SC2086
+    /usr/bin/time -f "%e s wall, %M KB max RSS (launcher)" \
+      "$JIGSAW" train "${COMMON[@]}" $options --seed "$seed" --resume --out "$dir"
+  done <<<"$PLANS"
 done
 
-echo "## $MODEL, Fashion-MNIST, $WORKERS workers, batch $BATCH/worker, $EPOCHS epoch(s), $(nproc) cores"
-echo
-echo "| plan | backward ms | vs full | predicted vs full | bytes/iter | vs full | predicted vs full | wire bytes/iter | vs full | iter ms | retained MB | peak RSS MB | test acc |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-full="$OUT/full/summary.json"
-for plan in full staircase rotating "freeze:$FREEZE"; do
-  s="$OUT/${plan/:/_}/summary.json"
-  echo "| $plan | $(awk -v v="$(field "$s" mean_backward_s)" 'BEGIN { printf "%.2f", 1000 * v }') \
-| $(ratio "$(field "$s" mean_backward_s)" "$(field "$full" mean_backward_s)") \
-| $(ratio "$(field "$s" predicted_mean_backward_s)" "$(field "$full" predicted_mean_backward_s)") \
-| $(field "$s" bytes_sent_per_iter) \
-| $(ratio "$(field "$s" bytes_sent_per_iter)" "$(field "$full" bytes_sent_per_iter)") \
-| $(ratio "$(field "$s" predicted_bytes_sent_per_iter)" "$(field "$full" predicted_bytes_sent_per_iter)") \
-| $(field "$s" wire_bytes_per_iter) \
-| $(ratio "$(field "$s" wire_bytes_per_iter)" "$(field "$full" wire_bytes_per_iter)") \
-| $(awk -v v="$(field "$s" mean_iter_s)" 'BEGIN { printf "%.1f", 1000 * v }') \
-| $(field "$s" mean_retained_mb) | $(field "$s" peak_rss_mb) | $(field "$s" test_accuracy) |"
+# Overlap on and off, alternating, one seed, a fixed number of iterations.
+for rep in $(seq 1 "$REPEATS"); do
+  for plan in full staircase; do
+    for overlap in true false; do
+      dir="$RUNS/overlap/$plan-$overlap-$rep"
+      complete "$dir" && continue
+      "$JIGSAW" train "${COMMON[@]}" --spb "$plan" --epochs 1 --max-iters-per-epoch \
+        "$OVERLAP_ITERS" --eval-every 0 --overlap "$overlap" --out "$dir"
+    done
+  done
 done
+
+python3 bench/spb_report.py --runs "$RUNS" --model "$MODEL" --dataset "$DATASET" \
+  --target "$TARGET" --warmup-epochs "$WARMUP" --plans "$(cut -d'|' -f1 <<<"$PLANS" | tr '\n' ' ')" \
+  ${WRITE_EFFICIENCY:+--write-efficiency data/spb_statistical_efficiency.json}

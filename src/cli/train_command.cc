@@ -79,16 +79,16 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
                    "adaptive: windows below the freeze mark before freezing")
       ->capture_default_str();
   command
+      ->add_option("--spb-span", options->spb_span,
+                   "adaptive: blocks whose mean plasticity decides the lowest one's freeze")
+      ->capture_default_str();
+  command
       ->add_option("--spb-min-trained-blocks", options->spb_min_trained_blocks,
                    "adaptive: top blocks never frozen")
       ->capture_default_str();
   command
       ->add_option("--spb-structure", options->spb_structure,
                    "adaptive: freeze (every worker the same depth), staircase or rotating")
-      ->capture_default_str();
-  command
-      ->add_option("--probe-samples", options->probe_samples,
-                   "adaptive: training images in the plasticity probe")
       ->capture_default_str();
   command->add_option("--epochs", options->epochs)->capture_default_str();
   command->add_option("--batch", options->batch, "batch size per worker")->capture_default_str();

@@ -55,12 +55,12 @@ struct TrainOptions {
   // --spb adaptive (spb/adaptive_plan.h).
   double spb_warmup_epochs = 1;
   int spb_window = 100;
-  double spb_freeze_below = 0.3;
-  double spb_full_above = 0.7;
+  double spb_freeze_below = 1.0;
+  double spb_full_above = 1.2;
   int spb_patience = 2;
+  int spb_span = 3;
   int spb_min_trained_blocks = 1;
   std::string spb_structure = "freeze";
-  int probe_samples = 32;
   // Test evaluation every `eval_every` iterations (0 = only after each epoch) on the first
   // `eval_samples` test samples (0 = all); written to evals.csv.
   int eval_every = 0;

@@ -23,13 +23,13 @@
 #include "runtime/launcher.h"
 #include "runtime/memory_tracker.h"
 #include "runtime/net_address.h"
-#include "runtime/plasticity_probe.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
 #include "runtime/tcp_counters.h"
 #include "runtime/train_data.h"
 #include "runtime/train_outputs.h"
 #include "runtime/train_worker.h"
+#include "runtime/weight_velocity.h"
 #include "spb/adaptive_plan.h"
 #include "spb/balanced_exchange.h"
 
@@ -103,7 +103,6 @@ void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
   if (!(options.spb_warmup_epochs >= 0) || !std::isfinite(options.spb_warmup_epochs)) {
     throw UsageError("--spb-warmup must be >= 0 epochs");
   }
-  if (options.probe_samples < 1) throw UsageError("--probe-samples must be >= 1");
   ParseAdaptiveStructure(options.spb_structure);
 }
 
@@ -229,7 +228,7 @@ struct Checkpointed {
 
 void SaveCheckpoint(const std::string& path, BlockModel& model, const BlockTrainingState& state,
                     int epochs_done, const std::vector<double>& accuracies, int world,
-                    const AdaptiveController* controller, const PlasticityProbe* probe) {
+                    const AdaptiveController* controller, const WeightVelocity* velocity) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive;
   model->save(model_archive);
@@ -250,14 +249,14 @@ void SaveCheckpoint(const std::string& path, BlockModel& model, const BlockTrain
                                                      saved.windows_below.end())));
     archive.write("adaptive.reference", torch::tensor(saved.reference, torch::kFloat64));
   }
-  if (probe != nullptr) probe->Save(archive);
+  if (velocity != nullptr) velocity->Save(archive);
   const std::string temp = path + ".tmp";
   archive.save_to(temp);
   std::filesystem::rename(temp, path);
 }
 
 Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTrainingState& state,
-                            int world, AdaptiveController* controller, PlasticityProbe* probe) {
+                            int world, AdaptiveController* controller, WeightVelocity* velocity) {
   torch::serialize::InputArchive archive;
   archive.load_from(path);
   torch::Tensor saved_world;
@@ -298,7 +297,7 @@ Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTra
     }
     controller->RestoreState(saved);
   }
-  if (probe != nullptr) probe->Load(archive, model->num_blocks());
+  if (velocity != nullptr) velocity->Load(archive);
   return result;
 }
 
@@ -417,7 +416,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   const int64_t total_iterations = record.iterations_per_epoch * options.epochs;
 
   std::optional<AdaptiveController> controller;
-  std::optional<PlasticityProbe> probe;
+  std::optional<WeightVelocity> velocity;
   if (plan.kind == SpbPlanKind::kAdaptive) {
     AdaptiveOptions adaptive;
     adaptive.warmup_iterations = static_cast<int64_t>(
@@ -426,14 +425,11 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     adaptive.freeze_below = options.spb_freeze_below;
     adaptive.full_above = options.spb_full_above;
     adaptive.patience = options.spb_patience;
+    adaptive.span = options.spb_span;
     adaptive.min_trained_blocks = options.spb_min_trained_blocks;
     adaptive.structure = ParseAdaptiveStructure(options.spb_structure);
     controller.emplace(adaptive, blocks, world);
-    if (rank == 0) {
-      std::vector<int64_t> first(std::min(options.probe_samples, data.train.count));
-      std::iota(first.begin(), first.end(), 0);
-      probe.emplace(BatchImages(data.train, first));
-    }
+    if (rank == 0) velocity.emplace(model);
   }
 
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
@@ -460,7 +456,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   if (options.resume && std::filesystem::exists(checkpoint)) {
     Checkpointed loaded =
         LoadCheckpoint(checkpoint, model, state, world, controller ? &*controller : nullptr,
-                       probe ? &*probe : nullptr);
+                       velocity ? &*velocity : nullptr);
     record.first_epoch = loaded.epochs_done;
     record.accuracies = loaded.accuracies;
     if (rank == 0 && !options.quiet) {
@@ -569,19 +565,11 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       if (controller && controller->IsProbeIteration(global_iteration)) {
         std::vector<int64_t> decided(blocks, 0);
         if (rank == 0) {
-          if (!probe->recorded() || controller->IsWarmupEnd(global_iteration)) {
-            probe->Record(model);
+          if (!velocity->has_snapshot() || controller->IsWarmupEnd(global_iteration)) {
+            velocity->Snapshot();
           } else {
-            // The window's mean learning rate normalises the change (spb/adaptive_plan.h).
-            double window_lr = 0;
-            const int64_t window = options.spb_window;
-            for (int64_t i = global_iteration + 1 - window; i <= global_iteration; ++i) {
-              window_lr += LearningRate(options, i, total_iterations) / window;
-            }
-            std::vector<double> change =
-                probe->MeasureAndRecord(model, controller->frozen_blocks());
-            for (double& c : change) c = window_lr > 0 ? c / window_lr : 0;
-            AdaptiveDecision decision = controller->Observe(global_iteration, change);
+            AdaptiveDecision decision =
+                controller->Observe(global_iteration, velocity->TakeVelocity());
             record.decisions.push_back(decision);
             if (!options.quiet) {
               std::fprintf(stderr, "train: iteration %lld: contributors %s (%s)\n",
@@ -631,7 +619,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       WriteTrainOutputs(options, plan, world, record);
       record.rows.clear();
       SaveCheckpoint(checkpoint, model, state, epoch + 1, record.accuracies, world,
-                     controller ? &*controller : nullptr, probe ? &*probe : nullptr);
+                     controller ? &*controller : nullptr, velocity ? &*velocity : nullptr);
       if (!options.quiet) {
         std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,
                      options.epochs, record.accuracies.back(), last_loss);

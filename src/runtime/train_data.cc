@@ -1,6 +1,7 @@
 #include "runtime/train_data.h"
 
 #include <cstdlib>
+#include <filesystem>
 
 #include "core/error.h"
 #include "core/rng.h"
@@ -12,6 +13,20 @@ namespace {
 
 constexpr char kDefaultFashionDir[] = "/usr/share/datasets/fashion-mnist";
 constexpr char kDefaultCifarSource[] = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
+
+// The default CIFAR-10 archive: ../shared/data/... from the working directory (the repository
+// root, where the README's commands run), else the same path beside the repository that holds
+// this executable (build/jigsaw-runtime -> ../../shared/data/...).
+std::string DefaultCifarSource() {
+  if (std::filesystem::exists(kDefaultCifarSource)) return kDefaultCifarSource;
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path beside = exe.parent_path().parent_path() / kDefaultCifarSource;
+    if (std::filesystem::exists(beside)) return beside.string();
+  }
+  return kDefaultCifarSource;
+}
 
 std::string DefaultCacheDir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
@@ -52,7 +67,7 @@ TrainingData LoadTrainingData(const DataOptions& options) {
     data.train = LoadFashionMnist(dir, true);
     data.test = LoadFashionMnist(dir, false);
   } else if (options.dataset == "cifar10") {
-    const std::string source = options.data_dir.empty() ? kDefaultCifarSource : options.data_dir;
+    const std::string source = options.data_dir.empty() ? DefaultCifarSource() : options.data_dir;
     const std::string cache = options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir;
     data.train = LoadCifar10(source, true, cache);
     data.test = LoadCifar10(source, false, cache);

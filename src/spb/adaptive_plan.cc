@@ -37,6 +37,7 @@ void ValidateAdaptiveOptions(const AdaptiveOptions& o) {
         "full-above, finite");
   }
   if (o.patience < 1) throw UsageError("--spb-patience must be >= 1");
+  if (o.span < 1) throw UsageError("--spb-span must be >= 1");
   if (o.min_trained_blocks < 1) throw UsageError("--spb-min-trained-blocks must be >= 1");
 }
 
@@ -76,13 +77,31 @@ AdaptiveDecision AdaptiveController::Observe(int64_t iteration, const std::vecto
   if (first) reference_.assign(blocks_, 0);
   for (int b = frozen_before; b < blocks_; ++b) {
     if (first || reference_[b] <= 0) reference_[b] = change[b];
-    decision.plasticity[b] = reference_[b] > 0 ? change[b] / reference_[b] : 1.0;
-    const bool below = !first && decision.plasticity[b] < options_.freeze_below;
+  }
+  // Each block's velocity against its own at the reference window, divided by the same ratio of
+  // the top block (never frozen): what is left is how much faster the block slowed down than the
+  // network's output side, free of the learning-rate schedule every block shares.
+  const int top = blocks_ - 1;
+  const double top_ratio = reference_[top] > 0 ? change[top] / reference_[top] : 0;
+  for (int b = frozen_before; b < blocks_; ++b) {
+    const double ratio = reference_[b] > 0 ? change[b] / reference_[b] : 1.0;
+    decision.plasticity[b] = top_ratio > 0 ? ratio / top_ratio : ratio;
+  }
+  // Only the lowest unfrozen block can be the next to freeze. It is a candidate when the blocks
+  // from it upwards (`span` of them, below the top) slowed down more than the top block on
+  // average: one block's velocity is noisy, a stage's is not.
+  for (int b = frozen_before + 1; b < blocks_; ++b) windows_below_[b] = 0;
+  if (!first && frozen_before < top) {
+    const int b = frozen_before;
+    const int end = std::min(top, b + options_.span);
+    double sum = 0;
+    for (int i = b; i < end; ++i) sum += decision.plasticity[i];
+    const bool below = sum / (end - b) < options_.freeze_below;
     windows_below_[b] = below ? windows_below_[b] + 1 : 0;
   }
   int frozen = frozen_before;
-  while (frozen < blocks_ - options_.min_trained_blocks &&
-         windows_below_[frozen] >= options_.patience) {
+  if (frozen < blocks_ - options_.min_trained_blocks &&
+      windows_below_[frozen] >= options_.patience) {
     ++frozen;
   }
   std::vector<int> counts(blocks_, 0);
@@ -104,9 +123,9 @@ AdaptiveDecision AdaptiveController::Observe(int64_t iteration, const std::vecto
   if (first) {
     decision.reason = "reference window: plasticity 1 for every block";
   } else if (frozen > frozen_before) {
-    decision.reason = "froze blocks " + std::to_string(frozen_before) + ".." +
-                      std::to_string(frozen - 1) + ": plasticity below " +
-                      FormatFixed(options_.freeze_below, 2) + " for " +
+    decision.reason = "froze block " + std::to_string(frozen_before) + ": mean plasticity of " +
+                      std::to_string(std::min(blocks_ - 1 - frozen_before, options_.span)) +
+                      " blocks below " + FormatFixed(options_.freeze_below, 2) + " for " +
                       std::to_string(options_.patience) + " windows";
   } else {
     decision.reason = "no new freeze";

@@ -2,20 +2,22 @@
 // per-block contributor counts follow a measured convergence signal of each block. Torch-free:
 // the runtime measures the signal and applies the depths; the decisions are made here.
 //
-// Signal. Every `window` iterations the runtime measures, per block b, its functional change over
-// the window: a fixed probe batch's input to block b, recorded at the previous decision, is run
-// through block b with the current weights, and
-//   change_b = ||y_now - y_then|| / ||y_then|| / (mean learning rate over the window)
-// (the output's relative change per unit of learning rate: a function-space measure that, unlike
-// weight norms, does not drift with batch norm's scale invariance, and that does not fall merely
-// because a schedule decays the learning rate). The first window after the warm-up sets each
-// block's reference; its plasticity is p_b = change_b / reference_b.
-//
+// Signal. Every `window` iterations the runtime measures each block's velocity: the relative
+// change of its weights over the window, ||w_now - w_then|| / ||w_then||. The first window after
+// the warm-up is each block's reference. A block's plasticity is its velocity against its
+// reference, divided by the same ratio of the top block:
+//   p_b = (v_b / v_b,ref) / (v_top / v_top,ref)
+// Every block slows down as the learning rate decays and the model converges; the ratio to the
+// top block (which is never frozen) removes what they share, so p_b < 1 means block b slowed down
+// faster than the output side: it converged earlier, as lower layers tend to (SVCCA, FreezeOut,
+// AutoFreeze). The weights are identical on every replica, so the signal is too.
 // Decision (every window; blocks are 0 = input side .. L-1 = output side):
-//   * freezing: the lowest not-yet-frozen block freezes when it is not among the top
-//     `min_trained_blocks` and its plasticity stayed below `freeze_below` for `patience`
-//     consecutive windows; repeated upwards in the same decision. Frozen blocks stay frozen
-//     (monotone, as FreezeOut/AutoFreeze), so the frozen blocks are always a prefix;
+//   * freezing: only the lowest not-yet-frozen block b may freeze, one per decision. It does when,
+//     for `patience` consecutive windows, the mean plasticity of blocks b .. b+span-1 (not past
+//     the top block) stayed below `freeze_below` (they slowed down more than the top block; one
+//     block's velocity is noisy, a run of blocks' is not), and b is not among the top
+//     `min_trained_blocks`. Frozen blocks stay frozen (monotone, as FreezeOut/AutoFreeze), so the
+//     frozen blocks are always a prefix;
 //   * the other blocks get s_b contributors: N with structure `freeze`; otherwise N when
 //     p_b >= full_above, else ceil(N (p_b - freeze_below) / (full_above - freeze_below)) in
 //     [1, N]; then s_b = max(s_b, s_{b-1}) so the contributor sets are nested (each worker trains a
@@ -41,9 +43,10 @@ const char* AdaptiveStructureName(AdaptiveStructure structure);
 struct AdaptiveOptions {
   int64_t warmup_iterations = 0;
   int64_t window = 100;
-  double freeze_below = 0.3;
-  double full_above = 0.7;
+  double freeze_below = 1.0;
+  double full_above = 1.2;
   int patience = 2;
+  int span = 3;
   int min_trained_blocks = 1;
   AdaptiveStructure structure = AdaptiveStructure::kFreeze;
 };

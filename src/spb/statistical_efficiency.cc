@@ -57,10 +57,12 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
   } catch (const Json::parse_error& e) {
     throw InputError(path, LineOfOffset(text, e.byte), std::string("not valid JSON: ") + e.what());
   }
-  if (!json.is_object() || json.value("format", "") != "jigsaw-spb-statistical-efficiency-v1") {
+  const std::string format = json.is_object() ? json.value("format", "") : "";
+  const bool v2 = format == "jigsaw-spb-statistical-efficiency-v2";
+  if (!v2 && format != "jigsaw-spb-statistical-efficiency-v1") {
     throw InputError(path, 0,
                      "expected an object with \"format\": "
-                     "\"jigsaw-spb-statistical-efficiency-v1\"");
+                     "\"jigsaw-spb-statistical-efficiency-v2\" (or -v1)");
   }
   if (!json.contains("entries") || !json["entries"].is_array()) {
     throw InputError(path, 0, "expected an \"entries\" array");
@@ -79,14 +81,25 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
       entry.workers = e.at("workers").get<int>();
       entry.batch_per_worker = e.at("batch_per_worker").get<int>();
       entry.plan_iterations = e.at("plan_iterations").get<int>();
-      entry.epoch_test_accuracy = e.at("epoch_test_accuracy").get<std::vector<double>>();
+      if (!v2) entry.epoch_test_accuracy = e.at("epoch_test_accuracy").get<std::vector<double>>();
       entry.statistical_efficiency = e.at("statistical_efficiency").get<double>();
       entry.command = e.at("command").get<std::string>();
+      if (v2) {
+        entry.dataset = e.at("dataset").get<std::string>();
+        entry.seeds = e.at("seeds").get<int>();
+        const std::vector<double> ci = e.at("ci_95").get<std::vector<double>>();
+        if (ci.size() != 2 || !(ci[0] <= ci[1])) {
+          throw InputError(path, line, "expected \"ci_95\": [low, high] with low <= high");
+        }
+        entry.ci_low = ci[0];
+        entry.ci_high = ci[1];
+      }
     } catch (const Json::exception& ex) {
       throw InputError(path, line,
                        std::string("expected an entry with model, plan, workers, "
-                                   "batch_per_worker, plan_iterations, epoch_test_accuracy, "
-                                   "statistical_efficiency and command: ") +
+                                   "batch_per_worker, plan_iterations, statistical_efficiency, "
+                                   "command and (v1) epoch_test_accuracy or (v2) dataset, seeds "
+                                   "and ci_95: ") +
                            ex.what());
     } catch (const UsageError& ex) {
       throw InputError(path, line, std::string("expected an SPB plan: ") + ex.what());
@@ -132,6 +145,9 @@ StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTab
   result.known = true;
   result.efficiency = best->statistical_efficiency;
   result.measured_workers = best->workers;
+  result.ci_low = best->ci_low;
+  result.ci_high = best->ci_high;
+  result.seeds = best->seeds;
   result.source = table.path + ":" + std::to_string(best->line);
   return result;
 }

@@ -2,8 +2,11 @@
 // taken from measured training runs (data/spb_statistical_efficiency.json, written by
 // bench/spb_stat_eff.sh; definition and provenance in docs/spb_statistical_efficiency.md).
 //
-// Efficiency of a (model, plan, workers) run = (iterations full backprop needed to reach the
-// plan's final test accuracy) / (iterations the plan used), capped at 1. Torch-free.
+// Format v2 (bench/spb_bench.sh): efficiency of a (model, data set, plan, workers) entry = mean
+// over seeds of (iterations full backprop needs to reach a fixed target test accuracy) /
+// (iterations the plan needs), capped at 1, with the 95% t-interval of the uncapped mean and the
+// seed count. Format v1 (one seed): (iterations full backprop needed to reach the plan's final
+// test accuracy) / (iterations the plan used), capped at 1; no interval. Torch-free.
 //
 // Lookup contract:
 //   * plan kind full: always known, 1.0 (full is the reference), measured or not;
@@ -28,10 +31,14 @@ struct StatisticalEfficiencyEntry {
   int workers = 0;
   int batch_per_worker = 0;
   int plan_iterations = 0;
-  std::vector<double> epoch_test_accuracy;
-  double statistical_efficiency = 0;  // in [0, 1]
-  std::string command;                // the exact command that produced the run
-  int line = 0;                       // where the entry starts in the data file
+  std::vector<double> epoch_test_accuracy;  // v1 only
+  double statistical_efficiency = 0;        // in [0, 1]
+  std::string dataset;                      // v2; "" in v1
+  int seeds = 1;
+  double ci_low = -1;  // the 95% interval of the mean, v2; -1 when not measured
+  double ci_high = -1;
+  std::string command;  // the exact command that produced the run
+  int line = 0;         // where the entry starts in the data file
 };
 
 struct StatisticalEfficiencyTable {
@@ -47,7 +54,10 @@ struct StatisticalEfficiency {
   bool known = false;
   double efficiency = 0;     // valid when known
   int measured_workers = 0;  // the worker count of the entry used (0 for full or unknown)
-  std::string source;        // "reference" (full), "file:line" of the entry, or why unknown
+  double ci_low = -1;        // the entry's 95% interval (-1: none)
+  double ci_high = -1;
+  int seeds = 0;
+  std::string source;  // "reference" (full), "file:line" of the entry, or why unknown
 };
 
 StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTable& table,

@@ -58,16 +58,21 @@ std::vector<std::string> SplitCommas(const std::string& line) {
   return fields;
 }
 
-double MedianColumn(const std::string& csv_path, const std::string& column) {
+// Median over the rows of `column`, or of column / `divisor_column` row by row.
+double MedianColumn(const std::string& csv_path, const std::string& column,
+                    const std::string& divisor_column = "") {
   std::istringstream in(jigsaw::ReadWholeFile(csv_path));
   std::string line;
   std::getline(in, line);
   std::vector<std::string> header = SplitCommas(line);
   const size_t index = std::find(header.begin(), header.end(), column) - header.begin();
+  const size_t divisor = std::find(header.begin(), header.end(), divisor_column) - header.begin();
   std::vector<double> values;
   while (std::getline(in, line)) {
     std::vector<std::string> fields = SplitCommas(line);
-    if (index < fields.size()) values.push_back(std::stod(fields[index]));
+    if (index >= fields.size()) continue;
+    values.push_back(std::stod(fields[index]) /
+                     (divisor < fields.size() ? std::stod(fields[divisor]) : 1.0));
   }
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
@@ -76,18 +81,18 @@ double MedianColumn(const std::string& csv_path, const std::string& column) {
 
 TEST(RuntimeTrainCli, TwoProcessesTrainAndWriteSummary) {
   const std::string out = TempDir("ok");
-  JigsawRun run = RunJigsaw(TinyJob(out) + " --spb rotating --max-iters-per-epoch 4");
+  JigsawRun run = RunJigsaw(TinyJob(out) + " --spb rotating --max-iters-per-epoch 8");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   EXPECT_TRUE(std::filesystem::exists(out + "/iterations.csv"));
   jigsaw::Json summary = jigsaw::Json::parse(jigsaw::ReadWholeFile(out + "/summary.json"));
-  // The TCP payload the workers' sockets carried matches the estimate (mean over the workers;
-  // Gloo adds a small header per message).
-  const double estimated = summary["bytes_sent_per_iter"].get<double>();
-  EXPECT_GT(estimated, 0);
-  EXPECT_NEAR(summary["wire_sent_per_iter"].get<double>() / estimated, 1.0, 0.1);
-  EXPECT_NEAR(summary["wire_received_per_iter"].get<double>() /
-                  summary["bytes_received_per_iter"].get<double>(),
-              1.0, 0.1);
+  // The TCP payload the workers' sockets carried matches the estimate (Gloo adds a small header
+  // per message). Medians over rows: a row's acknowledged bytes can include late
+  // acknowledgements of earlier traffic (the initial parameter broadcast), which a short run's
+  // mean would not average out.
+  EXPECT_GT(summary["bytes_sent_per_iter"].get<double>(), 0);
+  const std::string csv = out + "/iterations.csv";
+  EXPECT_NEAR(MedianColumn(csv, "wire_sent", "bytes_sent"), 1.0, 0.1);
+  EXPECT_NEAR(MedianColumn(csv, "wire_received", "bytes_received"), 1.0, 0.1);
   // The busiest rank comes first, next to the means.
   EXPECT_GE(summary["max_rank_backward_s"].get<double>(), summary["mean_backward_s"].get<double>());
   EXPECT_GT(summary["max_rank_activation_mb"].get<double>(), 0);
@@ -142,8 +147,8 @@ TEST(RuntimeTrainCli, ResumeWithAnotherWorkerCountIsRefused) {
 
 TEST(RuntimeTrainCli, AdaptivePlanFreezesBlocksAndLogsEveryDecision) {
   const std::string out = TempDir("adaptive");
-  // Thresholds that make every block converged at the first decision after the reference:
-  // blocks 0..2 freeze (the top one never does), then only the head trains and travels.
+  // Thresholds that make every block a freeze candidate at every decision after the reference:
+  // one block freezes per decision (the top one never does), then only the head trains.
   JigsawRun run = RunJigsaw(TinyJob(out) +
                             " --max-iters-per-epoch 16 --spb adaptive --spb-warmup 0 "
                             "--spb-window 4 --spb-freeze-below 50 --spb-full-above 60 "
@@ -153,12 +158,13 @@ TEST(RuntimeTrainCli, AdaptivePlanFreezesBlocksAndLogsEveryDecision) {
   EXPECT_NE(decisions.find("7,0,2-2-2-2,1.000-1.000-1.000-1.000,reference window"),
             std::string::npos)
       << decisions;
-  EXPECT_NE(decisions.find("11,3,0-0-0-2,"), std::string::npos) << decisions;
+  EXPECT_NE(decisions.find("11,1,0-2-2-2,"), std::string::npos) << decisions;
+  EXPECT_NE(decisions.find("15,2,0-0-2-2,"), std::string::npos) << decisions;
   std::string csv = jigsaw::ReadWholeFile(out + "/iterations.csv");
-  // Iteration 12 on: phase 1, contributors 0-0-0-2, depth 1, only the head's bytes.
-  EXPECT_NE(csv.find("\n0,0,12,1,1,0-0-0-2,"), std::string::npos) << csv.substr(0, 600);
+  // Iterations 12..15 run phase 1: contributors 0-2-2-2, depth 3.
+  EXPECT_NE(csv.find("\n0,0,12,1,3,0-2-2-2,"), std::string::npos) << csv.substr(0, 600);
   jigsaw::Json summary = jigsaw::Json::parse(jigsaw::ReadWholeFile(out + "/summary.json"));
-  EXPECT_EQ(summary["final_frozen_blocks"], 3);
+  EXPECT_EQ(summary["final_frozen_blocks"], 2);
 }
 
 // Two "hosts" (network namespaces joined by a veth pair, no shared loopback): each rank must

@@ -81,7 +81,7 @@ TEST(SpbStatisticalEfficiency, LooksUpTheNearestMeasuredWorkerCount) {
 TEST(SpbStatisticalEfficiency, MalformedFilesNameTheLineAndWhatWasExpected) {
   ExpectInputError(WriteTemp("syntax", "{\n  \"format\": \n  ]\n"), 3, "not valid JSON");
   ExpectInputError(WriteTemp("format", "{\"entries\": []}"), 0,
-                   "jigsaw-spb-statistical-efficiency-v1");
+                   "jigsaw-spb-statistical-efficiency-v2");
   ExpectInputError(WriteTemp("missing", File({Entry("lenet", "staircase", 4, "0.8"),
                                               "    {\"model\": \"mlp\", \"plan\": \"full\"}"})),
                    8, "expected an entry with model, plan, workers");
@@ -91,6 +91,35 @@ TEST(SpbStatisticalEfficiency, MalformedFilesNameTheLineAndWhatWasExpected) {
                    "statistical_efficiency in [0, 1]");
   ExpectInputError(WriteTemp("workers", File({Entry("lenet", "staircase", 0, "0.5")})), 5,
                    "workers >= 1");
+}
+
+TEST(SpbStatisticalEfficiency, VersionTwoEntriesCarryTheirIntervalAndSeeds) {
+  const std::string path =
+      WriteTemp("v2",
+                "{\"format\": \"jigsaw-spb-statistical-efficiency-v2\", \"entries\": [\n"
+                "  {\"model\": \"resnet20\", \"dataset\": \"cifar10\", \"plan\": \"staircase\",\n"
+                "   \"workers\": 4, \"batch_per_worker\": 32, \"plan_iterations\": 1560,\n"
+                "   \"seeds\": 3, \"statistical_efficiency\": 0.8, \"ci_95\": [0.7, 0.9],\n"
+                "   \"command\": \"bench/spb_bench.sh\"},\n"
+                "  {\"model\": \"lenet\", \"dataset\": \"fashion-mnist\", \"plan\": \"rotating\",\n"
+                "   \"workers\": 4, \"batch_per_worker\": 32, \"plan_iterations\": 1560,\n"
+                "   \"seeds\": 3, \"statistical_efficiency\": 0.8, \"ci_95\": [0.9, 0.7],\n"
+                "   \"command\": \"bench/spb_bench.sh\"}]}\n");
+  ExpectInputError(path, 6, "ci_95");
+  const std::string good =
+      WriteTemp("v2good",
+                "{\"format\": \"jigsaw-spb-statistical-efficiency-v2\", \"entries\": [\n"
+                "  {\"model\": \"resnet20\", \"dataset\": \"cifar10\", \"plan\": "
+                "\"staircase\", \"workers\": 4, \"batch_per_worker\": 32, \"plan_iterations\": "
+                "1560, \"seeds\": 3, \"statistical_efficiency\": 0.8, \"ci_95\": [0.7, 0.9], "
+                "\"command\": \"bench/spb_bench.sh\"}]}\n");
+  StatisticalEfficiency e = LookupStatisticalEfficiency(ReadStatisticalEfficiency(good), "resnet20",
+                                                        ParseSpbPlan("staircase"), 4);
+  ASSERT_TRUE(e.known);
+  EXPECT_DOUBLE_EQ(e.efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(e.ci_low, 0.7);
+  EXPECT_DOUBLE_EQ(e.ci_high, 0.9);
+  EXPECT_EQ(e.seeds, 3);
 }
 
 TEST(SpbStatisticalEfficiency, TheMeasuredDataFileLoads) {
