@@ -27,7 +27,7 @@ case "$MODEL" in
     WD="${WD:-0}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}"
     TARGET="${TARGET:-0.87}"; WARMUP="${WARMUP:-1}" ;;
   resnet20)
-    DATASET=cifar10; EPOCHS="${EPOCHS:-4}"; BATCH="${BATCH:-32}"; LR="${LR:-0.1}"
+    DATASET=cifar10; EPOCHS="${EPOCHS:-3}"; BATCH="${BATCH:-32}"; LR="${LR:-0.1}"
     WD="${WD:-0.0005}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}"
     TARGET="${TARGET:-0.70}"; WARMUP="${WARMUP:-1}" ;;
   *) echo "spb_bench: MODEL must be lenet or resnet20" >&2; exit 2 ;;
@@ -38,12 +38,19 @@ TRAIN_SAMPLES="${TRAIN_SAMPLES:-0}"
 OVERLAP_ITERS="${OVERLAP_ITERS:-60}"
 REPEATS="${REPEATS:-3}"
 RUNS="${RUNS:-out/spb_bench/$MODEL}"
-DEFAULT_PLANS="full|--spb full
+if [ "$MODEL" = lenet ]; then
+  DEFAULT_PLANS="full|--spb full
 staircase|--spb staircase --spb-scale contributors
 staircase-world|--spb staircase --spb-scale world
 rotating-world|--spb rotating --spb-scale world
 adaptive|--spb adaptive --spb-warmup $WARMUP
 adaptive-rotating|--spb adaptive --spb-warmup $WARMUP --spb-structure rotating --spb-scale world"
+else  # fewer plans: each run takes minutes
+  DEFAULT_PLANS="full|--spb full
+staircase-world|--spb staircase --spb-scale world
+adaptive|--spb adaptive --spb-warmup $WARMUP --spb-window 50
+adaptive-rotating|--spb adaptive --spb-warmup $WARMUP --spb-window 50 --spb-structure rotating --spb-scale world"
+fi
 PLANS="${PLANS:-$DEFAULT_PLANS}"
 [ -x build/jigsaw ] || scripts/build.sh >/dev/null
 mkdir -p "$RUNS"

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/memory_tracker.h"
+
 namespace jigsaw {
 
 BalancedGradientExchange::BalancedGradientExchange(c10d::ProcessGroupGloo* alltoall_group,
@@ -32,6 +34,7 @@ void BalancedGradientExchange::Begin(const std::vector<ExchangeBucket>& buckets,
 }
 
 void BalancedGradientExchange::IssueAlltoall(size_t i) {
+  SeparateTensorAccount exchange_buffers;
   Pending& p = pending_[i];
   const ExchangeBucket& bucket = buckets_[i];
   for (int b : bucket.blocks) p.elements += state_->elements(b);
@@ -57,6 +60,7 @@ void BalancedGradientExchange::IssueAlltoall(size_t i) {
 }
 
 void BalancedGradientExchange::IssueGather(size_t i) {
+  SeparateTensorAccount exchange_buffers;
   Pending& p = pending_[i];
   const int64_t c = p.shard_elements;
   const int64_t s = static_cast<int64_t>(buckets_[i].contributors.size());
@@ -98,6 +102,7 @@ void BalancedGradientExchange::BlockDone(int block) {
 }
 
 void BalancedGradientExchange::Store(size_t i) {
+  SeparateTensorAccount exchange_buffers;
   Pending& p = pending_[i];
   const ExchangeBucket& bucket = buckets_[i];
   if (world_ == 1) {

@@ -10,15 +10,22 @@
 namespace jigsaw {
 namespace {
 
+thread_local bool t_separate = false;
+
 class CountingCpuAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(size_t bytes) const override {
     void* data = c10::alloc_cpu(bytes);
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      sizes_[data] = bytes;
-      live_ += static_cast<int64_t>(bytes);
-      peak_ = std::max(peak_, live_);
+      sizes_[data] = {bytes, t_separate};
+      if (t_separate) {
+        separate_ += static_cast<int64_t>(bytes);
+        separate_peak_ = std::max(separate_peak_, separate_);
+      } else {
+        live_ += static_cast<int64_t>(bytes);
+        peak_ = std::max(peak_, live_);
+      }
     }
     return {data, data, &Free, c10::Device(c10::DeviceType::CPU)};
   }
@@ -36,15 +43,26 @@ class CountingCpuAllocator final : public c10::Allocator {
   void ResetPeak() {
     std::lock_guard<std::mutex> lock(mutex_);
     peak_ = live_;
+    separate_peak_ = separate_;
+  }
+  int64_t separate() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return separate_;
+  }
+  int64_t separate_peak() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return separate_peak_;
   }
 
  private:
   static void Free(void* data);
 
   mutable std::mutex mutex_;
-  mutable std::unordered_map<void*, size_t> sizes_;
+  mutable std::unordered_map<void*, std::pair<size_t, bool>> sizes_;
   mutable int64_t live_ = 0;
   mutable int64_t peak_ = 0;
+  mutable int64_t separate_ = 0;
+  mutable int64_t separate_peak_ = 0;
 };
 
 CountingCpuAllocator* g_allocator = nullptr;
@@ -55,7 +73,8 @@ void CountingCpuAllocator::Free(void* data) {
     std::lock_guard<std::mutex> lock(g_allocator->mutex_);
     auto it = g_allocator->sizes_.find(data);
     if (it != g_allocator->sizes_.end()) {
-      g_allocator->live_ -= static_cast<int64_t>(it->second);
+      const int64_t bytes = static_cast<int64_t>(it->second.first);
+      (it->second.second ? g_allocator->separate_ : g_allocator->live_) -= bytes;
       g_allocator->sizes_.erase(it);
     }
   }
@@ -78,5 +97,10 @@ int64_t PeakTensorBytes() { return g_allocator ? g_allocator->peak() : 0; }
 void ResetPeakTensorBytes() {
   if (g_allocator) g_allocator->ResetPeak();
 }
+int64_t SeparateTensorBytes() { return g_allocator ? g_allocator->separate() : 0; }
+int64_t PeakSeparateTensorBytes() { return g_allocator ? g_allocator->separate_peak() : 0; }
+
+SeparateTensorAccount::SeparateTensorAccount() : previous_(t_separate) { t_separate = true; }
+SeparateTensorAccount::~SeparateTensorAccount() { t_separate = previous_; }
 
 }  // namespace jigsaw

@@ -528,6 +528,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       } else {
         step = RunSpbStep(model, images, labels, depths[rank], nullptr);
         const Clock::time_point comm_start = Clock::now();
+        SeparateTensorAccount exchange_buffers;
         row.bytes_sent = ExchangeGradients(model, PlanCollectives(contributors, world), tree);
         comm_s = SecondsSince(comm_start);
         for (int b = 0; b < blocks; ++b) {
@@ -540,6 +541,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       labels = torch::Tensor();
       const double activation_mb =
           static_cast<double>(PeakTensorBytes() - tensor_bytes_before) / kMiB;
+      const double exchange_mb = static_cast<double>(PeakSeparateTensorBytes()) / kMiB;
       const TcpByteCounters wire_after = ReadTcpByteCounters();
       state.Step(lr, active, lr_factor);
 
@@ -558,6 +560,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       row.wire_received = wire_after.received - wire_before.received;
       row.loss = step.loss;
       row.activation_mb = activation_mb;
+      row.exchange_mb = exchange_mb;
       row.state_mb = static_cast<double>(state.StateBytes()) / kMiB;
       row.peak_rss_mb = PeakRssMb();
       rows.push_back(row);

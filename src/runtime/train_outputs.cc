@@ -13,7 +13,8 @@ namespace jigsaw {
 
 const char kIterationsCsvHeader[] =
     "rank,epoch,iteration,phase,depth,contributors,lr,forward_s,backward_s,comm_s,iter_s,"
-    "bytes_sent,bytes_received,wire_sent,wire_received,loss,activation_mb,state_mb,peak_rss_mb";
+    "bytes_sent,bytes_received,wire_sent,wire_received,loss,activation_mb,exchange_mb,state_mb,"
+    "peak_rss_mb";
 
 namespace {
 
@@ -116,13 +117,14 @@ std::string FormatIterationRow(const IterationRow& r) {
          FormatFixed(r.bytes_sent, 0) + "," + FormatFixed(r.bytes_received, 0) + "," +
          FormatFixed(r.wire_sent, 0) + "," + FormatFixed(r.wire_received, 0) + "," +
          FormatFixed(r.loss, 5) + "," + FormatFixed(r.activation_mb, 3) + "," +
-         FormatFixed(r.state_mb, 3) + "," + FormatFixed(r.peak_rss_mb, 1);
+         FormatFixed(r.exchange_mb, 3) + "," + FormatFixed(r.state_mb, 3) + "," +
+         FormatFixed(r.peak_rss_mb, 1);
 }
 
 IterationRow ParseIterationRow(const std::string& line) {
   std::vector<std::string> f = SplitCsv(line);
   IterationRow r;
-  if (f.size() != 19) return r;
+  if (f.size() != 20) return r;
   r.rank = std::stoi(f[0]);
   r.epoch = std::stoi(f[1]);
   r.iteration = std::stoll(f[2]);
@@ -140,9 +142,10 @@ IterationRow ParseIterationRow(const std::string& line) {
                        &r.wire_received,
                        &r.loss,
                        &r.activation_mb,
+                       &r.exchange_mb,
                        &r.state_mb,
                        &r.peak_rss_mb};
-  for (size_t i = 0; i < 13; ++i) *doubles[i] = std::stod(f[6 + i]);
+  for (size_t i = 0; i < 14; ++i) *doubles[i] = std::stod(f[6 + i]);
   return r;
 }
 
@@ -185,7 +188,7 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
 
   Json per_worker = Json::array();
   double max_backward = 0, max_backward_total = 0, max_activation = 0, max_peak_activation = 0;
-  double max_wire = 0, max_iter = 0, max_state = 0, peak_rss = 0;
+  double max_wire = 0, max_iter = 0, max_state = 0, max_exchange = 0, peak_rss = 0;
   for (int k = 0; k < world; ++k) {
     const double backward = MeanOf(rows, k, &IterationRow::backward_s);
     const double backward_total = SumOf(rows, k, &IterationRow::backward_s);
@@ -195,6 +198,7 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
     const double received = MeanOf(rows, k, &IterationRow::wire_received);
     const double iter = MeanOf(rows, k, &IterationRow::iter_s);
     const double state = MaxOf(rows, k, &IterationRow::state_mb);
+    const double exchange = MaxOf(rows, k, &IterationRow::exchange_mb);
     const double rss = MaxOf(rows, k, &IterationRow::peak_rss_mb);
     max_backward = std::max(max_backward, backward);
     max_backward_total = std::max(max_backward_total, backward_total);
@@ -203,6 +207,7 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
     max_wire = std::max(max_wire, sent + received);
     max_iter = std::max(max_iter, iter);
     max_state = std::max(max_state, state);
+    max_exchange = std::max(max_exchange, exchange);
     peak_rss = std::max(peak_rss, rss);
     per_worker.push_back(
         {{"rank", k},
@@ -218,6 +223,7 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
          {"mean_comm_s", RoundTo(MeanOf(rows, k, &IterationRow::comm_s), 6)},
          {"mean_iter_s", RoundTo(iter, 6)},
          {"max_state_mb", RoundTo(state, 3)},
+         {"max_exchange_mb", RoundTo(exchange, 3)},
          {"peak_rss_mb", RoundTo(rss, 1)}});
   }
   Json summary;
@@ -247,6 +253,7 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
   summary["max_rank_wire_bytes_per_iter"] = RoundTo(max_wire, 0);
   summary["max_rank_iter_s"] = RoundTo(max_iter, 6);
   summary["max_rank_state_mb"] = RoundTo(max_state, 3);
+  summary["max_rank_exchange_mb"] = RoundTo(max_exchange, 3);
   summary["mean_iter_s"] = RoundTo(MeanOf(rows, -1, &IterationRow::iter_s), 6);
   summary["mean_forward_s"] = RoundTo(MeanOf(rows, -1, &IterationRow::forward_s), 6);
   summary["mean_backward_s"] = RoundTo(MeanOf(rows, -1, &IterationRow::backward_s), 6);

@@ -32,7 +32,8 @@ struct IterationRow {
   double wire_sent = 0;       // measured
   double wire_received = 0;   // measured
   double loss = 0;
-  double activation_mb = 0;  // peak tensor memory of the step above its start
+  double activation_mb = 0;  // peak tensor memory of the step above its start, exchange excluded
+  double exchange_mb = 0;    // peak of the exchange's buffers in the step
   double state_mb = 0;       // gradient + momentum buffers held
   double peak_rss_mb = 0;
 };
