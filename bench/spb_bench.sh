@@ -58,8 +58,7 @@ mkdir -p "$RUNS"
 cp build/jigsaw build/jigsaw-runtime "$RUNS/"
 JIGSAW="$RUNS/jigsaw"
 COMMON=(--model "$MODEL" --dataset "$DATASET" --workers "$WORKERS" --batch "$BATCH"
-  --lr "$LR" --lr-schedule cosine --weight-decay "$WD" --epochs "$EPOCHS"
-  --train-samples "$TRAIN_SAMPLES" --eval-every "$EVAL_EVERY" --eval-samples "$EVAL_SAMPLES"
+  --lr "$LR" --lr-schedule cosine --weight-decay "$WD" --train-samples "$TRAIN_SAMPLES"
   --threads 1 --quiet)
 
 [ -f "$RUNS/profile.json" ] || "$JIGSAW" profile --model "$MODEL" --dataset "$DATASET" \
@@ -80,7 +79,8 @@ for seed in $SEEDS; do
     echo "spb_bench: $name seed $seed" >&2
     # shellcheck disable=SC2086
     /usr/bin/time -f "%e s wall, %M KB max RSS (launcher)" \
-      "$JIGSAW" train "${COMMON[@]}" $options --seed "$seed" --resume --out "$dir"
+      "$JIGSAW" train "${COMMON[@]}" --epochs "$EPOCHS" --eval-every "$EVAL_EVERY" \
+      --eval-samples "$EVAL_SAMPLES" $options --seed "$seed" --resume --out "$dir"
   done <<<"$PLANS"
 done
 

@@ -46,7 +46,7 @@ struct TrainOptions {
   std::string lr_schedule = "constant";  // constant, cosine (to 0 at the last iteration), step
                                          // (x0.1 at 50% and 75% of the iterations)
   // How a block's summed gradient is scaled: contributors, world or lr (spb/balanced_exchange.h).
-  std::string spb_scale = "contributors";
+  std::string spb_scale = "world";
   // balanced (all-to-all + all-gather, spb/balanced_exchange.h) or tree (per-contributor-set
   // all-reduce + broadcast, the first exchange; no overlap, static plans only).
   std::string exchange = "balanced";
