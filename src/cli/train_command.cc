@@ -107,7 +107,7 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command
       ->add_option("--eval-samples", options->eval_samples,
-                   "test samples of those evaluations (0 = all)")
+                   "test samples of those evaluations: a fixed random subset (0 = all)")
       ->capture_default_str();
   command->add_option("--seed", options->seed)->capture_default_str();
   command->add_option("--threads", options->threads, "intra-op threads per worker")

@@ -61,8 +61,8 @@ struct TrainOptions {
   int spb_span = 3;
   int spb_min_trained_blocks = 1;
   std::string spb_structure = "freeze";
-  // Test evaluation every `eval_every` iterations (0 = only after each epoch) on the first
-  // `eval_samples` test samples (0 = all); written to evals.csv.
+  // Test evaluation every `eval_every` iterations (0 = only after each epoch) on `eval_samples`
+  // test samples (0 = all) drawn once with a fixed seed, the same in every run; evals.csv.
   int eval_every = 0;
   int eval_samples = 0;
   uint64_t seed = 0;

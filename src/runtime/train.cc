@@ -190,18 +190,32 @@ void VerifyReplicas(BlockModel& model, int rank, int world, int epoch,
   }
 }
 
-// Test accuracy of the (replicated) model over the first `samples` test images (0 = all); each
-// rank scores every world-th one.
-double Evaluate(BlockModel& model, const ImageSet& test, int samples, int rank, int world,
-                c10d::ProcessGroupGloo* group) {
+// The test samples an evaluation scores: all of them, or `samples` of them taken from one fixed
+// permutation (test sets are often stored class by class, so a prefix would be biased).
+std::vector<int64_t> EvaluationSamples(const ImageSet& test, int samples) {
+  std::vector<int64_t> order(test.count);
+  std::iota(order.begin(), order.end(), 0);
+  if (samples <= 0 || samples >= test.count) return order;
+  Rng rng(0x7e57ULL);
+  for (int i = test.count - 1; i > 0; --i) {
+    std::swap(order[i], order[rng.UniformInt(static_cast<uint64_t>(i) + 1)]);
+  }
+  order.resize(samples);
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+// Test accuracy of the (replicated) model over `samples`; each rank scores every world-th one.
+double Evaluate(BlockModel& model, const ImageSet& test, const std::vector<int64_t>& samples,
+                int rank, int world, c10d::ProcessGroupGloo* group) {
   torch::NoGradGuard no_grad;
   model->eval();
-  const int64_t count = samples > 0 ? std::min(samples, test.count) : test.count;
+  const int64_t count = static_cast<int64_t>(samples.size());
   double correct = 0;
   double total = 0;
   std::vector<int64_t> chunk;
   for (int64_t i = rank; i < count; i += world) {
-    chunk.push_back(i);
+    chunk.push_back(samples[i]);
     if (chunk.size() == 500 || i + world >= count) {
       torch::Tensor predicted = model->forward(BatchImages(test, chunk)).argmax(1);
       correct += predicted.eq(BatchLabels(test, chunk)).sum().item<double>();
@@ -470,6 +484,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   }
 
   const int64_t bucket_cap = int64_t{options.bucket_kb} * 1024;
+  const std::vector<int64_t> eval_subset = EvaluationSamples(data.test, options.eval_samples);
+  const std::vector<int64_t> everything = EvaluationSamples(data.test, 0);
   int phase = 0;
   std::vector<IterationRow> rows;  // this rank, this epoch
   std::vector<IterationRow> all_rows = std::move(record.rows);
@@ -596,12 +612,9 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       if (options.eval_every > 0 && (global_iteration + 1) % options.eval_every == 0 &&
           it + 1 < record.iterations_per_epoch) {
         AverageBatchNormStatistics(model, world, world_group);
-        const double accuracy =
-            Evaluate(model, data.test, options.eval_samples, rank, world, world_group);
-        const int samples = options.eval_samples > 0
-                                ? std::min(options.eval_samples, data.test.count)
-                                : data.test.count;
-        record.evals.push_back({global_iteration + 1, epoch, samples, accuracy});
+        const double accuracy = Evaluate(model, data.test, eval_subset, rank, world, world_group);
+        record.evals.push_back(
+            {global_iteration + 1, epoch, static_cast<int>(eval_subset.size()), accuracy});
       }
     }
     AverageBatchNormStatistics(model, world, world_group);
@@ -610,7 +623,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       model->parameters()[0].view({-1})[0].add_(1e-3);
     }
     VerifyReplicas(model, rank, world, epoch, world_group);
-    const double accuracy = Evaluate(model, data.test, 0, rank, world, world_group);
+    const double accuracy = Evaluate(model, data.test, everything, rank, world, world_group);
     record.accuracies.push_back(accuracy);
     record.evals.push_back(
         {(epoch + 1) * record.iterations_per_epoch, epoch, data.test.count, accuracy});
