@@ -55,7 +55,7 @@ struct TrainOptions {
   // --spb adaptive (spb/adaptive_plan.h).
   double spb_warmup_epochs = 1;
   int spb_window = 100;
-  double spb_freeze_below = 1.0;
+  double spb_freeze_below = 0.95;
   double spb_full_above = 1.2;
   int spb_patience = 2;
   int spb_span = 3;

@@ -78,17 +78,26 @@ AdaptiveDecision AdaptiveController::Observe(int64_t iteration, const std::vecto
   for (int b = frozen_before; b < blocks_; ++b) {
     if (first || reference_[b] <= 0) reference_[b] = change[b];
   }
-  // Each block's velocity against its own at the reference window, divided by the same ratio of
-  // the top block (never frozen): what is left is how much faster the block slowed down than the
-  // network's output side, free of the learning-rate schedule every block shares.
+  // Each block's velocity against its own at the reference window, divided by the median of
+  // that ratio over the unfrozen blocks: what is left is how much faster the block slowed down
+  // than the typical block, free of the learning-rate schedule and of the overall convergence
+  // every block shares (a median, not one reference block: layers without batch norm, such as
+  // the head, slow down differently from scale-invariant ones).
   const int top = blocks_ - 1;
-  const double top_ratio = reference_[top] > 0 ? change[top] / reference_[top] : 0;
+  std::vector<double> ratios;
   for (int b = frozen_before; b < blocks_; ++b) {
-    const double ratio = reference_[b] > 0 ? change[b] / reference_[b] : 1.0;
-    decision.plasticity[b] = top_ratio > 0 ? ratio / top_ratio : ratio;
+    ratios.push_back(reference_[b] > 0 ? change[b] / reference_[b] : 1.0);
+  }
+  std::vector<double> sorted = ratios;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  const double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  for (int b = frozen_before; b < blocks_; ++b) {
+    const double ratio = ratios[b - frozen_before];
+    decision.plasticity[b] = median > 0 ? ratio / median : ratio;
   }
   // Only the lowest unfrozen block can be the next to freeze. It is a candidate when the blocks
-  // from it upwards (`span` of them, below the top) slowed down more than the top block on
+  // from it upwards (`span` of them, below the top) slowed down more than the typical block on
   // average: one block's velocity is noisy, a stage's is not.
   for (int b = frozen_before + 1; b < blocks_; ++b) windows_below_[b] = 0;
   if (!first && frozen_before < top) {

@@ -5,17 +5,19 @@
 // Signal. Every `window` iterations the runtime measures each block's velocity: the relative
 // change of its weights over the window, ||w_now - w_then|| / ||w_then||. The first window after
 // the warm-up is each block's reference. A block's plasticity is its velocity against its
-// reference, divided by the same ratio of the top block:
-//   p_b = (v_b / v_b,ref) / (v_top / v_top,ref)
-// Every block slows down as the learning rate decays and the model converges; the ratio to the
-// top block (which is never frozen) removes what they share, so p_b < 1 means block b slowed down
-// faster than the output side: it converged earlier, as lower layers tend to (SVCCA, FreezeOut,
-// AutoFreeze). The weights are identical on every replica, so the signal is too.
+// reference, divided by the median of that ratio over the unfrozen blocks:
+//   p_b = (v_b / v_b,ref) / median_unfrozen(v / v_ref)
+// Every block slows down as the learning rate decays and the model converges; the median removes
+// what they share, so p_b < 1 means block b slowed down more than the typical block: it converged
+// earlier, as lower layers tend to (SVCCA, FreezeOut, AutoFreeze). A median rather than one
+// reference block, because layers without batch norm (the linear head) slow down differently
+// from the scale-invariant convolutions of a batch-norm network, whose weights keep moving at an
+// equilibrium under weight decay. The weights are identical on every replica, so the signal is.
 // Decision (every window; blocks are 0 = input side .. L-1 = output side):
 //   * freezing: only the lowest not-yet-frozen block b may freeze, one per decision. It does when,
 //     for `patience` consecutive windows, the mean plasticity of blocks b .. b+span-1 (not past
-//     the top block) stayed below `freeze_below` (they slowed down more than the top block; one
-//     block's velocity is noisy, a run of blocks' is not), and b is not among the top
+//     the top block) stayed below `freeze_below` (they slowed down more than the typical block;
+//     one block's velocity is noisy, a run of blocks' is not), and b is not among the top
 //     `min_trained_blocks`. Frozen blocks stay frozen (monotone, as FreezeOut/AutoFreeze), so the
 //     frozen blocks are always a prefix;
 //   * the other blocks get s_b contributors: N with structure `freeze`; otherwise N when
@@ -43,7 +45,7 @@ const char* AdaptiveStructureName(AdaptiveStructure structure);
 struct AdaptiveOptions {
   int64_t warmup_iterations = 0;
   int64_t window = 100;
-  double freeze_below = 1.0;
+  double freeze_below = 0.95;
   double full_above = 1.2;
   int patience = 2;
   int span = 3;

@@ -34,46 +34,52 @@ TEST(SpbAdaptivePlan, ProbesAtTheWarmupEndAndEveryWindowAfter) {
 TEST(SpbAdaptivePlan, FreezesTheLowestBlockWhenItsRunSlowedDownAndNeverUnfreezes) {
   AdaptiveOptions options = Options(AdaptiveStructure::kFreeze);
   options.span = 2;
-  AdaptiveController c(options, 4, 2);
-  AdaptiveDecision first = c.Observe(14, {1.0, 1.0, 1.0, 1.0});  // the references
-  EXPECT_EQ(first.contributors, (std::vector<int>{2, 2, 2, 2}));
-  // Velocities against the reference and against the top block's: block 1 slowed a lot, block 0
-  // not; their mean (0.5) is above 0.3, and the frozen blocks must be a prefix: no freeze.
-  c.Observe(19, {0.4, 0.1, 1.0, 0.5});
-  AdaptiveDecision d = c.Observe(24, {0.4, 0.1, 1.0, 0.5});
+  AdaptiveController c(options, 6, 2);
+  AdaptiveDecision first = c.Observe(14, {2, 2, 2, 2, 2, 2});  // the references
+  EXPECT_EQ(first.contributors, (std::vector<int>{2, 2, 2, 2, 2, 2}));
+  // Every block at half its reference velocity: the median removes the common slowdown.
+  AdaptiveDecision d = c.Observe(19, {1, 1, 1, 1, 1, 1});
+  EXPECT_EQ(d.plasticity, (std::vector<double>{1, 1, 1, 1, 1, 1}));
+  // Block 1 slowed a lot, block 0 not: their mean (0.5) is above 0.3, and the frozen blocks must
+  // be a prefix: no freeze.
+  c.Observe(24, {1.8, 0.2, 2, 2, 2, 2});
+  d = c.Observe(29, {1.8, 0.2, 2, 2, 2, 2});
   EXPECT_EQ(d.frozen_blocks, 0);
-  EXPECT_NEAR(d.plasticity[0], 0.8, 1e-12);  // (0.4 / 1) / (0.5 / 1)
-  // Blocks 0-1 below 0.3 on average once: not yet (patience 2); twice: block 0 freezes, one
+  EXPECT_NEAR(d.plasticity[0], 0.9, 1e-12);
+  // Blocks 0-1 below 0.3 of the median once: not yet (patience 2); twice: block 0 freezes, one
   // block per decision.
-  c.Observe(29, {0.1, 0.1, 1.0, 0.5});
-  d = c.Observe(34, {0.1, 0.1, 1.0, 0.5});
+  c.Observe(34, {0.2, 0.2, 2, 2, 2, 2});
+  d = c.Observe(39, {0.2, 0.2, 2, 2, 2, 2});
   EXPECT_EQ(d.frozen_blocks, 1);
-  EXPECT_EQ(d.contributors, (std::vector<int>{0, 2, 2, 2}));
+  EXPECT_EQ(d.contributors, (std::vector<int>{0, 2, 2, 2, 2, 2}));
   EXPECT_NE(d.reason.find("froze block 0"), std::string::npos) << d.reason;
-  EXPECT_EQ(c.Depths(35), (std::vector<int>{3, 3}));
-  // Block 1 is the candidate now, judged with block 2 (0.1 and 0.4 -> 0.25).
-  c.Observe(39, {9.0, 0.05, 0.2, 0.5});
-  d = c.Observe(44, {9.0, 0.05, 0.2, 0.5});
-  EXPECT_EQ(d.contributors, (std::vector<int>{0, 0, 2, 2}));
-  // Frozen blocks' signals are ignored (they stay frozen); the top block is never frozen.
-  for (int64_t i = 49; i < 120; i += 5) d = c.Observe(i, {5.0, 5.0, 0.01, 1.0});
-  EXPECT_EQ(d.contributors, (std::vector<int>{0, 0, 0, 2}));
+  EXPECT_EQ(c.Depths(40), (std::vector<int>{5, 5}));
+  // Block 1 is the candidate now, judged with block 2; block 0's signal is ignored.
+  c.Observe(44, {99, 0.2, 0.2, 2, 2, 2});
+  d = c.Observe(49, {99, 0.2, 0.2, 2, 2, 2});
+  EXPECT_EQ(d.contributors, (std::vector<int>{0, 0, 2, 2, 2, 2}));
+  // Frozen blocks stay frozen whatever their signal; the top block is never frozen.
+  for (int64_t i = 54; i < 200; i += 5) d = c.Observe(i, {99, 99, 0.1, 0.1, 0.1, 4});
+  EXPECT_EQ(d.contributors.back(), 2);
+  EXPECT_EQ(d.contributors[0], 0);
+  EXPECT_EQ(d.contributors[1], 0);
 }
 
 TEST(SpbAdaptivePlan, PartialContributorsAreNestedAndRotate) {
-  AdaptiveController c(Options(AdaptiveStructure::kRotating), 4, 4);
-  c.Observe(14, {1.0, 1.0, 1.0, 1.0});
-  // Block 0 half-plastic (p = 0.5 -> ceil(4 x 0.2 / 0.4) = 2), block 1 barely (p = 0.35 -> 1),
-  // block 2 fully: block 1 is raised to block 0's 2 (nested sets), the top block always has 4.
-  AdaptiveDecision d = c.Observe(19, {0.5, 0.35, 1.0, 1.0});
-  EXPECT_EQ(d.contributors, (std::vector<int>{2, 2, 4, 4}));
+  AdaptiveController c(Options(AdaptiveStructure::kRotating), 5, 4);
+  c.Observe(14, {1, 1, 1, 1, 1});
+  // Median 1. Block 0 half-plastic (p = 0.5 -> ceil(4 x 0.2 / 0.4) = 2), block 1 barely
+  // (p = 0.35 -> 1), the others fully: block 1 is raised to block 0's 2 (nested sets); the top
+  // block always has 4.
+  AdaptiveDecision d = c.Observe(19, {0.5, 0.35, 1, 1, 1});
+  EXPECT_EQ(d.contributors, (std::vector<int>{2, 2, 4, 4, 4}));
   EXPECT_EQ(d.frozen_blocks, 0);
   // Positions rotate: the two deep roles move by one worker per iteration.
-  EXPECT_EQ(c.Depths(0), (std::vector<int>{2, 2, 4, 4}));
-  EXPECT_EQ(c.Depths(1), (std::vector<int>{2, 4, 4, 2}));
+  EXPECT_EQ(c.Depths(0), (std::vector<int>{3, 3, 5, 5}));
+  EXPECT_EQ(c.Depths(1), (std::vector<int>{3, 5, 5, 3}));
   // Staircase keeps them on the same workers.
-  EXPECT_EQ(DepthsForContributors({2, 2, 4, 4}, 4, AdaptiveStructure::kStaircase, 1),
-            (std::vector<int>{2, 2, 4, 4}));
+  EXPECT_EQ(DepthsForContributors({2, 2, 4, 4, 4}, 4, AdaptiveStructure::kStaircase, 1),
+            (std::vector<int>{3, 3, 5, 5}));
 }
 
 TEST(SpbAdaptivePlan, StateRoundTripsAndOptionsAreChecked) {
