@@ -16,11 +16,12 @@
 #include "core/output.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "spb/cost_model.h"
 #include "runtime/launcher.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
 #include "runtime/train_worker.h"
+#include "spb/cost_model.h"
+#include "spb/iteration_estimate.h"
 
 namespace jigsaw {
 namespace {
@@ -274,9 +275,21 @@ Json Predictions(const TrainOptions& options, const SpbPlan& plan, int world, co
       bytes.push_back(PredictBytesSent(profile, collectives, k));
     }
   }
-  return {{"profile", options.profile},
-          {"predicted_mean_backward_s", RoundTo(Mean(backward), 6)},
-          {"predicted_bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
+  Json predictions = {{"profile", options.profile},
+                      {"predicted_mean_backward_s", RoundTo(Mean(backward), 6)},
+                      {"predicted_bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
+  // The whole iteration needs a communication model for more than one worker
+  // (bench/spb_estimate.sh compares it with the measured iterations).
+  if (world == 1 || !profile.comm.empty()) {
+    try {
+      const SpbIterationEstimate estimate =
+          EstimateSpbIteration(profile, profile.comm, world, plan, options.batch);
+      predictions["predicted_iter_s"] = RoundTo(estimate.iteration_s, 6);
+    } catch (const std::exception&) {
+      // A comm model without the collective kinds this plan uses: no whole-iteration estimate.
+    }
+  }
+  return predictions;
 }
 
 void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, const RunInfo& info,
