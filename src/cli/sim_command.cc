@@ -1,6 +1,7 @@
 // `jigsaw sim`: trace-driven cluster scheduling simulation.
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 
 #include "cli/commands.h"
@@ -10,6 +11,7 @@
 #include "cluster/simulator.h"
 #include "cluster/spb_cost_model.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
@@ -96,12 +98,22 @@ std::unique_ptr<SpbCostModel> MakeSpbCostModel(const SimOptions& options) {
 }
 
 int RunSim(const SimOptions& options) {
+  // Options first (docs/limits.md), so a bad value is reported before any input is read.
+  RequireCountInRange("--gpus", options.config.gpus, 1, kMaxGpus);
+  RequireOptionInRange("--round-s", options.config.round_s, kMinRoundS, kMaxRoundS);
+  RequireOptionInRange("--min-reallocation-interval-s", options.config.min_reallocation_interval_s,
+                       0, kMaxSimSeconds);
+  RequireOptionInRange("--preemption-overhead-s", options.config.preemption_overhead_s, 0,
+                       kMaxSimSeconds);
+  RequireOptionInRange("--deadline-factor", options.config.deadline_factor, 0, kMaxDeadlineFactor);
+  RequireCountInRange("--assign-job-types", options.assign_job_types, -1,
+                      std::numeric_limits<int64_t>::max());
   ThroughputTable table = options.throughputs.empty() ? SyntheticThroughputTable()
                                                       : ThroughputTable::Load(options.throughputs);
   Trace trace = options.trace.empty()
                     ? GenerateTrace(options.generator, table, options.config.worker_type)
                     : ReadTrace(options.trace, ParseTraceFormat(options.trace_format));
-  if (options.max_jobs < 0) throw UsageError("--max-jobs must be >= 0 (0: all)");
+  RequireCountInRange("--max-jobs", options.max_jobs, 0, static_cast<long long>(kMaxTraceJobs));
   if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < trace.jobs.size()) {
     trace.jobs.resize(options.max_jobs);  // the first jobs by arrival
   }
@@ -129,9 +141,8 @@ int RunSim(const SimOptions& options) {
     spb = MakeSpbCostModel(options);
     policy_options.spb = spb.get();
   }
-  if (options.gpus_per_node < 1 || !(options.nic_gbps > 0)) {
-    throw UsageError("--gpus-per-node must be >= 1 and --nic-gbps > 0");
-  }
+  RequireCountInRange("--gpus-per-node", options.gpus_per_node, 1, kMaxGpus);
+  RequireOptionInRange("--nic-gbps", options.nic_gbps, 1e-3, 1e6);
   policy_options.colocation_base = options.colocation_base;
   policy_options.gpus_per_node = options.gpus_per_node;
   policy_options.nic_gbps = options.nic_gbps;

@@ -1,5 +1,6 @@
 #include "core/output.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -25,13 +26,16 @@ void WriteFileAtomically(const std::string& path, const std::string& contents) {
   }
   std::error_code ec;
   std::filesystem::rename(temp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
 }
 
 std::string FormatFixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
-  std::string text(buffer);
+  // Sized for the value: 1e300 has 301 digits before the point (a fixed buffer cut them).
+  const int length = std::snprintf(nullptr, 0, "%.*f", decimals, value);
+  std::string text(static_cast<size_t>(std::max(length, 0)) + 1, '\0');
+  std::snprintf(text.data(), text.size(), "%.*f", decimals, value);
+  text.resize(static_cast<size_t>(std::max(length, 0)));
   if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
   return text;
 }

@@ -110,8 +110,8 @@ TEST(SimCli, BadInputsGiveClearErrors) {
   EXPECT_NE(result.output.find("t.json:1: not valid JSON"), std::string::npos) << result.output;
   const std::pair<const char*, const char*> kBadOptions[] = {
       {"--colocation-base nope", "(--colocation-base) must be shockwave or least_served"},
-      {"--max-jobs -1", "--max-jobs must be >= 0"},
-      {"--gpus-per-node 0", "--gpus-per-node must be >= 1"}};
+      {"--max-jobs -1", "--max-jobs must be in [0, 10000000] (docs/limits.md), got -1"},
+      {"--gpus-per-node 0", "--gpus-per-node must be in [1, 1048576] (docs/limits.md), got 0"}};
   for (const auto& [bad, expected] : kBadOptions) {
     result = RunCommand(std::string("sim --quiet --policy jigsaw ") + bad + " --out " +
                         (dir / "o").string());
@@ -121,6 +121,58 @@ TEST(SimCli, BadInputsGiveClearErrors) {
 
   result = RunCommand("sim --quiet --gpus 0 --out " + (dir / "o").string());
   EXPECT_NE(result.exit_code, 0);
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 12 (5-7, 10): absurd option values and inputs end in exit 2 with a message naming the
+// option or file:line; before, some exited 0 with NaN metrics, 104 (CLI11) or 1 (nlohmann), or
+// never ended.
+TEST(SimCli, AbsurdValuesAreUsageErrorsNamingTheOptionOrLine) {
+  auto dir = TempDir("absurd");
+  const std::string out = " --out " + (dir / "o").string();
+  const std::pair<std::string, std::string> kCases[] = {
+      {"--arrival-mean-s inf", "--arrival-mean-s must be in [0, 100000000]"},
+      {"--gpus abc", "Could not convert: --gpus = abc"},
+      {"--gpus 1e30", "--gpus"},
+      {"--round-s nan", "--round-s must be in [0.001, 10000000]"},
+      {"--round-s 0.5", "runs 1 iterations/s, less than one iteration per --round-s 0.5 s"},
+      {"--min-reallocation-interval-s inf", "--min-reallocation-interval-s must be in"},
+      {"--deadline-factor -2", "--deadline-factor must be in [0, 1000000]"},
+      {"--jobs 0", "--jobs must be in [1, 10000000]"},
+      {"--nic-gbps nan --policy jigsaw", "--nic-gbps must be in"},
+      {"--shockwave-future-rounds 100000000 --policy shockwave",
+       "--shockwave-future-rounds must be in [1, 1000]"},
+      {"--trace /dev/zero", "/dev/zero: larger than the input limit of 256 MiB"}};
+  for (const auto& [args, expected] : kCases) {
+    const std::string trace =
+        args == "--round-s 0.5" ? " --trace " + (dir / "philly.csv").string() : "";
+    if (!trace.empty()) {
+      std::ofstream(dir / "philly.csv") << "timestamp,duration,num_gpus,gpu_time,cluster\n"
+                                           "2017-10-09 07:01:55,600,1,600,x\n";
+    }
+    auto result = RunCommand("sim --quiet " + args + trace + out);
+    EXPECT_EQ(result.exit_code, 2) << args << ": " << result.output;
+    EXPECT_NE(result.output.find(expected), std::string::npos) << args << ": " << result.output;
+  }
+  {
+    std::ofstream(dir / "big.json") << "{\"v100\": {\n\"('LM (batch size 10)', 1)\": "
+                                       "{\"null\": 1e400}}}";
+    std::ofstream(dir / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
+  }
+  auto result = RunCommand("sim --quiet --throughputs " + (dir / "big.json").string() + out);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("big.json:2: number '1e400' is out of range"), std::string::npos)
+      << result.output;
+  result = RunCommand(
+      "sim --quiet --policy jigsaw --spb-profile ResNet-18=" + (dir / "deep.json").string() + out);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("deep.json:1: JSON nested deeper than 64 levels"), std::string::npos)
+      << result.output;
+  result = RunCommand("sim --quiet --policy jigsaw --spb-efficiency-file " +
+                      (dir / "deep.json").string() + out);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("deep.json:1: JSON nested deeper than 64 levels"), std::string::npos)
+      << result.output;
   std::filesystem::remove_all(dir);
 }
 

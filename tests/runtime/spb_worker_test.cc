@@ -2,6 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -193,7 +194,9 @@ TEST(RuntimeSpbWorker, RotatingPlanKeepsEveryReplicaOnTheContributorAverage) {
 }
 
 std::string TempDir(const std::string& name) {
-  std::string dir = (std::filesystem::temp_directory_path() / ("jigsaw_runtime_" + name)).string();
+  std::string dir = (std::filesystem::temp_directory_path() /
+                     ("jigsaw_runtime_" + name + "_" + std::to_string(getpid())))
+                        .string();
   std::filesystem::remove_all(dir);
   return dir;
 }

@@ -1,6 +1,7 @@
 // `jigsaw train` end to end: real worker processes, Gloo over TCP, fault handling.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -43,7 +44,9 @@ std::string TinyJob(const std::string& out, int epochs = 1) {
 }
 
 std::string TempDir(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("jigsaw_runtime_cli_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("jigsaw_runtime_cli_" + name + "_" + std::to_string(getpid())))
+      .string();
 }
 
 TEST(RuntimeTrainCli, TwoProcessesTrainAndWriteSummary) {
