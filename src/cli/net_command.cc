@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/output.h"
+#include "core/result_set.h"
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "net/collective.h"
@@ -234,8 +235,10 @@ int RunNet(const NetOptions& options) {
   flows["fct_max_us"] = RoundTo(Max(fcts), 3);
   summary["flows"] = flows;
   summary["network"] = StatsJson(stats);
-  WriteJsonFile(options.out + "/summary.json", summary);
-  WriteFileAtomically(options.out + "/flows.csv", csv.str());
+  ResultSet results(options.out);  // one unit: never one run's summary beside another's flows
+  results.Add("summary.json", summary.dump(2) + "\n");
+  results.Add("flows.csv", csv.str());
+  results.Commit();
 
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -1,6 +1,7 @@
 // `jigsaw sim`: trace-driven cluster scheduling simulation.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <limits>
 #include <memory>
 
@@ -126,6 +127,8 @@ int RunSim(const SimOptions& options) {
     }
   }
   if (!options.write_trace.empty()) {
+    const std::string folder = std::filesystem::path(options.write_trace).parent_path().string();
+    if (!folder.empty()) MakeDirectories(folder);
     WriteFileAtomically(options.write_trace, FormatShockwaveTrace(trace));
   }
   if (options.round_log != "auto" && options.round_log != "full" && options.round_log != "delta") {

@@ -43,6 +43,9 @@ inline constexpr double kMaxProfileBytes = 1e15;   // parameter / activation byt
 inline constexpr long long kMaxProfileBlocks = 100'000;
 inline constexpr long long kMaxWorkers = 1'000'000;  // workers / members in profiles and tables
 
+// jigsaw train: local worker processes.
+inline constexpr long long kMaxLocalWorkers = 1024;
+
 // Parameter-server jobs (jigsaw ps, ps-worker, tlights-report).
 inline constexpr long long kMaxPsIterations = 10'000'000;
 inline constexpr double kMaxWallClockS = 1e11;  // seconds since the Unix epoch

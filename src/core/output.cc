@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -15,6 +17,21 @@ void MakeDirectories(const std::string& path) {
   if (ec) throw std::runtime_error("cannot create directory '" + path + "': " + ec.message());
 }
 
+namespace {
+
+// Test fault injection: JIGSAW_FAULT_KILL_AFTER_WRITES=N SIGKILLs this process right after its
+// N-th atomic write (as a kill -9 during the final writes would), see ResultSet.
+void MaybeInjectKill() {
+  static const long kill_after = [] {
+    const char* text = std::getenv("JIGSAW_FAULT_KILL_AFTER_WRITES");
+    return text == nullptr ? 0L : std::strtol(text, nullptr, 10);
+  }();
+  static long writes = 0;
+  if (kill_after > 0 && ++writes == kill_after) std::raise(SIGKILL);
+}
+
+}  // namespace
+
 void WriteFileAtomically(const std::string& path, const std::string& contents) {
   const std::string temp = path + ".tmp";
   {
@@ -26,8 +43,10 @@ void WriteFileAtomically(const std::string& path, const std::string& contents) {
   }
   std::error_code ec;
   std::filesystem::rename(temp, path, ec);
-  if (ec)
+  if (ec) {
     throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
+  }
+  MaybeInjectKill();
 }
 
 std::string FormatFixed(double value, int decimals) {

@@ -1,7 +1,7 @@
 #include "runtime/launcher.h"
 
 #include <netinet/in.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +50,19 @@ std::vector<std::string> OwnCommandLine() {
   return args;
 }
 
+// Starts `argv` as a child that the kernel SIGKILLs when this process dies (PR_SET_PDEATHSIG),
+// so a killed launcher never leaves its workers training on their own. Returns the pid or -1.
+pid_t SpawnTiedToParent(const std::string& exe, const std::vector<char*>& argv) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // Child: only async-signal-safe calls until exec.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) _exit(127);
+  if (getppid() != parent) _exit(127);  // the launcher died before prctl took effect
+  execve(exe.c_str(), argv.data(), environ);
+  _exit(127);
+}
+
 std::string DescribeExit(int status) {
   if (WIFSIGNALED(status)) {
     return std::string("was killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
@@ -72,7 +85,8 @@ int LaunchLocalWorkers(int workers, double grace_s) {
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (posix_spawn(&pids[k], exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+    pids[k] = SpawnTiedToParent(exe, argv);
+    if (pids[k] < 0) {
       for (int started = 0; started < k; ++started) {
         kill(pids[started], SIGKILL);
         waitpid(pids[started], nullptr, 0);

@@ -4,7 +4,9 @@
 //
 // Returns 0 when every worker exits 0. Otherwise prints one line naming every failed worker and
 // how it failed ("worker 1 was killed by signal 9 (Killed)") and returns 1; workers still running
-// `grace_s` seconds after the first failure are SIGKILLed, so the launcher never hangs. Torch-free.
+// `grace_s` seconds after the first failure are SIGKILLed, so the launcher never hangs. The
+// workers die with the launcher (PR_SET_PDEATHSIG): killing it, even with SIGKILL, never leaves
+// them training on their own. Torch-free.
 #ifndef JIGSAW_RUNTIME_LAUNCHER_H_
 #define JIGSAW_RUNTIME_LAUNCHER_H_
 

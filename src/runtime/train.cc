@@ -13,7 +13,9 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
+#include "core/result_set.h"
 #include "core/rng.h"
 #include "core/stats.h"
 #include "runtime/launcher.h"
@@ -169,7 +171,7 @@ void BroadcastParameters(BlockModel& model, int world, GlooGroups& groups) {
 std::string CheckpointPath(const TrainOptions& options) { return options.out + "/checkpoint.pt"; }
 
 void SaveCheckpoint(const std::string& path, BlockModel& model, torch::optim::SGD& optimizer,
-                    int epochs_done, const std::vector<double>& accuracies) {
+                    int epochs_done, const std::vector<double>& accuracies, int world) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive;
   model->save(model_archive);
@@ -178,6 +180,7 @@ void SaveCheckpoint(const std::string& path, BlockModel& model, torch::optim::SG
   optimizer.save(optimizer_archive);
   archive.write("optimizer", optimizer_archive);
   archive.write("epochs_done", torch::tensor(static_cast<int64_t>(epochs_done)));
+  archive.write("world", torch::tensor(static_cast<int64_t>(world)));
   torch::Tensor accuracy_tensor =
       torch::zeros({static_cast<int64_t>(accuracies.size())}, torch::kFloat64);
   for (size_t i = 0; i < accuracies.size(); ++i) accuracy_tensor[i] = accuracies[i];
@@ -206,6 +209,28 @@ int LoadCheckpoint(const std::string& path, BlockModel& model, torch::optim::SGD
     accuracies->push_back(accuracy_tensor[i].item<double>());
   }
   return static_cast<int>(epochs_done.item<int64_t>());
+}
+
+// Workers of the run that wrote the checkpoint; 0 for checkpoints older than issue 12.
+int CheckpointWorld(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+  torch::Tensor world;
+  return archive.try_read("world", world) ? static_cast<int>(world.item<int64_t>()) : 0;
+}
+
+// --resume continues a run with the same number of workers only: the data order, the plan's
+// depths and the iterations per epoch all depend on it.
+void RequireSameWorld(const TrainOptions& options, int world) {
+  const std::string checkpoint = CheckpointPath(options);
+  if (!options.resume || !std::filesystem::exists(checkpoint)) return;
+  const int saved = CheckpointWorld(checkpoint);
+  if (saved > 0 && saved != world) {
+    throw UsageError("--resume: " + checkpoint + " was written by a run with " +
+                     std::to_string(saved) + " workers, this run has " + std::to_string(world) +
+                     " (expected --workers " + std::to_string(saved) +
+                     ", or a new --out without --resume)");
+  }
 }
 
 // Rows of earlier runs (kept on --resume) for epochs before `first_epoch`.
@@ -297,7 +322,8 @@ void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, c
   std::string csv = std::string(kCsvHeader) + "\n";
   for (const std::string& line : earlier) csv += line + "\n";
   for (const IterationRow& r : rows) csv += FormatRow(r) + "\n";
-  WriteFileAtomically(options.out + "/iterations.csv", csv);
+  ResultSet results(options.out);  // iterations.csv and summary.json of one epoch, as a unit
+  results.Add("iterations.csv", csv);
 
   auto mean_of = [&](auto field, int rank) {
     std::vector<double> values;
@@ -350,7 +376,8 @@ void WriteOutputs(const TrainOptions& options, const SpbPlan& plan, int world, c
   summary["parameter_bytes_per_block"] = info.parameter_bytes;
   if (!options.profile.empty()) summary.update(Predictions(options, plan, world, info));
   summary["per_worker"] = per_worker;
-  WriteJsonFile(options.out + "/summary.json", summary);
+  results.Add("summary.json", summary.dump(2) + "\n");
+  results.Commit();
 }
 
 std::pair<std::string, int> SplitHostPort(const std::string& address) {
@@ -362,6 +389,18 @@ std::pair<std::string, int> SplitHostPort(const std::string& address) {
   int port = std::stoi(address.substr(colon + 1));
   if (port < 1 || port > 65535) throw UsageError("--master '" + address + "': port out of range");
   return {address.substr(0, colon), port};
+}
+
+// The documented ranges of the options (docs/limits.md); UsageError naming the option.
+void ValidateTrainOptions(const TrainOptions& options) {
+  if (options.rank < 0) RequireCountInRange("--workers", options.workers, 1, kMaxLocalWorkers);
+  RequireCountInRange("--epochs", options.epochs, 1, 1'000'000);
+  RequireCountInRange("--batch", options.batch, 1, kMaxBatchSize);
+  RequireCountInRange("--max-iters-per-epoch", options.max_iters_per_epoch, 0, 1'000'000'000);
+  RequireOptionInRange("--lr", options.lr, 0, 1e3);
+  RequireOptionInRange("--momentum", options.momentum, 0, 1);
+  RequireCountInRange("--threads", options.threads, 1, 1024);
+  RequireOptionInRange("--timeout-s", options.timeout_s, 0.01, 1e6);
 }
 
 // Exits without unwinding: Gloo's threads may still be blocked on the dead peer.
@@ -433,6 +472,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
 
   if (rank == 0) MakeDirectories(options.out);
   const std::string checkpoint = CheckpointPath(options);
+  RequireSameWorld(options, world);
   if (options.resume && std::filesystem::exists(checkpoint)) {
     info.first_epoch = LoadCheckpoint(checkpoint, model, optimizer, &info.accuracies);
     if (rank == 0 && !options.quiet) {
@@ -486,7 +526,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     if (rank == 0) {
       // Outputs first: a crash in between leaves rows of a newer epoch, which --resume drops.
       WriteOutputs(options, plan, world, info, earlier, all_rows);
-      SaveCheckpoint(checkpoint, model, optimizer, epoch + 1, info.accuracies);
+      SaveCheckpoint(checkpoint, model, optimizer, epoch + 1, info.accuracies, world);
       if (!options.quiet) {
         std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,
                      options.epochs, info.accuracies.back(), last_loss);
@@ -496,7 +536,10 @@ void TrainRank(const TrainOptions& options, int rank, int world,
 }
 
 int RunTrain(const TrainOptions& options) {
-  ParseSpbPlan(options.spb);  // fail fast, before any worker starts
+  // Fail fast, before any worker starts.
+  ParseSpbPlan(options.spb);
+  ValidateTrainOptions(options);
+  if (options.rank < 0) RequireSameWorld(options, options.workers);
   return options.rank < 0 ? LaunchLocalWorkers(options.workers, options.timeout_s + 5)
                           : RunRank(options);
 }

@@ -15,14 +15,17 @@ struct CommandResult {
   std::string output;
 };
 
-CommandResult RunCommand(const std::string& args) {
-  const std::string command = std::string(JIGSAW_BINARY) + " " + args + " 2>&1";
+CommandResult RunShell(const std::string& command) {
   FILE* pipe = popen(command.c_str(), "r");
   std::string output;
   char buffer[4096];
   while (pipe && fgets(buffer, sizeof(buffer), pipe)) output += buffer;
   const int status = pipe ? pclose(pipe) : -1;
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+CommandResult RunCommand(const std::string& args) {
+  return RunShell(std::string(JIGSAW_BINARY) + " " + args + " 2>&1");
 }
 
 std::string Slurp(const std::filesystem::path& path) {
@@ -173,6 +176,39 @@ TEST(SimCli, AbsurdValuesAreUsageErrorsNamingTheOptionOrLine) {
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("deep.json:1: JSON nested deeper than 64 levels"), std::string::npos)
       << result.output;
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 12 (8): a kill during the final writes left the new jobs.csv beside the previous run's
+// rounds.csv and summary.json (another policy and GPU count) plus *.tmp files. The result set
+// is now swapped in as a unit: a run killed right after its first file (the fault injection
+// JIGSAW_FAULT_KILL_AFTER_WRITES) leaves the previous set whole, and files of the user's in the
+// folder survive every run.
+TEST(SimCli, AKillDuringTheFinalWritesLeavesThePreviousResultSetWhole) {
+  auto dir = TempDir("killed_writes");
+  const std::string out = (dir / "o").string();
+  auto first = RunCommand("sim --quiet --jobs 30 --gpus 8 --policy fifo --out " + out +
+                          " --write-trace " + out + "/trace.txt");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string jobs = Slurp(dir / "o" / "jobs.csv");
+  const std::string rounds = Slurp(dir / "o" / "rounds.csv");
+  const std::string summary = Slurp(dir / "o" / "summary.json");
+  auto killed = RunShell("JIGSAW_FAULT_KILL_AFTER_WRITES=1 " + std::string(JIGSAW_BINARY) +
+                         " sim --quiet --jobs 50 --gpus 16 --policy las --out " + out +
+                         " >/dev/null 2>&1; echo status $?");
+  EXPECT_NE(killed.output.find("status 137"), std::string::npos) << killed.output;
+  EXPECT_EQ(Slurp(dir / "o" / "jobs.csv"), jobs);
+  EXPECT_EQ(Slurp(dir / "o" / "rounds.csv"), rounds);
+  EXPECT_EQ(Slurp(dir / "o" / "summary.json"), summary);
+  auto second = RunCommand("sim --quiet --jobs 50 --gpus 16 --policy las --out " + out);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_NE(Slurp(dir / "o" / "summary.json").find("\"gpus\": 16"), std::string::npos);
+  EXPECT_FALSE(Slurp(dir / "o" / "trace.txt").empty());  // the user's file survived both runs
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(name.find(".partial-"), std::string::npos) << entry.path();
+    EXPECT_EQ(name.find(".tmp"), std::string::npos) << entry.path();
+  }
   std::filesystem::remove_all(dir);
 }
 

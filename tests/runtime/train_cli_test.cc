@@ -1,5 +1,6 @@
 // `jigsaw train` end to end: real worker processes, Gloo over TCP, fault handling.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -7,7 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "core/error.h"
 #include "core/output.h"
@@ -137,6 +142,94 @@ TEST(RuntimeTrainCli, BadPlanIsAUsageError) {
   JigsawRun run = RunJigsaw(TinyJob(TempDir("bad")) + " --spb stairs");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find("--spb 'stairs'"), std::string::npos) << run.output;
+}
+
+// The pids of the live (not zombie) processes whose parent is `parent`.
+std::vector<pid_t> LiveChildren(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...; comm may hold spaces, so parse after the last ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    char state = 0;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != 'Z') children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  return line.substr(line.rfind(')') + 2, 1) != "Z";
+}
+
+// Issue 12 (8): killing the launcher left its workers training to the end. They are tied to it
+// with PR_SET_PDEATHSIG now. (The waits below are bounds on events that take milliseconds, not
+// speed assertions; whatever is left is killed, so a failure leaves nothing running.)
+TEST(RuntimeTrainCli, KillingTheLauncherKillsItsWorkers) {
+  const std::string out = TempDir("launcher_kill");
+  const std::string command = std::string(JIGSAW_BINARY) + " " + TinyJob(out, 1000) + " --spb full";
+  const pid_t launcher = fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + command + " >/dev/null 2>&1").c_str(), nullptr);
+    _exit(127);
+  }
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 600 && workers.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    workers = LiveChildren(launcher);
+  }
+  ASSERT_EQ(workers.size(), 2u) << "the launcher did not start 2 workers";
+  kill(launcher, SIGKILL);
+  waitpid(launcher, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 600 && !gone; ++i) {
+    gone = std::none_of(workers.begin(), workers.end(), Alive);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (pid_t worker : workers) {
+    if (Alive(worker)) kill(worker, SIGKILL);
+  }
+  EXPECT_TRUE(gone) << "the workers outlived their launcher";
+}
+
+// Issue 12 (8): --resume with another worker count was accepted silently (and went on with
+// another data order and plan). It is a usage error now, before any worker starts.
+TEST(RuntimeTrainCli, ResumeWithAnotherWorkerCountIsRefused) {
+  const std::string out = TempDir("resume_world");
+  std::filesystem::remove_all(out);
+  auto job = [&](int workers, int epochs) {  // unlike TinyJob, keeps `out` (the checkpoint)
+    return "train --model mlp --dataset synthetic --synthetic-train 512 --synthetic-test 64 "
+           "--synthetic-size 8 --batch 8 --quiet --spb full --max-iters-per-epoch 2 --workers " +
+           std::to_string(workers) + " --epochs " + std::to_string(epochs) + " --out " + out;
+  };
+  JigsawRun first = RunJigsaw(job(2, 1));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_TRUE(std::filesystem::exists(out + "/checkpoint.pt"));
+  const std::string resume_three = job(3, 2) + " --resume";
+  JigsawRun resumed = RunJigsaw(resume_three);
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_NE(resumed.output.find("was written by a run with 2 workers, this run has 3"),
+            std::string::npos)
+      << resumed.output;
+  JigsawRun same = RunJigsaw(job(2, 2) + " --resume");
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+}
+
+TEST(RuntimeTrainCli, OptionsOutsideTheirRangesAreUsageErrors) {
+  for (const char* bad : {"--lr nan", "--momentum 2", "--timeout-s 0", "--threads 0"}) {
+    JigsawRun run = RunJigsaw(TinyJob(TempDir("range")) + " " + bad);
+    EXPECT_EQ(run.exit_code, 2) << bad << ": " << run.output;
+    EXPECT_NE(run.output.find("must be in"), std::string::npos) << bad << ": " << run.output;
+  }
 }
 
 }  // namespace
