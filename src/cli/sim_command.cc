@@ -60,6 +60,8 @@ ShockwaveOptions ResolveShockwaveOptions(const SimOptions& options) {
     if (name == "--shockwave-solver-timeout-s") resolved.solver_timeout_s = cli.solver_timeout_s;
   }
   resolved.reopt_rounds = cli.reopt_rounds;
+  resolved.planner_work_limit = cli.planner_work_limit;
+  resolved.planner_wall_clock_s = cli.planner_wall_clock_s;
   if (options.shockwave_solver != "planner" && options.shockwave_solver != "cbc") {
     throw UsageError("--shockwave-solver must be planner or cbc, got '" + options.shockwave_solver +
                      "'");
@@ -272,7 +274,16 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "Shockwave: re-plan at least every this many rounds")
       ->capture_default_str();
   sim->add_option("--shockwave-solver-timeout-s", options->shockwave.solver_timeout_s,
-                  "Shockwave: time limit per plan (overrides the config)");
+                  "Shockwave: CBC's time limit per plan with --shockwave-solver cbc (overrides the "
+                  "config's solver_timeout; the planner uses a work limit instead)");
+  sim->add_option("--shockwave-work-limit", options->shockwave.planner_work_limit,
+                  "Shockwave planner: work units per plan (deterministic; see docs/shockwave.md)")
+      ->capture_default_str();
+  sim->add_option("--shockwave-wall-clock-limit-s", options->shockwave.planner_wall_clock_s,
+                  "Shockwave planner: also stop refining a plan after this many seconds (0: "
+                  "never). BREAKS REPRODUCIBILITY: where it binds, results depend on the "
+                  "machine's speed and load")
+      ->capture_default_str();
   sim->add_option("--shockwave-solver", options->shockwave_solver,
                   "Shockwave: planner (exact count planner) or cbc (per-round MILP in CBC, slow)")
       ->capture_default_str();

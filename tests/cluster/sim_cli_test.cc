@@ -212,5 +212,23 @@ TEST(SimCli, AKillDuringTheFinalWritesLeavesThePreviousResultSetWhole) {
   std::filesystem::remove_all(dir);
 }
 
+// Issue 12 (9): with the planner's old wall-clock limit, results changed with the machine's
+// speed (3 of 3 runs differed under load). The planner now stops at a work limit; the solver
+// timeout applies to CBC only, so even an absurdly short one leaves the planner's results
+// byte-identical. A wall-clock limit exists only as an explicit option.
+TEST(SimCli, ShockwaveResultsDoNotDependOnATimeLimit) {
+  auto dir = TempDir("shockwave_time");
+  const std::string base = "sim --quiet --jobs 60 --gpus 16 --policy shockwave --out ";
+  ASSERT_EQ(RunCommand(base + (dir / "a").string()).exit_code, 0);
+  ASSERT_EQ(
+      RunCommand(base + (dir / "b").string() + " --shockwave-solver-timeout-s 0.001").exit_code, 0);
+  EXPECT_EQ(Slurp(dir / "a" / "jobs.csv"), Slurp(dir / "b" / "jobs.csv"));
+  EXPECT_EQ(Slurp(dir / "a" / "rounds.csv"), Slurp(dir / "b" / "rounds.csv"));
+  auto bad = RunCommand(base + (dir / "c").string() + " --shockwave-work-limit 0");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("--shockwave-work-limit must be in"), std::string::npos) << bad.output;
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace jigsaw

@@ -122,6 +122,8 @@ void ValidateShockwaveOptions(const ShockwaveOptions& options) {
   RequireOptionInRange("--shockwave-rhomax", options.rhomax, 1e-6, 1e6);
   RequireCountInRange("--shockwave-reopt-rounds", options.reopt_rounds, 1, 1'000'000);
   RequireOptionInRange("--shockwave-solver-timeout-s", options.solver_timeout_s, 1e-3, 1e6);
+  RequireCountInRange("--shockwave-work-limit", options.planner_work_limit, 1, 1'000'000'000'000);
+  RequireOptionInRange("--shockwave-wall-clock-limit-s", options.planner_wall_clock_s, 0, 1e6);
   if (!ValidBases(options.log_bases)) {
     throw UsageError("Shockwave log_approximation_bases must increase from 0 to at most 1");
   }
