@@ -48,6 +48,7 @@ inline constexpr long long kMaxLocalWorkers = 1024;
 
 // Parameter-server jobs (jigsaw ps, ps-worker, tlights-report).
 inline constexpr long long kMaxPsIterations = 10'000'000;
+inline constexpr long long kMaxPsWorkers = 100'000;
 inline constexpr double kMaxWallClockS = 1e11;  // seconds since the Unix epoch
 
 // The cluster simulator.

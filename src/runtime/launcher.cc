@@ -27,20 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int FreeLocalPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    throw std::runtime_error("cannot find a free local port for the rendezvous");
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 std::vector<std::string> OwnCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> args;
@@ -75,13 +61,27 @@ std::string DescribeExit(int status) {
 
 int LaunchLocalWorkers(int workers, double grace_s) {
   if (workers < 1) throw UsageError("--workers must be at least 1");
-  const std::string master = "127.0.0.1:" + std::to_string(FreeLocalPort());
+  // The rendezvous: a file in a folder only this user can enter (no network listener).
+  std::string folder =
+      (std::filesystem::temp_directory_path() / "jigsaw_rendezvous_XXXXXX").string();
+  if (mkdtemp(folder.data()) == nullptr) {
+    throw std::runtime_error("cannot create a rendezvous folder: " +
+                             std::string(std::strerror(errno)));
+  }
+  struct RemoveFolder {
+    std::string path;
+    ~RemoveFolder() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_folder{folder};
+  const std::string rendezvous = folder + "/store";
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<pid_t> pids(workers, -1);
   for (int k = 0; k < workers; ++k) {
     std::vector<std::string> args = OwnCommandLine();
     args.insert(args.end(), {"--rank", std::to_string(k), "--world", std::to_string(workers),
-                             "--master", master});
+                             "--rendezvous-file", rendezvous});
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

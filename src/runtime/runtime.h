@@ -48,6 +48,9 @@ struct TrainOptions {
   int rank = -1;
   int world = 0;
   std::string master = "127.0.0.1:29500";
+  // Local workers started by the launcher rendezvous through this file (a c10d::FileStore in a
+  // private folder) instead of a TCPStore at `master`.
+  std::string rendezvous_file;
   // Address peers reach this rank's Gloo transport at; "" = 127.0.0.1 when the master is local,
   // else this machine's hostname.
   std::string gloo_host;

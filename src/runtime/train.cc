@@ -10,6 +10,7 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "core/error.h"
@@ -414,16 +415,25 @@ int RunRank(const TrainOptions& options) {
   if (options.world < 1 || options.rank >= options.world) {
     throw UsageError("--rank must be in [0, --world)");
   }
-  auto [host, port] = SplitHostPort(options.master);
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
   try {
-    c10d::TCPStoreOptions store_options;
-    store_options.port = static_cast<uint16_t>(port);
-    store_options.isServer = options.rank == 0;
-    store_options.numWorkers = options.world;
-    store_options.timeout = timeout;
-    auto store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
-    const bool local = host == "127.0.0.1" || host == "localhost";
+    c10::intrusive_ptr<c10d::Store> store;
+    bool local = true;
+    if (!options.rendezvous_file.empty()) {
+      // Local workers (the launcher's): a file in the launcher's private folder, so the
+      // rendezvous listens on no network interface at all (TCPStore binds every interface).
+      store = c10::make_intrusive<c10d::FileStore>(options.rendezvous_file, options.world);
+      store->setTimeout(timeout);
+    } else {
+      auto [host, port] = SplitHostPort(options.master);
+      c10d::TCPStoreOptions store_options;
+      store_options.port = static_cast<uint16_t>(port);
+      store_options.isServer = options.rank == 0;
+      store_options.numWorkers = options.world;
+      store_options.timeout = timeout;
+      store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+      local = host == "127.0.0.1" || host == "localhost";
+    }
     const std::string gloo_host =
         !options.gloo_host.empty() ? options.gloo_host : (local ? "127.0.0.1" : "");
     TrainRank(options, options.rank, options.world, store, gloo_host);

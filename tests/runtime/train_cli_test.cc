@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -170,10 +171,44 @@ bool Alive(pid_t pid) {
   return line.substr(line.rfind(')') + 2, 1) != "Z";
 }
 
-// Issue 12 (8): killing the launcher left its workers training to the end. They are tied to it
-// with PR_SET_PDEATHSIG now. (The waits below are bounds on events that take milliseconds, not
-// speed assertions; whatever is left is killed, so a failure leaves nothing running.)
-TEST(RuntimeTrainCli, KillingTheLauncherKillsItsWorkers) {
+// Listening TCP sockets (IPv4 and IPv6) of process `pid`: "address:port" in /proc/net/tcp* hex
+// notation, with whether the address is loopback.
+std::vector<std::pair<std::string, bool>> Listeners(pid_t pid) {
+  std::set<std::string> inodes;
+  const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator(fd_dir, ec)) {
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  std::vector<std::pair<std::string, bool>> found;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, skip, inode;
+      fields >> slot >> local >> remote >> state;
+      for (int i = 0; i < 5; ++i) fields >> skip;
+      fields >> inode;
+      if (state != "0A" || inodes.count(inode) == 0) continue;
+      const std::string address = local.substr(0, local.find(':'));
+      const bool loopback = address.size() == 8 ? address.substr(6) == "7F"  // 127.x.x.x
+                                                : address == "00000000000000000000000001000000" ||
+                                                      address.substr(24) == "0100007F";
+      found.emplace_back(local, loopback);
+    }
+  }
+  return found;
+}
+
+// Issue 12 (3, 8): the local rendezvous listened on every interface, and killing the launcher
+// left its workers training to the end. The local workers now rendezvous through a file and
+// listen on loopback only, and they are tied to the launcher with PR_SET_PDEATHSIG. (The waits
+// below bound events that take milliseconds, they are not speed assertions; whatever is left is
+// killed, so a failure leaves nothing running.)
+TEST(RuntimeTrainCli, LocalWorkersListenOnLoopbackOnlyAndDieWithTheLauncher) {
   const std::string out = TempDir("launcher_kill");
   const std::string command = std::string(JIGSAW_BINARY) + " " + TinyJob(out, 1000) + " --spb full";
   const pid_t launcher = fork();
@@ -188,6 +223,16 @@ TEST(RuntimeTrainCli, KillingTheLauncherKillsItsWorkers) {
     workers = LiveChildren(launcher);
   }
   ASSERT_EQ(workers.size(), 2u) << "the launcher did not start 2 workers";
+  // Wait until the workers train (iterations.csv appears after the first epoch), then look at
+  // every listening socket of the job.
+  for (int i = 0; i < 600 && !std::filesystem::exists(out + "/iterations.csv"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (pid_t pid : {launcher, workers[0], workers[1]}) {
+    for (const auto& [address, loopback] : Listeners(pid)) {
+      EXPECT_TRUE(loopback) << "process " << pid << " listens on " << address;
+    }
+  }
   kill(launcher, SIGKILL);
   waitpid(launcher, nullptr, 0);
   bool gone = false;
