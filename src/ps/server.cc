@@ -92,7 +92,11 @@ class Server {
       std::fprintf(stderr, "jigsaw: ps %s: listening on %s:%d for %d workers\n",
                    options_.job.c_str(), options_.host.c_str(), stats_.port, options_.workers);
     }
-    AcceptWorkers(listener);
+    try {
+      AcceptWorkers(listener);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("ps " + options_.job + ": " + e.what());
+    }
     listener = Socket();  // later connections are refused by the kernel
     if (!options_.quiet) {
       std::fprintf(stderr, "jigsaw: ps %s: all %d workers joined; no longer listening\n",
