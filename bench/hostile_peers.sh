@@ -8,7 +8,7 @@
 # stranger refused with A training normally, except a worker of A pushing NaN gradients, which
 # must fail A with a clear error; B must train fully in every scenario.
 # Frames are built with printf (header layout in src/ps/message.h); connections use bash's
-# /dev/tcp. Usage: bench/hostile_peers.sh   (env: ITERS=40, KEEP=dir to keep the outputs)
+# /dev/tcp. Usage: bench/hostile_peers.sh   (env: ITERS=40, KEEP=dir, JIGSAW=build-asan/jigsaw)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ITERS="${ITERS:-40}"
@@ -21,7 +21,7 @@ cleanup() {
   [ -n "${KEEP:-}" ] || rm -rf "$OUT"
 }
 trap cleanup EXIT
-J="$(pwd)/build/jigsaw"
+J="${JIGSAW:-$(pwd)/build/jigsaw}"
 
 # Little-endian hex of an unsigned integer of $2 bytes.
 le() { printf '%0*x' $(($2 * 2)) "$1" | sed 's/../& /g' | awk '{ for (i = NF; i > 0; i--) printf "%s", $i }'; }

@@ -163,8 +163,8 @@ std::string Mutate(std::string text, Rng& rng) {
         break;
       }
       case 6: {  // insert bytes, separators and line ends included
-        static const char kBytes[] = {'\0', '\t', '\n', '\r', ',', ' ', '"', '{', '[', ']',
-                                      '}',  ':',  '-',  '.',  'e', '#', '\xff', '\x80'};
+        static const char kBytes[] = {'\0', '\t', '\n', '\r', ',', ' ', '"', '{',    '[',
+                                      ']',  '}',  ':',  '-',  '.', 'e', '#', '\xff', '\x80'};
         const size_t count = 1 + rng.UniformInt(8);
         for (size_t i = 0; i < count; ++i) {
           text.insert(text.begin() + static_cast<long>(std::min(at, text.size())),
@@ -384,7 +384,8 @@ void RunPsStream(const std::string& bytes) {
   std::thread feed([&] {
     size_t done = 0;
     while (done < bytes.size()) {
-      const ssize_t sent = send(writer.fd(), bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
+      const ssize_t sent =
+          send(writer.fd(), bytes.data() + done, bytes.size() - done, MSG_NOSIGNAL);
       if (sent <= 0) break;
       done += static_cast<size_t>(sent);
     }
@@ -451,8 +452,9 @@ std::vector<Area> MakeAreas() {
   const std::string gavel =
       "ResNet-50 (batch size 64)\tcmd\tdir\t--n\t1\t2931\t4\t1\t-1.000000\t7\n"
       "LM (batch size 20)\tcmd\tdir\t--n\t1\t5000\t1\t1\t-1\t90\n";
-  const std::string msr = "A3C\tcmd\t-n\t1\t10000\t6.000000\t8\n"
-                          "Transformer (batch size 128)\tcmd\t-step\t1\t9512\t0.000000\t1\n";
+  const std::string msr =
+      "A3C\tcmd\t-n\t1\t10000\t6.000000\t8\n"
+      "Transformer (batch size 128)\tcmd\t-step\t1\t9512\t0.000000\t1\n";
   const std::string philly =
       "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,600,1,600,x\n"
       "2017-10-09 08:11:00,3600,4,14400,y\n2017-10-10 00:00:00,60,2,120,x\n";
@@ -476,13 +478,14 @@ std::vector<Area> MakeAreas() {
     {"depth": 0, "slowest_compute_s": 0.01, "forward_s": 0.002, "backward_s": 0},
     {"depth": 1, "slowest_compute_s": 0.02, "forward_s": 0.002, "backward_s": 0.003},
     {"depth": 2, "slowest_compute_s": 0.03, "forward_s": 0.002, "backward_s": 0.006}]}})json";
-  const std::string efficiency = Whole(std::string(JIGSAW_SOURCE_DIR) +
-                                       "/data/spb_statistical_efficiency.json");
+  const std::string efficiency =
+      Whole(std::string(JIGSAW_SOURCE_DIR) + "/data/spb_statistical_efficiency.json");
   const std::string config = R"json({"future_rounds": 20, "k": 1e-3, "lambda": 12.0,
   "rhomax": 1.0, "log_approximation_bases": [0.0, 0.2, 0.4, 0.6, 0.8, 1.0], "gpu_ram": 16,
   "solver_rel_gap": 1e-3, "solver_num_threads": 24, "solver_timeout": 15})json";
-  const std::string topology = "5 1 4\n4\n0 4 100Gbps 1us 0\n1 4 100Gbps 1us 0\n"
-                               "2 4 25Gbps 0.005ms 0\n3 4 100Gbps 1000ns 0.001\n";
+  const std::string topology =
+      "5 1 4\n4\n0 4 100Gbps 1us 0\n1 4 100Gbps 1us 0\n"
+      "2 4 25Gbps 0.005ms 0\n3 4 100Gbps 1000ns 0.001\n";
   const std::string astra =
       "DATA\n2\nconv1 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 65536 5\n"
       "fc\t-1\t1\tALLGATHER\t4096\t2\tNONE\t0\t3\tALLTOALL\t8000\t0\n";
@@ -509,8 +512,9 @@ std::vector<Area> MakeAreas() {
   return {
       trace_area("shockwave_trace", TraceFormat::kShockwave,
                  with({shockwave}, {Head(Shared("traces/shockwave/shockwave_120.trace"), 30)})),
-      trace_area("gavel_trace", TraceFormat::kGavel,
-                 with({gavel}, {Head(Shared("traces/gavel/physical_cluster/small_test.trace"), 30)})),
+      trace_area(
+          "gavel_trace", TraceFormat::kGavel,
+          with({gavel}, {Head(Shared("traces/gavel/physical_cluster/small_test.trace"), 30)})),
       trace_area("gavel_msr_trace", TraceFormat::kGavelMsr,
                  with({msr}, {Head(Shared("traces/gavel/msr/0e4a51.trace"), 30)})),
       trace_area("philly_trace", TraceFormat::kPhilly,
@@ -566,8 +570,8 @@ struct Tally {
   _exit(kWrong);
 }
 
-Outcome RunOne(const Area& area, const std::string& input, double timeout_s,
-               const std::string& err, std::string* detail) {
+Outcome RunOne(const Area& area, const std::string& input, double timeout_s, const std::string& err,
+               std::string* detail) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) RunChild(area, input, err);
@@ -647,11 +651,21 @@ int Main(int argc, char** argv) {
       const Outcome outcome = RunOne(area, input, timeout_s, err, &detail);
       ++tally.tried;
       switch (outcome) {
-        case Outcome::kAccepted: ++tally.accepted; break;
-        case Outcome::kClear: ++tally.clear; break;
-        case Outcome::kCrash: ++tally.crash; break;
-        case Outcome::kHang: ++tally.hang; break;
-        case Outcome::kWrong: ++tally.wrong; break;
+        case Outcome::kAccepted:
+          ++tally.accepted;
+          break;
+        case Outcome::kClear:
+          ++tally.clear;
+          break;
+        case Outcome::kCrash:
+          ++tally.crash;
+          break;
+        case Outcome::kHang:
+          ++tally.hang;
+          break;
+        case Outcome::kWrong:
+          ++tally.wrong;
+          break;
       }
       if (outcome == Outcome::kCrash || outcome == Outcome::kHang || outcome == Outcome::kWrong) {
         const std::string name = area.name + "_" + std::to_string(i);
