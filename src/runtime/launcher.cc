@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -62,8 +63,20 @@ std::string DescribeExit(int status) {
 int LaunchLocalWorkers(int workers, double grace_s) {
   if (workers < 1) throw UsageError("--workers must be at least 1");
   // The rendezvous: a file in a folder only this user can enter (no network listener).
+  // Named after this process, so a later launch removes the folders of launchers that were
+  // killed before they could (their pid no longer exists).
+  const std::filesystem::path temp = std::filesystem::temp_directory_path();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(temp, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("jigsaw_rendezvous_", 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + 18, nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove_all(entry.path(), ec);
+    }
+  }
   std::string folder =
-      (std::filesystem::temp_directory_path() / "jigsaw_rendezvous_XXXXXX").string();
+      (temp / ("jigsaw_rendezvous_" + std::to_string(getpid()) + "_XXXXXX")).string();
   if (mkdtemp(folder.data()) == nullptr) {
     throw std::runtime_error("cannot create a rendezvous folder: " +
                              std::string(std::strerror(errno)));

@@ -147,6 +147,10 @@ TEST(NetCli, AbsurdInputsEndCleanly) {
       << stopped.stderr_text;
   nlohmann::json summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
   EXPECT_FALSE(summary["jobs"][0]["finished"].get<bool>());
+  for (const std::string& file : {slow, tiny, huge_cycles, extra, delay}) {
+    std::filesystem::remove(file);
+  }
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace
