@@ -142,7 +142,11 @@ run_one() {
   local servers=() workers=()
   for ((j = 0; j < JOBS; j++)); do
     mkdir -p "$dir/job$j"
-    ip netns exec "$PS_HOST" "$JIGSAW" ps --job "job$j" --port "$((BASE_PORT + j))" \
+    # Each job's secret token (issue 12: every PS message carries it), written before its server
+    # and workers start; the server listens on the PS host's address (default: loopback only).
+    (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$dir/job$j/token")
+    ip netns exec "$PS_HOST" "$JIGSAW" ps --job "job$j" --host 10.77.0.1 \
+      --port "$((BASE_PORT + j))" --token-file "$dir/job$j/token" \
       --workers "$WORKERS" --lr 0.05 --momentum 0.9 --timeout-s 120 \
       --out "$dir/job$j/server.json" 2>"$dir/job$j/server.log" &
     servers+=($!)
@@ -158,6 +162,7 @@ run_one() {
         --server "10.77.0.1:$((BASE_PORT + j))" --rank "$k" --workers "$WORKERS" \
         --model "$MODEL" --synthetic-size "$SIZE" --iters "$ITERS" --batch "$BATCH" \
         --seed "$((j + 1))" --start-at "$start_at" --timeout-s 120 --quiet \
+        --token-file "$dir/job$j/token" \
         --out "$dir/job$j/worker$k.csv" >"$dir/job$j/result$k.json" 2>"$dir/job$j/worker$k.log" &
       workers+=($!)
       PIDS+=($!)

@@ -11,11 +11,21 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace jigsaw {
 
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv) {
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every malformed option value is a usage error (exit 2),
+    // reported without echoing more than kMaxErrorBytes of it.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::fprintf(stderr, "jigsaw: %s\nRun with --help for more information.\n",
+                 BoundedMessage(e.what()).c_str());
+    return 2;
+  }
   try {
     return action ? action() : 0;
   } catch (const InputError& e) {
@@ -25,7 +35,7 @@ int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** arg
     std::fprintf(stderr, "jigsaw: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "jigsaw: error: %s\n", e.what());
+    std::fprintf(stderr, "jigsaw: error: %s\n", BoundedMessage(e.what()).c_str());
     return 1;
   }
 }

@@ -10,7 +10,9 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
+#include "core/result_set.h"
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "net/collective.h"
@@ -55,7 +57,10 @@ std::vector<int> ParseDims(const std::string& text) {
     } catch (const std::exception&) {
       value = 0;
     }
-    if (value < 1) throw UsageError("--dims '" + text + "': expected sizes like 8x16");
+    if (value < 1 || value > 1'000'000 || dims.size() >= 8) {
+      throw UsageError("--dims '" + Excerpt(text) +
+                       "': expected at most 8 sizes of 1..1000000 like 8x16");
+    }
     dims.push_back(value);
   }
   return dims;
@@ -64,7 +69,7 @@ std::vector<int> ParseDims(const std::string& text) {
 bool ParseOnOff(const std::string& text, const std::string& option) {
   if (text == "on") return true;
   if (text == "off") return false;
-  throw UsageError(option + " '" + text + "': expected on or off");
+  throw UsageError(option + " '" + Excerpt(text) + "': expected on or off");
 }
 
 double Us(net::Time t) { return RoundTo(net::ToMicroseconds(t), 3); }
@@ -93,13 +98,15 @@ int RunNet(const NetOptions& options) {
   }
   net::NetConfig config;
   if (!net::ParseCcMode(options.cc, &config.cc)) {
-    throw UsageError("--cc '" + options.cc + "': expected none, dcqcn, dctcp, timely or hpcc");
+    throw UsageError("--cc '" + Excerpt(options.cc) +
+                     "': expected none, dcqcn, dctcp, timely or hpcc");
   }
   config.seed = options.seed;
   config.window = ParseOnOff(options.window, "--window");
   config.pfc = ParseOnOff(options.pfc, "--pfc");
   if (!net::ParseBytes(options.buffer, &config.buffer_bytes) || config.buffer_bytes < 65536) {
-    throw UsageError("--buffer '" + options.buffer + "': expected a size of at least 64KiB");
+    throw UsageError("--buffer '" + Excerpt(options.buffer) +
+                     "': expected a size of at least 64KiB");
   }
   if (options.payload < 64 || options.payload > 9000)
     throw UsageError("--payload must be 64..9000");
@@ -107,8 +114,12 @@ int RunNet(const NetOptions& options) {
   config.progress = !options.quiet;
   net::Time stop = net::kNever;
   if (!options.stop.empty() && !net::ParseDuration(options.stop, &stop)) {
-    throw UsageError("--stop '" + options.stop + "': expected a duration like 10ms");
+    throw UsageError("--stop '" + Excerpt(options.stop) + "': expected a duration like 10ms");
   }
+  RequireCountInRange("--iterations", options.iterations, 1, kMaxNetIterations);
+  RequireCountInRange("--chunks", options.chunks, 1, kMaxChunks);
+  RequireCountInRange("--max-active", options.max_active, 1, kMaxActiveCollectives);
+  RequireOptionInRange("--cycle-ns", options.cycle_ns, 0, kMaxCycleNs);
 
   net::Topology topology = net::LoadTopology(options.topology);
   std::vector<net::Workload> workloads;
@@ -116,7 +127,8 @@ int RunNet(const NetOptions& options) {
     workloads.push_back(net::ReadAstraWorkload(path));
   std::vector<int> dims = ParseDims(options.dims);
   if (options.placement != "interleave" && options.placement != "block") {
-    throw UsageError("--placement '" + options.placement + "': expected interleave or block");
+    throw UsageError("--placement '" + Excerpt(options.placement) +
+                     "': expected interleave or block");
   }
 
   MakeDirectories(options.out);
@@ -133,6 +145,7 @@ int RunNet(const NetOptions& options) {
   summary["pfc"] = config.pfc;
 
   std::vector<uint64_t> flow_job;  // job per flow when running workloads
+  uint64_t unfinished_jobs = 0;
   if (!workloads.empty()) {
     const uint32_t hosts = network.num_hosts();
     const uint32_t jobs = static_cast<uint32_t>(workloads.size());
@@ -159,6 +172,7 @@ int RunNet(const NetOptions& options) {
       job["workload"] = result.workload;
       job["hosts"] = result.hosts;
       job["finished"] = result.finished >= 0;
+      unfinished_jobs += result.finished < 0;
       std::vector<double> iterations;
       for (net::Time t : result.iteration_times) iterations.push_back(Us(t));
       job["iteration_time_us"] = RoundTo(Mean(iterations), 3);
@@ -221,8 +235,10 @@ int RunNet(const NetOptions& options) {
   flows["fct_max_us"] = RoundTo(Max(fcts), 3);
   summary["flows"] = flows;
   summary["network"] = StatsJson(stats);
-  WriteJsonFile(options.out + "/summary.json", summary);
-  WriteFileAtomically(options.out + "/flows.csv", csv.str());
+  ResultSet results(options.out);  // one unit: never one run's summary beside another's flows
+  results.Add("summary.json", summary.dump(2) + "\n");
+  results.Add("flows.csv", csv.str());
+  results.Commit();
 
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -235,7 +251,17 @@ int RunNet(const NetOptions& options) {
                  wall / std::max(static_cast<double>(stats.now) * 1e-12, 1e-18),
                  static_cast<unsigned long long>(stats.events));
   }
-  return unfinished == 0 ? 0 : 3;
+  if (unfinished > 0 || unfinished_jobs > 0) {
+    // Exit 3: the outputs are written, but the run ended (--stop, or no events left) before
+    // every flow and job finished; a partial run is never reported as success.
+    std::fprintf(stderr,
+                 "jigsaw: net: stopped at %.3f us with %llu of %zu flows and %llu job(s) "
+                 "unfinished (exit 3)\n",
+                 net::ToMicroseconds(stats.now), static_cast<unsigned long long>(unfinished),
+                 network.num_flows(), static_cast<unsigned long long>(unfinished_jobs));
+    return 3;
+  }
+  return 0;
 }
 
 }  // namespace

@@ -32,10 +32,19 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
   command->add_option("--timeout-s", options->timeout_s, "give up when the server is silent")
       ->capture_default_str();
+  command->add_option("--token", options->token,
+                      "the job's secret token (32 hex digits; visible in ps(1): prefer "
+                      "--token-file)");
+  command->add_option("--token-file", options->token_file,
+                      "a file holding the job's token (as written by jigsaw ps --token-file)");
   command->add_option("--start-at", options->start_at_wall_s,
                       "wall-clock time (s since the epoch) to start at, after loading");
   command->add_option("--out", options->out, "per-iteration CSV file");
   command->add_flag("--quiet", options->quiet, "no progress on stderr");
+  command
+      ->add_option("--poison-at-iter", options->poison_at_iter,
+                   "fault injection: push a NaN gradient at this iteration")
+      ->group("");
   command->callback([options, action] {
     *action = [options] {
       ps::PsWorkerResult result = ps::RunPsWorker(*options);

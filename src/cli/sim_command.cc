@@ -1,6 +1,8 @@
 // `jigsaw sim`: trace-driven cluster scheduling simulation.
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <limits>
 #include <memory>
 
 #include "cli/commands.h"
@@ -10,6 +12,7 @@
 #include "cluster/simulator.h"
 #include "cluster/spb_cost_model.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
@@ -57,6 +60,8 @@ ShockwaveOptions ResolveShockwaveOptions(const SimOptions& options) {
     if (name == "--shockwave-solver-timeout-s") resolved.solver_timeout_s = cli.solver_timeout_s;
   }
   resolved.reopt_rounds = cli.reopt_rounds;
+  resolved.planner_work_limit = cli.planner_work_limit;
+  resolved.planner_wall_clock_s = cli.planner_wall_clock_s;
   if (options.shockwave_solver != "planner" && options.shockwave_solver != "cbc") {
     throw UsageError("--shockwave-solver must be planner or cbc, got '" + options.shockwave_solver +
                      "'");
@@ -96,12 +101,22 @@ std::unique_ptr<SpbCostModel> MakeSpbCostModel(const SimOptions& options) {
 }
 
 int RunSim(const SimOptions& options) {
+  // Options first (docs/limits.md), so a bad value is reported before any input is read.
+  RequireCountInRange("--gpus", options.config.gpus, 1, kMaxGpus);
+  RequireOptionInRange("--round-s", options.config.round_s, kMinRoundS, kMaxRoundS);
+  RequireOptionInRange("--min-reallocation-interval-s", options.config.min_reallocation_interval_s,
+                       0, kMaxSimSeconds);
+  RequireOptionInRange("--preemption-overhead-s", options.config.preemption_overhead_s, 0,
+                       kMaxSimSeconds);
+  RequireOptionInRange("--deadline-factor", options.config.deadline_factor, 0, kMaxDeadlineFactor);
+  RequireCountInRange("--assign-job-types", options.assign_job_types, -1,
+                      std::numeric_limits<int64_t>::max());
   ThroughputTable table = options.throughputs.empty() ? SyntheticThroughputTable()
                                                       : ThroughputTable::Load(options.throughputs);
   Trace trace = options.trace.empty()
                     ? GenerateTrace(options.generator, table, options.config.worker_type)
                     : ReadTrace(options.trace, ParseTraceFormat(options.trace_format));
-  if (options.max_jobs < 0) throw UsageError("--max-jobs must be >= 0 (0: all)");
+  RequireCountInRange("--max-jobs", options.max_jobs, 0, static_cast<long long>(kMaxTraceJobs));
   if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < trace.jobs.size()) {
     trace.jobs.resize(options.max_jobs);  // the first jobs by arrival
   }
@@ -114,6 +129,8 @@ int RunSim(const SimOptions& options) {
     }
   }
   if (!options.write_trace.empty()) {
+    const std::string folder = std::filesystem::path(options.write_trace).parent_path().string();
+    if (!folder.empty()) MakeDirectories(folder);
     WriteFileAtomically(options.write_trace, FormatShockwaveTrace(trace));
   }
   if (options.round_log != "auto" && options.round_log != "full" && options.round_log != "delta") {
@@ -129,9 +146,8 @@ int RunSim(const SimOptions& options) {
     spb = MakeSpbCostModel(options);
     policy_options.spb = spb.get();
   }
-  if (options.gpus_per_node < 1 || !(options.nic_gbps > 0)) {
-    throw UsageError("--gpus-per-node must be >= 1 and --nic-gbps > 0");
-  }
+  RequireCountInRange("--gpus-per-node", options.gpus_per_node, 1, kMaxGpus);
+  RequireOptionInRange("--nic-gbps", options.nic_gbps, 1e-3, 1e6);
   policy_options.colocation_base = options.colocation_base;
   policy_options.gpus_per_node = options.gpus_per_node;
   policy_options.nic_gbps = options.nic_gbps;
@@ -258,7 +274,16 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "Shockwave: re-plan at least every this many rounds")
       ->capture_default_str();
   sim->add_option("--shockwave-solver-timeout-s", options->shockwave.solver_timeout_s,
-                  "Shockwave: time limit per plan (overrides the config)");
+                  "Shockwave: CBC's time limit per plan with --shockwave-solver cbc (overrides the "
+                  "config's solver_timeout; the planner uses a work limit instead)");
+  sim->add_option("--shockwave-work-limit", options->shockwave.planner_work_limit,
+                  "Shockwave planner: work units per plan (deterministic; see docs/shockwave.md)")
+      ->capture_default_str();
+  sim->add_option("--shockwave-wall-clock-limit-s", options->shockwave.planner_wall_clock_s,
+                  "Shockwave planner: also stop refining a plan after this many seconds (0: "
+                  "never). BREAKS REPRODUCIBILITY: where it binds, results depend on the "
+                  "machine's speed and load")
+      ->capture_default_str();
   sim->add_option("--shockwave-solver", options->shockwave_solver,
                   "Shockwave: planner (exact count planner) or cbc (per-round MILP in CBC, slow)")
       ->capture_default_str();

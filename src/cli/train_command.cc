@@ -122,6 +122,11 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--master", options->master, "rendezvous HOST:PORT (rank 0 hosts it)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str();
+  command
+      ->add_option("--rendezvous-file", options->rendezvous_file,
+                   "rendezvous through this file (set by the local launcher)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->group("");
   command->add_option("--gloo-host", options->gloo_host,
                       "address peers reach this rank at (default: 127.0.0.1 for a local master, "
                       "else this machine's hostname)");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/result_set.h"
 #include "core/stats.h"
 
 namespace jigsaw {
@@ -102,10 +103,11 @@ std::string RoundsCsv(const SimResult& result, bool full_round_lists) {
 
 void WriteSimulationOutputs(const std::string& dir, const SimResult& result, const Json& summary,
                             bool full_round_lists) {
-  MakeDirectories(dir);
-  WriteFileAtomically(dir + "/jobs.csv", JobsCsv(result));
-  WriteFileAtomically(dir + "/rounds.csv", RoundsCsv(result, full_round_lists));
-  WriteJsonFile(dir + "/summary.json", summary);
+  ResultSet set(dir);
+  set.Add("jobs.csv", JobsCsv(result));
+  set.Add("rounds.csv", RoundsCsv(result, full_round_lists));
+  set.Add("summary.json", summary.dump(2) + "\n");
+  set.Commit();
 }
 
 }  // namespace jigsaw

@@ -23,7 +23,8 @@ namespace jigsaw {
 // name, seed, ...) are placed first.
 Json SummarizeSimulation(SimResult* result, const Json& extra);
 
-// Writes DIR/summary.json, DIR/jobs.csv and DIR/rounds.csv atomically. `full_round_lists`
+// Writes DIR/summary.json, DIR/jobs.csv and DIR/rounds.csv as one unit (core/result_set.h: a
+// kill never leaves a mix of two runs' files). `full_round_lists`
 // writes every round's scheduled job ids; otherwise only the jobs started and stopped.
 void WriteSimulationOutputs(const std::string& dir, const SimResult& result, const Json& summary,
                             bool full_round_lists);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/progress.h"
 #include "model/adaptation.h"
 
@@ -111,8 +112,13 @@ struct Simulator::Impl {
   }
 
   void Validate() const {
-    if (config.gpus <= 0) throw UsageError("--gpus must be positive");
-    if (!(config.round_s > 0)) throw UsageError("--round-s must be positive");
+    RequireCountInRange("--gpus", config.gpus, 1, kMaxGpus);
+    RequireOptionInRange("--round-s", config.round_s, kMinRoundS, kMaxRoundS);
+    RequireOptionInRange("--preemption-overhead-s", config.preemption_overhead_s, 0,
+                         kMaxSimSeconds);
+    RequireOptionInRange("--deadline-factor", config.deadline_factor, 0, kMaxDeadlineFactor);
+    RequireOptionInRange("--min-reallocation-interval-s", config.min_reallocation_interval_s, 0,
+                         kMaxSimSeconds);
     for (const JobSpec& spec : trace.jobs) {
       if (spec.scale_factor > config.gpus) {
         throw InputError(spec.source, 0,
@@ -120,20 +126,46 @@ struct Simulator::Impl {
                              " GPUs but the cluster has " + std::to_string(config.gpus) +
                              " (expected scale_factor <= --gpus)");
       }
-      if (!spec.typed()) continue;
+      if (!spec.typed()) {
+        RequireOneIterationPerRound(spec, 1.0);
+        continue;
+      }
       if (table == nullptr) {
         throw InputError(
             spec.source, 0,
-            "typed job '" + spec.job_type + "' needs a throughput table (--throughputs)");
+            "typed job '" + Excerpt(spec.job_type) + "' needs a throughput table (--throughputs)");
       }
-      if (LookUpThroughput(table, config.worker_type, spec.job_type, spec.scale_factor) <= 0) {
+      const double throughput =
+          LookUpThroughput(table, config.worker_type, spec.job_type, spec.scale_factor);
+      if (throughput <= 0) {
         throw InputError(spec.source, 0,
-                         "no throughput for ('" + spec.job_type + "', " +
+                         "no throughput for ('" + Excerpt(spec.job_type) + "', " +
                              std::to_string(spec.scale_factor) + ") on worker type '" +
-                             config.worker_type + "' in " + table->name() +
+                             Excerpt(config.worker_type) + "' in " + table->name() +
                              " (expected a positive \"null\" entry)");
       }
+      RequireOneIterationPerRound(spec, throughput);
     }
+  }
+
+  // A job that cannot run one whole iteration in a round would never progress (steps are
+  // floor(throughput x round_s), as in Gavel).
+  void RequireOneIterationPerRound(const JobSpec& spec, double throughput) const {
+    if (throughput * config.round_s >= 1) return;
+    throw InputError(spec.source, 0,
+                     "the job runs " + FormatNumber(throughput) + " iterations/s, less than one " +
+                         "iteration per --round-s " + FormatNumber(config.round_s) +
+                         " s round, so it could never progress (expected throughput x round_s " +
+                         ">= 1)");
+  }
+
+  // The isolated run time is what deadlines and fairness are measured against; past the trace
+  // limit the simulation could not end in bounded time.
+  void RequireBoundedIsolatedTime(const JobSpec& spec, double isolated_s) const {
+    if (isolated_s <= kMaxTraceSeconds) return;
+    throw InputError(spec.source, 0,
+                     "the job runs " + FormatNumber(isolated_s) + " s alone, more than the " +
+                         FormatNumber(kMaxTraceSeconds) + " s limit (docs/limits.md)");
   }
 
   void AddJob(const JobSpec& spec) {
@@ -370,6 +402,30 @@ struct Simulator::Impl {
     r.hit_deadline = hit_deadline;
   }
 
+  // The jobs of the last round started and their speed (iterations/s), for StalledMessage.
+  std::vector<std::pair<const JobSpec*, double>> running_last_;
+
+  std::string StalledMessage(double now,
+                             const std::vector<std::pair<const JobSpec*, double>>& last) {
+    std::string why;
+    for (const auto& [spec, speed] : last) {
+      if (spec != nullptr && speed * config.round_s < 1) {
+        why = "job " + std::to_string(spec->id) + " (" + spec->source + ") runs " +
+              FormatNumber(speed) + " iterations/s in its round, less than one iteration per " +
+              FormatNumber(config.round_s) + " s round";
+        break;
+      }
+    }
+    if (why.empty()) {
+      why = last.empty() ? "policy " + policy->name() + " scheduled no job (jobs wait for an " +
+                               "allocation; --min-reallocation-interval-s " +
+                               FormatNumber(config.min_reallocation_interval_s) + " s)"
+                         : "the scheduled jobs ran no iteration";
+    }
+    return "the simulation cannot progress: no job ran an iteration, arrived or finished in " +
+           std::to_string(kMaxIdleRounds) + " rounds (t=" + FormatNumber(now) + " s): " + why;
+  }
+
   SimResult Run() {
     const auto wall_start = std::chrono::steady_clock::now();
     Validate();
@@ -386,6 +442,7 @@ struct Simulator::Impl {
       r.mode = AdaptationModeName(spec.mode);
       r.arrival_s = spec.arrival_s;
       r.isolated_s = IsolatedRunTime(spec, table, config.worker_type);
+      RequireBoundedIsolatedTime(spec, r.isolated_s);
     }
 
     Progress progress("sim", config.progress);
@@ -395,7 +452,9 @@ struct Simulator::Impl {
     double now = trace.jobs.empty() ? 0 : trace.jobs[0].arrival_s;
     double round_start = now;
     int round = 0;
+    long long idle_rounds = 0;  // rounds in a row without an iteration, arrival or completion
     while (remaining > 0) {
+      bool progressed = false;
       if (!running.empty()) {
         double round_end = 0;
         for (const RunningEntry& e : running) round_end = std::max(round_end, e.finish_s);
@@ -416,8 +475,10 @@ struct Simulator::Impl {
         const bool ran_previous_round = job.round_before_last == round - 2;
         if (round != 1 && !ran_previous_round && execution != 0 && execution > config.round_s - 5 &&
             config.preemption_overhead_s > 0) {
-          const double factor = (execution - config.preemption_overhead_s) / execution;
-          execution -= config.preemption_overhead_s;
+          // An overhead longer than the run leaves nothing of the round (never negative work).
+          const double factor =
+              std::max(0.0, (execution - config.preemption_overhead_s) / execution);
+          execution = std::max(0.0, execution - config.preemption_overhead_s);
           steps = std::floor(steps * factor);
         }
         policy->ObserveRun(job.spec->id, job.last_round, steps, execution, job.batch);
@@ -430,6 +491,7 @@ struct Simulator::Impl {
         if (job.throughput > 0)
           result.useful_gpu_s += steps / job.throughput * job.spec->scale_factor;
         job.steps_run += steps;
+        progressed = progressed || steps > 0;
         job.time_since_reset += execution;
         worker_time_since_reset += execution;
         const double profile_duration = std::floor(records[job.spec->id].isolated_s);
@@ -445,6 +507,7 @@ struct Simulator::Impl {
           policy->ObserveCompletion(job.spec->id, now);
           job.spec = nullptr;  // mark for removal
           --remaining;
+          progressed = true;
           need_reallocation = true;
         }
       }
@@ -462,6 +525,14 @@ struct Simulator::Impl {
         AddJob(trace.jobs[next_arrival]);
         policy->ObserveArrival(trace.jobs[next_arrival].id, now);
         ++next_arrival;
+        progressed = true;
+      }
+      idle_rounds = progressed ? 0 : idle_rounds + 1;
+      if (idle_rounds > kMaxIdleRounds) throw UsageError(StalledMessage(now, running_last_));
+      if (round >= kMaxSimRounds) {
+        throw UsageError("the simulation passed " + std::to_string(kMaxSimRounds) +
+                         " rounds at t=" + FormatNumber(now) +
+                         " s (docs/limits.md): use a longer --round-s");
       }
       if (active.empty()) continue;  // Idle cluster: jump to the next arrival.
 
@@ -481,9 +552,11 @@ struct Simulator::Impl {
       record.start_s = now;
       record.active_jobs = static_cast<int>(active.size());
       double round_end = now;
+      running_last_.clear();
       for (const Pick& pick : picked) {
         Job* job = pick.job;
         const double speed = job->throughput * pick.rate;
+        running_last_.push_back({job->spec, speed});
         double steps =
             std::min(std::floor(speed * config.round_s), job->total_steps - job->steps_run);
         steps = std::max(steps, 0.0);

@@ -3,6 +3,7 @@
 // InputError: user-supplied input (a trace, a throughput table, a config) is malformed. It always
 // names the place (file and 1-based line; line 0 = the file as a whole) and what was expected, so a
 // user can fix the input without reading code. UsageError: inconsistent command-line options.
+// Both bound their message (core/limits.h BoundedMessage), so no input can flood stderr.
 #ifndef JIGSAW_CORE_ERROR_H_
 #define JIGSAW_CORE_ERROR_H_
 
@@ -27,7 +28,7 @@ class InputError : public std::runtime_error {
 
 class UsageError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& message);
 };
 
 }  // namespace jigsaw

@@ -1,7 +1,10 @@
 #include "core/output.h"
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
@@ -14,6 +17,21 @@ void MakeDirectories(const std::string& path) {
   if (ec) throw std::runtime_error("cannot create directory '" + path + "': " + ec.message());
 }
 
+namespace {
+
+// Test fault injection: JIGSAW_FAULT_KILL_AFTER_WRITES=N SIGKILLs this process right after its
+// N-th atomic write (as a kill -9 during the final writes would), see ResultSet.
+void MaybeInjectKill() {
+  static const long kill_after = [] {
+    const char* text = std::getenv("JIGSAW_FAULT_KILL_AFTER_WRITES");
+    return text == nullptr ? 0L : std::strtol(text, nullptr, 10);
+  }();
+  static long writes = 0;
+  if (kill_after > 0 && ++writes == kill_after) std::raise(SIGKILL);
+}
+
+}  // namespace
+
 void WriteFileAtomically(const std::string& path, const std::string& contents) {
   const std::string temp = path + ".tmp";
   {
@@ -25,13 +43,18 @@ void WriteFileAtomically(const std::string& path, const std::string& contents) {
   }
   std::error_code ec;
   std::filesystem::rename(temp, path, ec);
-  if (ec) throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
+  if (ec) {
+    throw std::runtime_error("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
+  }
+  MaybeInjectKill();
 }
 
 std::string FormatFixed(double value, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", decimals, value);
-  std::string text(buffer);
+  // Sized for the value: 1e300 has 301 digits before the point (a fixed buffer cut them).
+  const int length = std::snprintf(nullptr, 0, "%.*f", decimals, value);
+  std::string text(static_cast<size_t>(std::max(length, 0)) + 1, '\0');
+  std::snprintf(text.data(), text.size(), "%.*f", decimals, value);
+  text.resize(static_cast<size_t>(std::max(length, 0)));
   if (text[0] == '-' && text.find_first_not_of("-0.") == std::string::npos) text.erase(0, 1);
   return text;
 }

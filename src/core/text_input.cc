@@ -2,10 +2,11 @@
 
 #include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <cstdio>
+#include <memory>
 
 #include "core/error.h"
+#include "core/limits.h"
 
 namespace jigsaw {
 
@@ -42,12 +43,21 @@ std::string_view Trim(std::string_view text) {
 }
 
 std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+  std::unique_ptr<FILE, int (*)(FILE*)> in(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!in) throw InputError(path, 0, "cannot open file for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InputError(path, 0, "read error");
-  return buffer.str();
+  std::string contents;
+  char buffer[1 << 16];
+  size_t got;
+  while ((got = std::fread(buffer, 1, sizeof(buffer), in.get())) > 0) {
+    if (contents.size() + got > kMaxInputBytes) {
+      throw InputError(path, 0,
+                       "larger than the input limit of " + std::to_string(kMaxInputBytes >> 20) +
+                           " MiB (docs/limits.md)");
+    }
+    contents.append(buffer, got);
+  }
+  if (std::ferror(in.get())) throw InputError(path, 0, "read error");
+  return contents;
 }
 
 int LineOfOffset(std::string_view text, size_t offset) {
@@ -84,7 +94,7 @@ double TextFile::ParseDouble(std::string_view field, std::string_view what) cons
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() ||
       !std::isfinite(value)) {
-    Fail("expected a number in " + std::string(what) + ", got '" + std::string(field) + "'");
+    Fail("expected a number in " + std::string(what) + ", got '" + Excerpt(field) + "'");
   }
   return value;
 }
@@ -102,7 +112,27 @@ long long TextFile::ParseInt(std::string_view field, std::string_view what) cons
         std::fabs(as_double) < 9e15) {
       return static_cast<long long>(as_double);
     }
-    Fail("expected an integer in " + std::string(what) + ", got '" + std::string(field) + "'");
+    Fail("expected an integer in " + std::string(what) + ", got '" + Excerpt(field) + "'");
+  }
+  return value;
+}
+
+double TextFile::ParseDoubleInRange(std::string_view field, std::string_view what, double lo,
+                                    double hi) const {
+  const double value = ParseDouble(field, what);
+  if (!(value >= lo && value <= hi)) {
+    Fail("expected a value in [" + FormatNumber(lo) + ", " + FormatNumber(hi) + "] in " +
+         std::string(what) + " (docs/limits.md), got '" + Excerpt(Trim(field)) + "'");
+  }
+  return value;
+}
+
+long long TextFile::ParseIntInRange(std::string_view field, std::string_view what, long long lo,
+                                    long long hi) const {
+  const long long value = ParseInt(field, what);
+  if (value < lo || value > hi) {
+    Fail("expected an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "] in " +
+         std::string(what) + " (docs/limits.md), got '" + Excerpt(Trim(field)) + "'");
   }
   return value;
 }

@@ -21,7 +21,8 @@ std::vector<std::string_view> SplitOnBlanks(std::string_view line);
 // Strips leading and trailing blanks (space, tab).
 std::string_view Trim(std::string_view text);
 
-// Reads the whole file; throws InputError(path, 0, ...) if it cannot be read.
+// Reads the whole file; throws InputError(path, 0, ...) if it cannot be read or holds more than
+// kMaxInputBytes (core/limits.h; /dev/zero is refused after that many bytes, not read forever).
 std::string ReadWholeFile(const std::string& path);
 
 // 1-based line of the byte at `offset` in `text` (offsets past the end count as the end), e.g.
@@ -43,9 +44,16 @@ class TextFile {
   // Throws InputError at the current line.
   [[noreturn]] void Fail(const std::string& message) const;
 
-  // Field parsers: `what` names the column, e.g. "column 6 (total_steps)".
+  // Field parsers: `what` names the column, e.g. "column 6 (total_steps)". Errors quote at most
+  // kMaxEchoBytes of the field.
   double ParseDouble(std::string_view field, std::string_view what) const;
   long long ParseInt(std::string_view field, std::string_view what) const;
+  // The same, failing unless lo <= value <= hi ("expected a value in [lo, hi] in <what>
+  // (docs/limits.md)").
+  double ParseDoubleInRange(std::string_view field, std::string_view what, double lo,
+                            double hi) const;
+  long long ParseIntInRange(std::string_view field, std::string_view what, long long lo,
+                            long long hi) const;
   // Requires exactly `count` fields; otherwise fails with "expected N <delim>-separated columns".
   void RequireColumns(const std::vector<std::string_view>& fields, size_t count,
                       std::string_view layout) const;

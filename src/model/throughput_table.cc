@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
+#include "core/limits.h"
 #include "core/text_input.h"
 
 namespace jigsaw {
@@ -21,8 +23,10 @@ double RequirePositiveNumber(const nlohmann::json& value, const std::string& nam
                              const std::string& what) {
   if (!value.is_number()) throw InputError(name, line(), "expected a number for " + what);
   double number = value.get<double>();
-  if (!std::isfinite(number) || number < 0) {
-    throw InputError(name, line(), "expected a non-negative throughput for " + what);
+  if (!std::isfinite(number) || number < 0 || number > kMaxThroughput) {
+    throw InputError(name, line(),
+                     "expected a throughput in [0, " + FormatNumber(kMaxThroughput) +
+                         "] iterations/s for " + Excerpt(what) + " (docs/limits.md)");
   }
   return number;
 }
@@ -49,14 +53,8 @@ ThroughputTable ThroughputTable::Load(const std::string& path) {
 }
 
 ThroughputTable ThroughputTable::Parse(const std::string& name, const std::string& text) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(
-        name, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
-        std::string("malformed JSON: expected a Gavel throughputs object (") + e.what() + ")");
-  }
+  const nlohmann::json root = ParseJsonInput<nlohmann::json>(
+      name, text, "malformed JSON: expected a Gavel throughputs object");
   if (!root.is_object() || root.empty()) {
     throw InputError(name, 1, "expected an object {worker_type: {\"(job_type, sf)\": {...}}}");
   }
@@ -65,8 +63,9 @@ ThroughputTable ThroughputTable::Parse(const std::string& name, const std::strin
   for (const auto& [worker, jobs] : root.items()) {
     auto worker_line = [&] { return LineOfKey(text, worker); };
     if (!jobs.is_object()) {
-      throw InputError(name, worker_line(),
-                       "expected an object of job entries for worker type '" + worker + "'");
+      throw InputError(
+          name, worker_line(),
+          "expected an object of job entries for worker type '" + Excerpt(worker) + "'");
     }
     auto& by_key = table.table_[worker];
     const size_t worker_offset = text.find("\"" + worker + "\"");
@@ -76,12 +75,12 @@ ThroughputTable ThroughputTable::Parse(const std::string& name, const std::strin
       if (!ParseJobKey(key_text, &key)) {
         throw InputError(name, line(),
                          "expected a key of the form \"('<job type>', <scale factor>)\", got \"" +
-                             key_text + "\"");
+                             Excerpt(key_text) + "\"");
       }
       if (!entry.is_object() || !entry.contains("null")) {
-        throw InputError(
-            name, line(),
-            "expected an object with a \"null\" (isolated throughput) member for " + key_text);
+        throw InputError(name, line(),
+                         "expected an object with a \"null\" (isolated throughput) member for " +
+                             Excerpt(key_text));
       }
       ThroughputEntry parsed;
       for (const auto& [partner_text, value] : entry.items()) {
@@ -92,13 +91,13 @@ ThroughputTable ThroughputTable::Parse(const std::string& name, const std::strin
         JobKey partner;
         if (!ParseJobKey(partner_text, &partner)) {
           throw InputError(name, line(),
-                           "expected a partner key \"('<job type>', <sf>)\" in " + key_text +
-                               ", got \"" + partner_text + "\"");
+                           "expected a partner key \"('<job type>', <sf>)\" in " +
+                               Excerpt(key_text) + ", got \"" + Excerpt(partner_text) + "\"");
         }
         if (!value.is_array() || value.size() != 2) {
-          throw InputError(
-              name, line(),
-              "expected [self, partner] throughputs for " + key_text + " with " + partner_text);
+          throw InputError(name, line(),
+                           "expected [self, partner] throughputs for " + Excerpt(key_text) +
+                               " with " + Excerpt(partner_text));
         }
         parsed.colocated[partner] = {
             RequirePositiveNumber(value[0], name, line, key_text + " with " + partner_text),

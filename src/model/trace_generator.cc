@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
 #include "core/rng.h"
 
@@ -96,8 +97,8 @@ ThroughputTable SyntheticThroughputTable() {
 
 Trace GenerateTrace(const TraceGeneratorOptions& options, const ThroughputTable& table,
                     const std::string& worker_type) {
-  if (options.jobs <= 0) throw UsageError("--jobs must be positive");
-  if (!(options.mean_interarrival_s >= 0)) throw UsageError("--arrival-mean-s must be >= 0");
+  RequireCountInRange("--jobs", options.jobs, 1, static_cast<long long>(kMaxTraceJobs));
+  RequireOptionInRange("--arrival-mean-s", options.mean_interarrival_s, 0, kMaxTraceSeconds);
   if (!(options.min_duration_h > 0) || options.max_duration_h < options.min_duration_h ||
       options.duration_values < 1) {
     throw UsageError("duration range must satisfy 0 < min <= max with at least one value");
@@ -153,6 +154,12 @@ Trace GenerateTrace(const TraceGeneratorOptions& options, const ThroughputTable&
     }
     job.total_steps = std::floor(job.duration_s * throughput);
     if (i > 0) arrival += std::floor(arrival_rng.Exponential(options.mean_interarrival_s));
+    if (arrival > kMaxTraceSeconds) {
+      throw UsageError("--jobs " + std::to_string(options.jobs) + " arriving every " +
+                       FormatNumber(options.mean_interarrival_s) +
+                       " s on average (--arrival-mean-s) span more than the trace limit of " +
+                       FormatNumber(kMaxTraceSeconds) + " s (docs/limits.md)");
+    }
     job.arrival_s = arrival;
     job.source = trace.name + ":" + std::to_string(i + 1);
     trace.jobs.push_back(std::move(job));

@@ -1,6 +1,18 @@
 #include "net/event_queue.h"
 
+#include <string>
+
+#include "core/error.h"
+
 namespace jigsaw::net {
+
+void EventQueue::PastHorizon(Time time) {
+  throw UsageError(
+      "the simulation would pass its horizon of " + std::to_string(kMaxTime / kSecond) +
+      " s of simulated time (docs/limits.md" + (time < 0 ? ", negative time" : "") +
+      "): a link too slow for the traffic (see the topology's rates), a compute phase too long "
+      "(--cycle-ns x cycles) or a workload that cannot finish; --stop ends a run earlier");
+}
 
 void EventQueue::SiftUp(size_t index) {
   Event moving = heap_[index];

@@ -25,7 +25,11 @@ struct Event {
 
 class EventQueue {
  public:
+  // Throws UsageError if `time` lies past kMaxTime (or is negative).
   void Push(Time time, uint8_t type, uint32_t a, uint32_t b) {
+    if (time > kMaxTime || time < 0) [[unlikely]] {
+      PastHorizon(time);
+    }
     heap_.push_back(Event{time, (next_sequence_++ << 8) | type, a, b});
     SiftUp(heap_.size() - 1);
   }
@@ -40,6 +44,7 @@ class EventQueue {
     return x.time < y.time || (x.time == y.time && x.order < y.order);
   }
   void SiftUp(size_t index);
+  [[noreturn]] static void PastHorizon(Time time);
 
   std::vector<Event> heap_;
   uint64_t next_sequence_ = 0;

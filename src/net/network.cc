@@ -1,6 +1,7 @@
 #include "net/network.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "core/error.h"
@@ -27,7 +28,13 @@ uint64_t Mix(uint64_t x) {
 }
 
 Time PacingTime(uint32_t bytes, double rate_bps) {
-  return static_cast<Time>(static_cast<double>(bytes) * 8e12 / rate_bps);
+  return SaturatingTime(static_cast<double>(bytes) * 8e12 / rate_bps);
+}
+
+// Bytes in flight over `picoseconds` at `rate_bps`, saturated far above any buffer.
+uint64_t BytesInFlight(double rate_bps, double picoseconds) {
+  const double bytes = rate_bps * picoseconds / 8e12;
+  return bytes < 1e15 ? static_cast<uint64_t>(bytes) : uint64_t{1'000'000'000'000'000};
 }
 
 }  // namespace
@@ -91,8 +98,8 @@ Network::Network(const Topology& topology, const NetConfig& config)
     std::vector<SwitchMmu::PortSpec> specs;
     for (uint32_t p = 0; p < nodes_[node].num_ports; ++p) {
       const Port& port = ports_[nodes_[node].first_port + p];
-      uint64_t bdp = static_cast<uint64_t>(static_cast<double>(port.rate_bps) *
-                                           static_cast<double>(port.delay) / 8e12);
+      uint64_t bdp =
+          BytesInFlight(static_cast<double>(port.rate_bps), static_cast<double>(port.delay));
       int shift = config_.pfc_shift;
       for (uint64_t rate = port.rate_bps; rate > nic_rate && shift > 0; rate /= 2) --shift;
       specs.push_back({bdp * static_cast<uint64_t>(config_.headroom_bdps) +
@@ -122,13 +129,14 @@ void Network::ComputePathTiming(Flow& flow, uint32_t id) {
   int hops = 0;
   while (node != dst_node) {
     const Port& port = ports_[RoutePort(node, flow.dst_host, id)];
-    rtt += 2 * port.delay + SerializationTime(data_bytes, port.rate_bps) +
-           SerializationTime(config_.ack_bytes, port.rate_bps);
+    rtt = std::min<Time>(kPastHorizon, rtt + 2 * port.delay +
+                                           SerializationTime(data_bytes, port.rate_bps) +
+                                           SerializationTime(config_.ack_bytes, port.rate_bps));
     node = ports_[port.peer].node;
     if (++hops > 64) break;
   }
   flow.base_rtt = rtt;
-  flow.bdp = static_cast<uint64_t>(static_cast<double>(rtt) * flow.line_rate / 8e12) + data_bytes;
+  flow.bdp = BytesInFlight(flow.line_rate, static_cast<double>(rtt)) + data_bytes;
 }
 
 uint32_t Network::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint64_t tag) {
@@ -463,6 +471,9 @@ void Network::RateChanged(Flow& flow) {
 void Network::FinishSending(uint32_t id) {
   Port& port = ports_[flows_[id].src_port];
   auto it = std::find(port.flows.begin(), port.flows.end(), id);
+  if (it == port.flows.end()) {
+    throw std::logic_error("net: flow " + std::to_string(id) + " finished twice");
+  }
   size_t slot = static_cast<size_t>(it - port.flows.begin());
   port.flows.erase(it);
   if (slot < port.next_flow) --port.next_flow;

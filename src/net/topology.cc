@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/text_input.h"
 
 namespace jigsaw::net {
@@ -26,9 +27,13 @@ Topology ParseTopology(TextFile& file) {
   long long nodes = file.ParseInt(header[0], "nodes");
   long long switches = file.ParseInt(header[1], "switches");
   long long links = file.ParseInt(header[2], "links");
-  if (nodes < 2 || nodes > 10'000'000) file.Fail("expected 2..10000000 nodes");
+  if (nodes < 2 || nodes > kMaxTopologyNodes) {
+    file.Fail("expected 2.." + std::to_string(kMaxTopologyNodes) + " nodes (docs/limits.md)");
+  }
   if (switches < 0 || switches >= nodes) file.Fail("expected 0 <= switches < nodes");
-  if (links < 1) file.Fail("expected at least one link");
+  if (links < 1 || links > kMaxTopologyLinks) {
+    file.Fail("expected 1.." + std::to_string(kMaxTopologyLinks) + " links (docs/limits.md)");
+  }
 
   Topology topology;
   topology.name = file.name();
@@ -59,12 +64,13 @@ Topology ParseTopology(TextFile& file) {
     link.b = ParseNodeId(file, fields[1], "column 2 (b)", num_nodes);
     if (link.a == link.b) file.Fail("a link from node " + std::to_string(link.a) + " to itself");
     if (!ParseRate(fields[2], &link.rate_bps)) {
-      file.Fail("column 3 (rate): expected a rate like 200Gbps, got '" + std::string(fields[2]) +
-                "'");
+      file.Fail("column 3 (rate): expected a rate like 200Gbps, got '" + Excerpt(fields[2]) + "'");
     }
-    if (!ParseDuration(fields[3], &link.delay)) {
-      file.Fail("column 4 (delay): expected a duration like 0.005ms or 1000ns, got '" +
-                std::string(fields[3]) + "'");
+    if (!ParseDuration(fields[3], &link.delay) || link.delay > kMaxLinkDelayPs) {
+      file.Fail(
+          "column 4 (delay): expected a duration of at most 1s like 0.005ms or 1000ns "
+          "(docs/limits.md), got '" +
+          Excerpt(fields[3]) + "'");
     }
     link.error_rate = file.ParseDouble(fields[4], "column 5 (error_rate)");
     if (link.error_rate < 0 || link.error_rate >= 1) {
@@ -95,7 +101,7 @@ struct SpecReader {
     return "";
   }
   [[noreturn]] void Fail(const std::string& message) const {
-    throw UsageError("topology spec '" + spec + "': " + message);
+    throw UsageError("topology spec '" + Excerpt(spec) + "': " + message);
   }
   int Int(const std::string& key, int fallback) {
     std::string value = Take(key);
@@ -106,25 +112,29 @@ struct SpecReader {
       if (used == value.size()) return result;
     } catch (const std::exception&) {
     }
-    Fail(key + ": expected an integer, got '" + value + "'");
+    Fail(key + ": expected an integer, got '" + Excerpt(value) + "'");
   }
   uint64_t Rate(const std::string& key, uint64_t fallback) {
     std::string value = Take(key);
     if (value.empty()) return fallback;
     uint64_t rate;
-    if (!ParseRate(value, &rate)) Fail(key + ": expected a rate like 100Gbps, got '" + value + "'");
+    if (!ParseRate(value, &rate)) {
+      Fail(key + ": expected a rate like 100Gbps, got '" + Excerpt(value) + "'");
+    }
     return rate;
   }
   Time Duration(const std::string& key, Time fallback) {
     std::string value = Take(key);
     if (value.empty()) return fallback;
     Time time;
-    if (!ParseDuration(value, &time))
-      Fail(key + ": expected a duration like 1us, got '" + value + "'");
+    if (!ParseDuration(value, &time) || time > kMaxLinkDelayPs) {
+      Fail(key + ": expected a duration of at most 1s like 1us (docs/limits.md), got '" +
+           Excerpt(value) + "'");
+    }
     return time;
   }
   void RequireAllUsed() const {
-    if (!pairs.empty()) Fail("unknown key '" + pairs.front().first + "'");
+    if (!pairs.empty()) Fail("unknown key '" + Excerpt(pairs.front().first) + "'");
   }
 };
 
@@ -135,7 +145,7 @@ SpecReader ReadSpec(const std::string& spec, size_t colon) {
     if (item.empty()) continue;
     size_t eq = item.find('=');
     if (eq == std::string_view::npos)
-      reader.Fail("expected key=value, got '" + std::string(item) + "'");
+      reader.Fail("expected key=value, got '" + Excerpt(item) + "'");
     reader.pairs.emplace_back(std::string(item.substr(0, eq)), std::string(item.substr(eq + 1)));
   }
   return reader;
@@ -198,9 +208,17 @@ Topology MakeFatTree(int k, uint64_t rate_bps, Time delay) {
 }
 
 Topology MakeClos(const ClosSpec& spec) {
-  if (spec.leaves < 1 || spec.spines < 1 || spec.hosts_per_leaf < 1 ||
-      spec.leaves * spec.hosts_per_leaf > 1'000'000) {
-    throw UsageError("clos: leaves, spines and hosts must be positive");
+  // In 64 bits: leaves x hosts overflowed int before it was compared with the limit.
+  const int64_t leaves = spec.leaves, spines = spec.spines, per_leaf = spec.hosts_per_leaf;
+  if (leaves < 1 || spines < 1 || per_leaf < 1 || leaves * per_leaf > 1'000'000 ||
+      leaves + spines + leaves * per_leaf > kMaxTopologyNodes ||
+      leaves * per_leaf + leaves * spines > kMaxTopologyLinks) {
+    throw UsageError(
+        "clos: leaves, spines and hosts must be positive, with at most 1000000 hosts "
+        "and " +
+        std::to_string(kMaxTopologyLinks) +
+        " links (docs/limits.md); got leaves=" + std::to_string(leaves) +
+        ", spines=" + std::to_string(spines) + ", hosts=" + std::to_string(per_leaf));
   }
   const uint32_t hosts = static_cast<uint32_t>(spec.leaves * spec.hosts_per_leaf);
   const uint32_t leaf_base = hosts;

@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/rng.h"
 #include "core/text_input.h"
 
@@ -12,12 +13,16 @@ TrafficSpec ParseTrafficSpec(const std::string& text) {
   auto fields = SplitFields(text, ':');
   TrafficSpec spec;
   auto fail = [&]() -> TrafficSpec {
-    throw UsageError("--traffic '" + text +
-                     "': expected permutation:<bytes> or incast:<senders>:<bytes>");
+    throw UsageError("--traffic '" + Excerpt(text) +
+                     "': expected permutation:<bytes> or incast:<senders>:<bytes>, at most " +
+                     std::to_string(kMaxCollectiveBytes) + " bytes per flow (docs/limits.md)");
   };
   if (fields.size() == 2 && fields[0] == "permutation") {
     spec.kind = TrafficSpec::Kind::kPermutation;
-    if (!ParseBytes(fields[1], &spec.bytes) || spec.bytes == 0) fail();
+    if (!ParseBytes(fields[1], &spec.bytes) || spec.bytes == 0 ||
+        spec.bytes > kMaxCollectiveBytes) {
+      fail();
+    }
     return spec;
   }
   if (fields.size() == 3 && fields[0] == "incast") {
@@ -25,7 +30,10 @@ TrafficSpec ParseTrafficSpec(const std::string& text) {
     uint64_t senders = 0;
     if (!ParseBytes(fields[1], &senders) || senders == 0 || senders > 1'000'000) fail();
     spec.senders = static_cast<int>(senders);
-    if (!ParseBytes(fields[2], &spec.bytes) || spec.bytes == 0) fail();
+    if (!ParseBytes(fields[2], &spec.bytes) || spec.bytes == 0 ||
+        spec.bytes > kMaxCollectiveBytes) {
+      fail();
+    }
     return spec;
   }
   return fail();

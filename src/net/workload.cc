@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/text_input.h"
 
 namespace jigsaw::net {
@@ -19,21 +20,24 @@ const char* const kParallelisms[] = {"DATA",
                                      "HYBRID_TRANSFORMER_FWD_IN_BCKWD",
                                      "HYBRID_CUSTOMIZED"};
 
-uint64_t ParseCount(const TextFile& file, std::string_view field, const std::string& what) {
-  long long value = file.ParseInt(field, what);
-  if (value < 0) file.Fail(what + ": expected a non-negative integer");
-  return static_cast<uint64_t>(value);
+uint64_t ParseCount(const TextFile& file, std::string_view field, const std::string& what,
+                    uint64_t max) {
+  return static_cast<uint64_t>(file.ParseIntInRange(field, what, 0, static_cast<long long>(max)));
+}
+
+uint64_t ParseCycles(const TextFile& file, std::string_view field, const std::string& what) {
+  return ParseCount(file, field, what, kMaxComputeCycles);
 }
 
 CommSpec ParseComm(const TextFile& file, std::string_view type, std::string_view size,
                    const std::string& what) {
   CommSpec comm;
-  uint64_t bytes = ParseCount(file, size, what + " size");
+  uint64_t bytes = ParseCount(file, size, what + " size", kMaxCollectiveBytes);
   if (type == "NONE") return comm;
   if (!ParseCollectiveType(type, &comm.type) || type.front() == 'a') {
     file.Fail(what +
               " type: expected NONE, ALLREDUCE, ALLGATHER, REDUCESCATTER or ALLTOALL, got '" +
-              std::string(type) + "'");
+              Excerpt(type) + "'");
   }
   comm.present = bytes > 0;
   comm.bytes = bytes;
@@ -50,7 +54,7 @@ Workload Parse(TextFile& file) {
   std::string_view kind = SplitOnBlanks(line)[0];
   bool known = false;
   for (const char* p : kParallelisms) known = known || kind == p;
-  if (!known) file.Fail("unknown parallelism '" + std::string(kind) + "'");
+  if (!known) file.Fail("unknown parallelism '" + Excerpt(kind) + "'");
   workload.parallelism = std::string(kind);
   if (!file.NextLine(&line) || SplitOnBlanks(line).size() != 1) {
     file.Fail("expected the number of layers alone on line 2");
@@ -73,16 +77,20 @@ Workload Parse(TextFile& file) {
     }
     Layer layer;
     layer.name = std::string(f[0]);
-    layer.forward_cycles = ParseCount(file, f[2], "column 3 (forward compute)");
+    layer.forward_cycles = ParseCycles(file, f[2], "column 3 (forward compute)");
     layer.forward_comm = ParseComm(file, f[3], f[4], "columns 4-5 (forward communication)");
-    layer.input_grad_cycles = ParseCount(file, f[5], "column 6 (input-gradient compute)");
+    layer.input_grad_cycles = ParseCycles(file, f[5], "column 6 (input-gradient compute)");
     layer.input_grad_comm =
         ParseComm(file, f[6], f[7], "columns 7-8 (input-gradient communication)");
-    layer.weight_grad_cycles = ParseCount(file, f[8], "column 9 (weight-gradient compute)");
+    layer.weight_grad_cycles = ParseCycles(file, f[8], "column 9 (weight-gradient compute)");
     layer.weight_grad_comm =
         ParseComm(file, f[9], f[10], "columns 10-11 (weight-gradient communication)");
-    layer.update_cycles = ParseCount(file, f[11], "column 12 (update delay)");
+    layer.update_cycles = ParseCycles(file, f[11], "column 12 (update delay)");
     workload.layers.push_back(std::move(layer));
+  }
+  while (file.NextLine(&line)) {
+    if (SplitOnBlanks(line).empty()) continue;
+    file.Fail("more layer lines than the " + std::to_string(count) + " announced on line 2");
   }
   return workload;
 }
@@ -160,8 +168,8 @@ class JobDriver {
         case StepKind::kCompute:
           ++pc_;
           if (step.cycles > 0) {
-            Time duration =
-                static_cast<Time>(static_cast<double>(step.cycles) * spec_.cycle_ns * kNanosecond);
+            const Time duration =
+                SaturatingTime(static_cast<double>(step.cycles) * spec_.cycle_ns * kNanosecond);
             network->AddTimer(network->now() + duration, index_ << 20);
             return;
           }
@@ -207,8 +215,8 @@ class JobDriver {
     } else {
       uint32_t layer = record_layer_[record];
       const Layer& l = spec_.workload.layers[layer];
-      Time delay =
-          static_cast<Time>(static_cast<double>(l.update_cycles) * spec_.cycle_ns * kNanosecond);
+      const Time delay =
+          SaturatingTime(static_cast<double>(l.update_cycles) * spec_.cycle_ns * kNanosecond);
       network->AddTimer(network->now() + delay, (index_ << 20) | (layer + 1));
     }
   }
@@ -324,8 +332,10 @@ std::vector<JobResult> RunJobs(Network* network, const std::vector<JobSpec>& job
     if (job.workload.layers.empty())
       throw UsageError("workload '" + job.workload.name + "' has no layers");
     if (job.hosts.size() < 2) throw UsageError("a job needs at least 2 hosts");
-    if (job.iterations < 1) throw UsageError("iterations must be at least 1");
-    if (job.max_active < 1) throw UsageError("max_active must be at least 1");
+    RequireCountInRange("--iterations", job.iterations, 1, kMaxNetIterations);
+    RequireCountInRange("--max-active", job.max_active, 1, kMaxActiveCollectives);
+    RequireCountInRange("--chunks", job.chunks, 1, kMaxChunks);
+    RequireOptionInRange("--cycle-ns", job.cycle_ns, 0, kMaxCycleNs);
     if (jobs.size() >= 4096 || job.workload.layers.size() >= (1u << 20) - 1) {
       throw UsageError("too many jobs or layers");
     }

@@ -10,17 +10,21 @@
 
 namespace jigsaw::ps {
 
-PsClient::PsClient(const std::string& host, int port, int rank, int workers, double timeout_s)
-    : socket_(ConnectTcp(host, port, timeout_s)), rank_(rank) {
+PsClient::PsClient(const std::string& host, int port, int rank, int workers, double timeout_s,
+                   const Token& token)
+    : socket_(ConnectTcp(host, port, timeout_s)), rank_(rank), token_(token) {
+  if (!(timeout_s > 0)) throw std::invalid_argument("the timeout must be positive");
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(timeout_s);
+  tv.tv_usec = static_cast<suseconds_t>((timeout_s - static_cast<double>(tv.tv_sec)) * 1e6);
+  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // {0, 0} would mean "no timeout"
   setsockopt(socket_.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   Send(Message{
       MessageType::kHello, static_cast<uint32_t>(rank), static_cast<uint64_t>(workers), {}});
 }
 
 void PsClient::Send(const Message& message) {
-  SendMessage(socket_.fd(), message);
+  SendMessage(socket_.fd(), message, token_);
   bytes_sent_ += kHeaderBytes + message.data.size() * sizeof(float);
 }
 
@@ -36,7 +40,7 @@ std::vector<float> PsClient::Pull(uint64_t version) {
   Send(Message{MessageType::kPull, static_cast<uint32_t>(rank_), version, {}});
   Message reply;
   try {
-    reply = ReceiveMessage(socket_.fd());
+    reply = ReceiveMessage(socket_.fd(), token_, model_floats_);
   } catch (const ConnectionClosed&) {
     throw std::runtime_error("the parameter server closed the connection (the job failed)");
   } catch (const std::runtime_error& e) {
@@ -55,6 +59,7 @@ std::vector<float> PsClient::Pull(uint64_t version) {
                              MessageTypeName(reply.type) + " version " +
                              std::to_string(reply.step));
   }
+  model_floats_ = reply.data.size();
   return std::move(reply.data);
 }
 

@@ -1,11 +1,13 @@
 // The worker side of the parameter-server protocol (see message.h and server.h). Torch-free.
 //
 // PsClient connects to the server (retrying for up to timeout_s while it is not listening yet)
-// and says hello. A synchronous-SGD worker then calls, per iteration t: Push(t, gradient) and
-// Pull(t + 1), which blocks until every worker of the job pushed step t and returns the updated
-// parameters. Worker 0 calls Init(parameters) once first; every worker starts with Pull(0).
-// Errors throw std::runtime_error: a kError from the server ("the job failed"), a closed
-// connection, an unexpected reply, or no reply within timeout_s.
+// and says hello; every message carries the job's token. timeout_s may be fractional (0.5 s is
+// 0.5 s). A reply larger than the model (after the first pull) is refused before it is read. A
+// synchronous-SGD worker then calls, per iteration t: Push(t, gradient) and Pull(t + 1), which
+// blocks until every worker of the job pushed step t and returns the updated parameters. Worker 0
+// calls Init(parameters) once first; every worker starts with Pull(0). Errors throw
+// std::runtime_error: a kError from the server ("the job failed"), a closed connection, an
+// unexpected reply, or no reply within timeout_s.
 #ifndef JIGSAW_PS_CLIENT_H_
 #define JIGSAW_PS_CLIENT_H_
 
@@ -20,7 +22,8 @@ namespace jigsaw::ps {
 
 class PsClient {
  public:
-  PsClient(const std::string& host, int port, int rank, int workers, double timeout_s);
+  PsClient(const std::string& host, int port, int rank, int workers, double timeout_s,
+           const Token& token);
 
   void Init(const std::vector<float>& parameters);
   void Push(uint64_t step, const std::vector<float>& gradient);
@@ -35,6 +38,8 @@ class PsClient {
 
   Socket socket_;
   int rank_;
+  Token token_;
+  uint64_t model_floats_ = kMaxFloats;  // the model's size once the first pull told it
   uint64_t bytes_sent_ = 0;
   uint64_t bytes_received_ = 0;
 };

@@ -1,20 +1,25 @@
 // The parameter-server wire format: length-prefixed messages of float tensors over TCP.
 //
-// A frame is a 32-byte header followed by `count` little-endian IEEE-754 floats:
-//   bytes  0..3   magic "JPS1"
+// A frame is a 48-byte header followed by `count` little-endian IEEE-754 floats:
+//   bytes  0..3   magic "JPS2"
 //   bytes  4..7   type (MessageType), uint32
 //   bytes  8..11  rank (the worker the message is from or for), uint32
 //   bytes 12..15  reserved, zero
 //   bytes 16..23  step, uint64 (iteration or parameter version; see MessageType)
 //   bytes 24..31  count, uint64 (number of floats that follow; at most kMaxFloats)
+//   bytes 32..47  the job's secret token (128 bits), on every message in both directions
 // All integers are little-endian. DecodeHeader rejects a bad magic, an unknown type or a count
-// over kMaxFloats with ProtocolError, so a stray connection cannot make a peer allocate
-// gigabytes. SendMessage/ReceiveMessage move whole frames over a blocking socket; they throw
-// ConnectionClosed when the peer closed the connection before a frame began and ProtocolError or
-// std::runtime_error (with errno text) otherwise. Torch-free.
+// over kMaxFloats with ProtocolError. ReceiveMessage also rejects a token other than the job's
+// (compared in constant time) and a count over the caller's `max_count` before reading the
+// payload, and reads the payload in chunks, growing the buffer only as bytes actually arrive:
+// a peer's length field never makes it allocate more than the peer sent. SendMessage and
+// ReceiveMessage move whole frames over a blocking socket; they throw ConnectionClosed when the
+// peer closed the connection before a frame began and ProtocolError or std::runtime_error (with
+// errno text) otherwise. Torch-free.
 #ifndef JIGSAW_PS_MESSAGE_H_
 #define JIGSAW_PS_MESSAGE_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -40,8 +45,22 @@ struct Message {
   std::vector<float> data;
 };
 
-inline constexpr size_t kHeaderBytes = 32;
+inline constexpr size_t kHeaderBytes = 48;
 inline constexpr uint64_t kMaxFloats = uint64_t{1} << 28;  // 1 GiB of floats
+
+// A job's shared secret. Written as 32 hex digits (jigsaw ps --token / --token-file).
+using Token = std::array<uint8_t, 16>;
+// Throws std::invalid_argument unless `hex` is 32 hex digits (surrounding blanks ignored).
+Token ParseToken(const std::string& hex);
+std::string FormatToken(const Token& token);
+// 128 random bits from the kernel (getrandom).
+Token RandomToken();
+// Constant-time comparison.
+bool SameToken(const Token& a, const Token& b);
+// The job's token from the command line: `hex` if given, else the file `path`. With
+// `create_missing` (the server), a missing file is created (mode 0600) holding a fresh random
+// token. Throws UsageError naming the option when neither is given or the value is malformed.
+Token ResolveToken(const std::string& hex, const std::string& path, bool create_missing);
 
 class ProtocolError : public std::runtime_error {
  public:
@@ -58,20 +77,21 @@ struct Header {
   uint32_t rank = 0;
   uint64_t step = 0;
   uint64_t count = 0;
+  Token token{};
 };
 
 // The whole frame (header + payload) as bytes.
-std::string EncodeMessage(const Message& message);
-// Parses kHeaderBytes bytes.
+std::string EncodeMessage(const Message& message, const Token& token);
+// Parses kHeaderBytes bytes (the token is returned, not checked).
 Header DecodeHeader(const uint8_t* bytes);
 // Parses one complete frame (for tests and buffers); throws ProtocolError if `frame` is not
-// exactly one frame.
-Message DecodeMessage(const std::string& frame);
+// exactly one frame or carries another token.
+Message DecodeMessage(const std::string& frame, const Token& token);
 
 const char* MessageTypeName(MessageType type);
 
-void SendMessage(int fd, const Message& message);
-Message ReceiveMessage(int fd);
+void SendMessage(int fd, const Message& message, const Token& token);
+Message ReceiveMessage(int fd, const Token& token, uint64_t max_count = kMaxFloats);
 
 }  // namespace jigsaw::ps
 

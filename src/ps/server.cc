@@ -1,11 +1,22 @@
 #include "ps/server.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -24,20 +35,56 @@ double WallSeconds() {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
 void SetReceiveTimeout(int fd, double seconds) {
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(seconds);
   tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
+  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // {0, 0} would mean "no timeout"
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
+
+void SetNonBlocking(int fd, bool on) {
+  const int flags = fcntl(fd, F_GETFL, 0);
+  fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+}
+
+std::string PeerName(int fd) {
+  sockaddr_in address{};
+  socklen_t length = sizeof(address);
+  char text[INET_ADDRSTRLEN] = "?";
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return "?";
+  inet_ntop(AF_INET, &address.sin_addr, text, sizeof(text));
+  return std::string(text) + ":" + std::to_string(ntohs(address.sin_port));
+}
+
+// The first non-finite value, or -1.
+long FirstNonFinite(const std::vector<float>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) return static_cast<long>(i);
+  }
+  return -1;
+}
+
+// A connection that has not said hello yet.
+struct Pending {
+  Socket socket;
+  std::string peer;
+  Clock::time_point deadline;
+  uint8_t header[kHeaderBytes] = {};
+  size_t have = 0;
+};
 
 class Server {
  public:
   explicit Server(const ServerOptions& options)
-      : options_(options), aggregator_(options.workers, options.lr, options.momentum) {}
+      : options_(options),
+        aggregator_(options.workers, options.lr, options.momentum),
+        expected_floats_(options.max_parameters) {}
 
   ServerStats Run() {
-    Socket listener = ListenTcp(options_.host, options_.port, options_.workers + 4);
+    Socket listener = ListenTcp(options_.host, options_.port, options_.max_pending);
     stats_.port = LocalPort(listener);
     stats_.workers = options_.workers;
     if (options_.on_listening) options_.on_listening(stats_.port);
@@ -45,8 +92,16 @@ class Server {
       std::fprintf(stderr, "jigsaw: ps %s: listening on %s:%d for %d workers\n",
                    options_.job.c_str(), options_.host.c_str(), stats_.port, options_.workers);
     }
-    AcceptWorkers(listener);
-    listener = Socket();
+    try {
+      AcceptWorkers(listener);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("ps " + options_.job + ": " + e.what());
+    }
+    listener = Socket();  // later connections are refused by the kernel
+    if (!options_.quiet) {
+      std::fprintf(stderr, "jigsaw: ps %s: all %d workers joined; no longer listening\n",
+                   options_.job.c_str(), options_.workers);
+    }
 
     std::vector<std::thread> threads;
     for (int rank = 0; rank < options_.workers; ++rank) {
@@ -64,27 +119,122 @@ class Server {
   }
 
  private:
+  // Closes a connection that is not one of this job's workers; the job goes on.
+  void Refuse(Pending& pending, const std::string& why) {
+    ++stats_.refused_connections;
+    if (!options_.quiet && stats_.refused_connections <= kLoggedRefusals) {
+      std::fprintf(
+          stderr, "jigsaw: ps %s: refused a connection from %s: %s%s\n", options_.job.c_str(),
+          pending.peer.c_str(), why.c_str(),
+          stats_.refused_connections == kLoggedRefusals ? " (further ones not logged)" : "");
+    }
+    pending.socket = Socket();
+  }
+
+  // Judges a complete hello. Returns the rank it joins as, or -1 if refused; throws when a worker
+  // of this job (right token) is misconfigured.
+  int Judge(Pending& pending) {
+    Header header;
+    try {
+      header = DecodeHeader(pending.header);
+    } catch (const ProtocolError& e) {
+      Refuse(pending, e.what());
+      return -1;
+    }
+    if (!SameToken(header.token, options_.token)) {
+      Refuse(pending, "wrong token");
+      return -1;
+    }
+    if (header.type != MessageType::kHello || header.count != 0) {
+      Refuse(pending, std::string("expected hello, got ") + MessageTypeName(header.type));
+      return -1;
+    }
+    if (header.step != static_cast<uint64_t>(options_.workers)) {
+      throw std::runtime_error("worker " + std::to_string(header.rank) + " expects " +
+                               std::to_string(header.step) + " workers, this job has " +
+                               std::to_string(options_.workers));
+    }
+    if (header.rank >= static_cast<uint32_t>(options_.workers) ||
+        connections_[header.rank].valid()) {
+      throw std::runtime_error("worker rank " + std::to_string(header.rank) +
+                               " is out of range or already connected");
+    }
+    return static_cast<int>(header.rank);
+  }
+
   void AcceptWorkers(const Socket& listener) {
     connections_.resize(static_cast<size_t>(options_.workers));
-    for (int accepted = 0; accepted < options_.workers; ++accepted) {
-      Socket socket = AcceptTcp(listener, options_.timeout_s);
-      SetReceiveTimeout(socket.fd(), options_.timeout_s);
-      Message hello = ReceiveMessage(socket.fd());
-      if (hello.type != MessageType::kHello) {
-        throw std::runtime_error(std::string("expected hello, got ") + MessageTypeName(hello.type));
+    SetNonBlocking(listener.fd(), true);
+    const Clock::time_point give_up =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options_.timeout_s));
+    std::vector<Pending> pending;
+    int joined = 0;
+    while (joined < options_.workers) {
+      std::vector<pollfd> fds{{listener.fd(), POLLIN, 0}};
+      Clock::time_point wake = give_up;
+      for (const Pending& p : pending) {
+        fds.push_back({p.socket.fd(), POLLIN, 0});
+        wake = std::min(wake, p.deadline);
       }
-      if (hello.step != static_cast<uint64_t>(options_.workers)) {
-        throw std::runtime_error("worker " + std::to_string(hello.rank) + " expects " +
-                                 std::to_string(hello.step) + " workers, this job has " +
-                                 std::to_string(options_.workers));
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
+      const int ready = poll(fds.data(), fds.size(),
+                             static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 0, 60'000)));
+      if (ready < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
+      const Clock::time_point now = Clock::now();
+      for (size_t i = 0; i < pending.size(); ++i) {
+        Pending& p = pending[i];
+        if (ready > 0 && (fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
+          const ssize_t got = recv(p.socket.fd(), p.header + p.have, kHeaderBytes - p.have, 0);
+          if (got == 0) {
+            Refuse(p, p.have == 0 ? "closed without a hello" : "truncated hello");
+            continue;
+          }
+          if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            Refuse(p, std::string("recv: ") + std::strerror(errno));
+            continue;
+          }
+          if (got > 0) p.have += static_cast<size_t>(got);
+          if (p.have == kHeaderBytes) {
+            const int rank = Judge(p);
+            if (rank < 0) continue;
+            SetNonBlocking(p.socket.fd(), false);
+            SetReceiveTimeout(p.socket.fd(), options_.timeout_s);
+            connections_[rank] = std::move(p.socket);
+            ++joined;
+            continue;
+          }
+        }
+        if (now >= p.deadline) Refuse(p, "no hello within the handshake timeout (idle)");
       }
-      if (hello.rank >= static_cast<uint32_t>(options_.workers) ||
-          connections_[hello.rank].valid()) {
-        throw std::runtime_error("worker rank " + std::to_string(hello.rank) +
-                                 " is out of range or already connected");
+      pending.erase(std::remove_if(pending.begin(), pending.end(),
+                                   [](const Pending& p) { return !p.socket.valid(); }),
+                    pending.end());
+      if (ready > 0 && (fds[0].revents & POLLIN)) {
+        while (true) {
+          Socket socket(accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+          if (!socket.valid()) break;  // EAGAIN: no more waiting
+          Pending p;
+          p.peer = PeerName(socket.fd());
+          p.socket = std::move(socket);
+          p.deadline = now + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(options_.handshake_timeout_s));
+          if (static_cast<int>(pending.size()) >= options_.max_pending) {
+            Refuse(p, "too many connections waiting for their hello");
+            continue;
+          }
+          int one = 1;
+          setsockopt(p.socket.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+          pending.push_back(std::move(p));
+        }
       }
-      connections_[hello.rank] = std::move(socket);
+      if (joined < options_.workers && Clock::now() >= give_up) {
+        throw std::runtime_error(std::to_string(joined) + " of " +
+                                 std::to_string(options_.workers) + " workers joined within " +
+                                 FormatFixed(options_.timeout_s, 1) + " s");
+      }
     }
+    for (Pending& p : pending) Refuse(p, "the job is complete");
   }
 
   void Fail(const std::string& reason) {
@@ -97,7 +247,7 @@ class Server {
     const int fd = connections_[rank].fd();
     try {
       while (true) {
-        Message message = ReceiveMessage(fd);
+        Message message = ReceiveMessage(fd, options_.token, expected_floats_.load());
         AddBytesReceived(kHeaderBytes + message.data.size() * sizeof(float));
         if (message.type == MessageType::kBye) break;
         if (!Handle(rank, message)) break;
@@ -113,7 +263,8 @@ class Server {
     // Tell this worker (only its own thread writes to its socket), then close every connection:
     // that wakes the threads blocked in recv and the other workers see the job end.
     try {
-      SendMessage(fd, Message{MessageType::kError, static_cast<uint32_t>(rank), 0, {}});
+      SendMessage(fd, Message{MessageType::kError, static_cast<uint32_t>(rank), 0, {}},
+                  options_.token);
     } catch (...) {
     }
     for (auto& connection : connections_) connection.Shutdown();
@@ -126,19 +277,35 @@ class Server {
 
   // Returns false when the job failed meanwhile.
   bool Handle(int rank, const Message& message) {
+    if (message.type != MessageType::kInit && message.type != MessageType::kPush &&
+        !message.data.empty()) {
+      throw std::runtime_error(std::string("unexpected payload in a ") +
+                               MessageTypeName(message.type) + " message");
+    }
     switch (message.type) {
       case MessageType::kInit: {
         std::lock_guard<std::mutex> lock(mutex_);
         if (rank != 0 || aggregator_.initialized()) {
           throw std::runtime_error("unexpected init (only worker 0 initializes, once)");
         }
+        if (const long bad = FirstNonFinite(message.data); bad >= 0) {
+          throw std::runtime_error("non-finite initial parameter " + std::to_string(bad) +
+                                   " refused");
+        }
         aggregator_.SetParameters(message.data);
+        expected_floats_ = message.data.size();
         snapshot_ = std::make_shared<const std::vector<float>>(message.data);
         stats_.start_wall_s = WallSeconds();
         changed_.notify_all();
         return true;
       }
       case MessageType::kPush: {
+        if (const long bad = FirstNonFinite(message.data); bad >= 0) {
+          throw std::runtime_error("non-finite gradient at step " + std::to_string(message.step) +
+                                   " (element " + std::to_string(bad) + " is " +
+                                   std::to_string(message.data[bad]) +
+                                   ") refused: it would poison the model");
+        }
         std::lock_guard<std::mutex> lock(mutex_);
         if (!failure_.empty()) return false;
         try {
@@ -172,7 +339,7 @@ class Server {
           version = aggregator_.version();
         }
         Message reply{MessageType::kParams, static_cast<uint32_t>(rank), version, *parameters};
-        SendMessage(connections_[rank].fd(), reply);
+        SendMessage(connections_[rank].fd(), reply, options_.token);
         std::lock_guard<std::mutex> lock(mutex_);
         stats_.bytes_sent += kHeaderBytes + reply.data.size() * sizeof(float);
         return true;
@@ -196,12 +363,17 @@ class Server {
     json["end_wall_s"] = stats_.end_wall_s;
     json["bytes_sent"] = stats_.bytes_sent;
     json["bytes_received"] = stats_.bytes_received;
+    json["refused_connections"] = stats_.refused_connections;
     json["step_done_wall_s"] = stats_.step_done_wall_s;
     WriteJsonFile(options_.out, json);
   }
 
+  static constexpr uint64_t kLoggedRefusals = 20;
+
   ServerOptions options_;
   SyncSgdAggregator aggregator_;
+  // Largest payload accepted: max_parameters until kInit, then the model's size.
+  std::atomic<uint64_t> expected_floats_{0};
   std::vector<Socket> connections_;
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -214,6 +386,7 @@ class Server {
 
 ServerStats RunParameterServer(const ServerOptions& options) {
   if (options.workers < 1) throw std::invalid_argument("--workers must be >= 1");
+  if (options.max_pending < 1) throw std::invalid_argument("max_pending must be >= 1");
   Server server(options);
   return server.Run();
 }

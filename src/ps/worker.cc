@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
 #include "ps/client.h"
 #include "ps/server.h"
@@ -72,9 +74,15 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
   if (options.rank < 0 || options.rank >= options.workers) {
     throw UsageError("--rank " + std::to_string(options.rank) + " must be in [0, --workers)");
   }
-  if (options.iterations < 1 || options.batch < 1) {
-    throw UsageError("--iters and --batch must be positive");
-  }
+  RequireCountInRange("--workers", options.workers, 1, kMaxPsWorkers);
+  RequireCountInRange("--iters", options.iterations, 1, kMaxPsIterations);
+  RequireCountInRange("--batch", options.batch, 1, kMaxBatchSize);
+  RequireCountInRange("--threads", options.threads, 1, 1024);
+  RequireCountInRange("--synthetic-size", options.synthetic_size, 1, 4096);
+  RequireCountInRange("--synthetic-train", options.synthetic_train, 1, 10'000'000);
+  RequireCountInRange("--synthetic-test", options.synthetic_test, 1, 10'000'000);
+  RequireOptionInRange("--timeout-s", options.timeout_s, 1e-3, 1e6);
+  RequireOptionInRange("--start-at", options.start_at_wall_s, 0, kMaxWallClockS);
   std::string host;
   int port = 0;
   ParseHostPort(options.server, "--server", &host, &port);
@@ -88,7 +96,8 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
   if (options.start_at_wall_s > 0 && wait_s > 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
   }
-  PsClient client(host, port, options.rank, options.workers, options.timeout_s);
+  PsClient client(host, port, options.rank, options.workers, options.timeout_s,
+                  ResolveToken(options.token, options.token_file, false));
   if (options.rank == 0) client.Init(FlattenParameters(model));
   LoadParameters(model, client.Pull(0));
 
@@ -108,6 +117,7 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
         model->forward(BatchImages(train, indices)), BatchLabels(train, indices));
     loss.backward();
     std::vector<float> gradient = FlattenGradients(model);
+    if (t == options.poison_at_iter && !gradient.empty()) gradient[0] = std::nanf("");
     const double compute_s = Since(start);
     const auto push_start = Clock::now();
     client.Push(static_cast<uint64_t>(t), gradient);

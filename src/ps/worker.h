@@ -32,11 +32,16 @@ struct PsWorkerOptions {
   uint64_t seed = 1;
   int threads = 1;
   double timeout_s = 120;
+  std::string token;       // the job's secret, 32 hex digits; or
+  std::string token_file;  // a file holding it (written by jigsaw ps --token-file)
   // Wall-clock second (since the epoch) to start training at, after the model is built and
   // before connecting; 0: at once. Lets an experiment start several jobs together.
   double start_at_wall_s = 0;
   std::string out;
   bool quiet = false;
+  // Fault injection for tests and bench/hostile_peers.sh: at this iteration the worker pushes a
+  // gradient whose first element is NaN (a diverged or malicious worker); -1: never.
+  int poison_at_iter = -1;
 };
 
 struct PsWorkerResult {

@@ -1,7 +1,7 @@
 #include "runtime/launcher.h"
 
 #include <netinet/in.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -27,20 +28,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int FreeLocalPort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    throw std::runtime_error("cannot find a free local port for the rendezvous");
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 std::vector<std::string> OwnCommandLine() {
   std::ifstream in("/proc/self/cmdline", std::ios::binary);
   std::vector<std::string> args;
@@ -48,6 +35,19 @@ std::vector<std::string> OwnCommandLine() {
   while (std::getline(in, arg, '\0')) args.push_back(arg);
   if (args.empty()) throw std::runtime_error("cannot read /proc/self/cmdline");
   return args;
+}
+
+// Starts `argv` as a child that the kernel SIGKILLs when this process dies (PR_SET_PDEATHSIG),
+// so a killed launcher never leaves its workers training on their own. Returns the pid or -1.
+pid_t SpawnTiedToParent(const std::string& exe, const std::vector<char*>& argv) {
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid != 0) return pid;
+  // Child: only async-signal-safe calls until exec.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) _exit(127);
+  if (getppid() != parent) _exit(127);  // the launcher died before prctl took effect
+  execve(exe.c_str(), argv.data(), environ);
+  _exit(127);
 }
 
 std::string DescribeExit(int status) {
@@ -62,17 +62,44 @@ std::string DescribeExit(int status) {
 
 int LaunchLocalWorkers(int workers, double grace_s) {
   if (workers < 1) throw UsageError("--workers must be at least 1");
-  const std::string master = "127.0.0.1:" + std::to_string(FreeLocalPort());
+  // The rendezvous: a file in a folder only this user can enter (no network listener).
+  // Named after this process, so a later launch removes the folders of launchers that were
+  // killed before they could (their pid no longer exists).
+  const std::filesystem::path temp = std::filesystem::temp_directory_path();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(temp, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("jigsaw_rendezvous_", 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + 18, nullptr, 10);
+    if (pid > 0 && kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::filesystem::remove_all(entry.path(), ec);
+    }
+  }
+  std::string folder =
+      (temp / ("jigsaw_rendezvous_" + std::to_string(getpid()) + "_XXXXXX")).string();
+  if (mkdtemp(folder.data()) == nullptr) {
+    throw std::runtime_error("cannot create a rendezvous folder: " +
+                             std::string(std::strerror(errno)));
+  }
+  struct RemoveFolder {
+    std::string path;
+    ~RemoveFolder() {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  } remove_folder{folder};
+  const std::string rendezvous = folder + "/store";
   const std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
   std::vector<pid_t> pids(workers, -1);
   for (int k = 0; k < workers; ++k) {
     std::vector<std::string> args = OwnCommandLine();
     args.insert(args.end(), {"--rank", std::to_string(k), "--world", std::to_string(workers),
-                             "--master", master});
+                             "--rendezvous-file", rendezvous});
     std::vector<char*> argv;
     for (std::string& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    if (posix_spawn(&pids[k], exe.c_str(), nullptr, nullptr, argv.data(), environ) != 0) {
+    pids[k] = SpawnTiedToParent(exe, argv);
+    if (pids[k] < 0) {
       for (int started = 0; started < k; ++started) {
         kill(pids[started], SIGKILL);
         waitpid(pids[started], nullptr, 0);

@@ -74,6 +74,9 @@ struct TrainOptions {
   int rank = -1;
   int world = 0;
   std::string master = "127.0.0.1:29500";
+  // Local workers started by the launcher rendezvous through this file (a c10d::FileStore in a
+  // private folder) instead of a TCPStore at `master`.
+  std::string rendezvous_file;
   // Address peers reach this rank's Gloo transport at; "" = 127.0.0.1 when the master is local,
   // else the address of this machine's interface towards the master (net_address.h).
   std::string gloo_host;

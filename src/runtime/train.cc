@@ -12,10 +12,13 @@
 #include <numeric>
 #include <optional>
 #include <sstream>
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
+#include "core/result_set.h"
 #include "core/rng.h"
 #include "core/stats.h"
 #include "runtime/block_state.h"
@@ -315,6 +318,28 @@ Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTra
   return result;
 }
 
+// Workers of the run that wrote the checkpoint; 0 for checkpoints that do not record it.
+int CheckpointWorld(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path);
+  torch::Tensor world;
+  return archive.try_read("world", world) ? static_cast<int>(world.item<int64_t>()) : 0;
+}
+
+// --resume continues a run with the same number of workers only: the data order, the plan's
+// depths and the iterations per epoch all depend on it.
+void RequireSameWorld(const TrainOptions& options, int world) {
+  const std::string checkpoint = CheckpointPath(options);
+  if (!options.resume || !std::filesystem::exists(checkpoint)) return;
+  const int saved = CheckpointWorld(checkpoint);
+  if (saved > 0 && saved != world) {
+    throw UsageError("--resume: " + checkpoint + " was written by a run with " +
+                     std::to_string(saved) + " workers, this run has " + std::to_string(world) +
+                     " (expected --workers " + std::to_string(saved) +
+                     ", or a new --out without --resume)");
+  }
+}
+
 // After each epoch rank 0 collects every rank's rows of the epoch through the store (keys are
 // per epoch and rank, so nothing is overwritten) and appends them to *all_rows in iteration order.
 void GatherRows(c10d::Store& store, int rank, int world, int epoch, std::vector<IterationRow>* rows,
@@ -356,6 +381,18 @@ std::pair<std::string, int> SplitHostPort(const std::string& address) {
   return {address.substr(0, colon), port};
 }
 
+// The documented ranges of the options (docs/limits.md); UsageError naming the option.
+void ValidateTrainOptions(const TrainOptions& options) {
+  if (options.rank < 0) RequireCountInRange("--workers", options.workers, 1, kMaxLocalWorkers);
+  RequireCountInRange("--epochs", options.epochs, 1, 1'000'000);
+  RequireCountInRange("--batch", options.batch, 1, kMaxBatchSize);
+  RequireCountInRange("--max-iters-per-epoch", options.max_iters_per_epoch, 0, 1'000'000'000);
+  RequireOptionInRange("--lr", options.lr, 0, 1e3);
+  RequireOptionInRange("--momentum", options.momentum, 0, 1);
+  RequireCountInRange("--threads", options.threads, 1, 1024);
+  RequireOptionInRange("--timeout-s", options.timeout_s, 0.01, 1e6);
+}
+
 // Exits without unwinding: Gloo's threads may still be blocked on the dead peer.
 [[noreturn]] void FailWorker(const TrainOptions& options, const std::string& message) {
   std::fprintf(stderr, "jigsaw: train: worker %d: %s\n", options.rank, message.c_str());
@@ -367,18 +404,27 @@ int RunRank(const TrainOptions& options) {
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     throw UsageError("--rank must be in [0, --world)");
   }
-  auto [host, port] = SplitHostPort(options.master);
-  const bool local = host == "127.0.0.1" || host == "localhost";
-  std::string gloo_host = options.gloo_host;
-  if (gloo_host.empty()) gloo_host = local ? "127.0.0.1" : LocalAddressTowards(host, port);
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
   try {
-    c10d::TCPStoreOptions store_options;
-    store_options.port = static_cast<uint16_t>(port);
-    store_options.isServer = options.rank == 0;
-    store_options.numWorkers = options.world;
-    store_options.timeout = timeout;
-    auto store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+    c10::intrusive_ptr<c10d::Store> store;
+    std::string gloo_host = options.gloo_host;
+    if (!options.rendezvous_file.empty()) {
+      // Local workers (the launcher's): a file in the launcher's private folder, so the
+      // rendezvous listens on no network interface at all (TCPStore binds every interface).
+      store = c10::make_intrusive<c10d::FileStore>(options.rendezvous_file, options.world);
+      store->setTimeout(timeout);
+      if (gloo_host.empty()) gloo_host = "127.0.0.1";
+    } else {
+      auto [host, port] = SplitHostPort(options.master);
+      const bool local = host == "127.0.0.1" || host == "localhost";
+      if (gloo_host.empty()) gloo_host = local ? "127.0.0.1" : LocalAddressTowards(host, port);
+      c10d::TCPStoreOptions store_options;
+      store_options.port = static_cast<uint16_t>(port);
+      store_options.isServer = options.rank == 0;
+      store_options.numWorkers = options.world;
+      store_options.timeout = timeout;
+      store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+    }
     TrainRank(options, options.rank, options.world, store, gloo_host);
   } catch (const InputError&) {
     throw;
@@ -467,6 +513,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   BlockTrainingState state(model, options.momentum, options.weight_decay);
   if (rank == 0) MakeDirectories(options.out);
   const std::string checkpoint = CheckpointPath(options);
+  RequireSameWorld(options, world);
   if (options.resume && std::filesystem::exists(checkpoint)) {
     Checkpointed loaded =
         LoadCheckpoint(checkpoint, model, state, world, controller ? &*controller : nullptr,
@@ -645,7 +692,10 @@ void TrainRank(const TrainOptions& options, int rank, int world,
 }
 
 int RunTrain(const TrainOptions& options) {
-  ValidateOptions(options, ParseSpbPlan(options.spb));  // fail fast, before any worker starts
+  // Fail fast, before any worker starts.
+  ValidateTrainOptions(options);
+  ValidateOptions(options, ParseSpbPlan(options.spb));
+  if (options.rank < 0) RequireSameWorld(options, options.workers);
   return options.rank < 0 ? LaunchLocalWorkers(options.workers, options.timeout_s + 5)
                           : RunRank(options);
 }

@@ -3,11 +3,14 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "core/error.h"
+#include "core/result_set.h"
 #include "core/stats.h"
 #include "spb/balanced_exchange.h"
 #include "spb/cost_model.h"
+#include "spb/iteration_estimate.h"
 
 namespace jigsaw {
 
@@ -82,9 +85,21 @@ Json Predictions(const TrainOptions& options, const SpbPlan& plan, int world,
       }
     }
   }
-  return {{"profile", options.profile},
-          {"predicted_mean_backward_s", RoundTo(Mean(backward), 6)},
-          {"predicted_bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
+  Json predictions = {{"profile", options.profile},
+                      {"predicted_mean_backward_s", RoundTo(Mean(backward), 6)},
+                      {"predicted_bytes_sent_per_iter", RoundTo(Mean(bytes), 0)}};
+  // The whole iteration needs the profile's communication model for more than one worker; it
+  // models the tree exchange (bench/spb_estimate.sh compares it with measured iterations).
+  if (world == 1 || !profile.comm.empty()) {
+    try {
+      const SpbIterationEstimate estimate =
+          EstimateSpbIteration(profile, profile.comm, world, plan, options.batch);
+      predictions["predicted_iter_s"] = RoundTo(estimate.iteration_s, 6);
+    } catch (const std::exception&) {
+      // A comm model without the collective kinds this plan uses: no whole-iteration estimate.
+    }
+  }
+  return predictions;
 }
 
 std::string FormatDecision(const AdaptiveDecision& d) {
@@ -172,18 +187,19 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
   const std::vector<IterationRow>& rows = record.rows;
   std::string csv = std::string(kIterationsCsvHeader) + "\n";
   for (const IterationRow& r : rows) csv += FormatIterationRow(r) + "\n";
-  WriteFileAtomically(options.out + "/iterations.csv", csv);
+  ResultSet results(options.out);  // every output of one epoch, as a unit
+  results.Add("iterations.csv", std::move(csv));
 
   std::string evals = std::string(kEvalsCsvHeader) + "\n";
   for (const EvalRow& e : record.evals) {
     evals += std::to_string(e.iteration) + "," + std::to_string(e.epoch) + "," +
              std::to_string(e.samples) + "," + FormatFixed(e.accuracy, 4) + "\n";
   }
-  WriteFileAtomically(options.out + "/evals.csv", evals);
+  results.Add("evals.csv", std::move(evals));
   if (plan.kind == SpbPlanKind::kAdaptive) {
     std::string decisions = std::string(kDecisionsCsvHeader) + "\n";
     for (const AdaptiveDecision& d : record.decisions) decisions += FormatDecision(d) + "\n";
-    WriteFileAtomically(options.out + "/decisions.csv", decisions);
+    results.Add("decisions.csv", std::move(decisions));
   }
 
   Json per_worker = Json::array();
@@ -272,7 +288,8 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
   }
   if (!options.profile.empty()) summary.update(Predictions(options, plan, world, record));
   summary["per_worker"] = per_worker;
-  WriteJsonFile(options.out + "/summary.json", summary);
+  results.Add("summary.json", summary.dump(2) + "\n");
+  results.Commit();
 }
 
 }  // namespace jigsaw

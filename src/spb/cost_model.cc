@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/json_input.h"
+#include "core/limits.h"
 #include "core/text_input.h"
 
 namespace jigsaw {
@@ -48,22 +50,26 @@ CommModel CommFromJson(const Json& json) {
     CollectiveFit fit;
     const std::string kind = f.at("kind").get<std::string>();
     if (kind != "allreduce" && kind != "broadcast") {
-      throw std::invalid_argument("comm fit kind must be allreduce or broadcast, got " + kind);
+      throw std::invalid_argument("comm fit kind must be allreduce or broadcast, got " +
+                                  Excerpt(kind));
     }
     fit.kind = kind == "allreduce" ? Collective::Kind::kAllreduce : Collective::Kind::kBroadcast;
-    fit.members = f.at("members").get<int>();
+    fit.members = static_cast<int>(JsonInteger(f.at("members"), "members", 2, kMaxWorkers));
     const std::string after = f.value("after", "compute");
     if (after != "compute" && after != "collective") {
-      throw std::invalid_argument("comm fit \"after\" must be compute or collective, got " + after);
+      throw std::invalid_argument("comm fit \"after\" must be compute or collective, got " +
+                                  Excerpt(after));
     }
     fit.back_to_back = after == "collective";
-    fit.latency_s = f.at("latency_s").get<double>();
-    fit.bandwidth_bytes_per_s = f.at("bandwidth_bytes_per_s").get<double>();
+    fit.latency_s = JsonNumber(f.at("latency_s"), "latency_s", 0, kMaxProfileSeconds);
+    fit.bandwidth_bytes_per_s =
+        JsonNumber(f.at("bandwidth_bytes_per_s"), "bandwidth_bytes_per_s", 0, 1e18);
     if (fit.members < 2 || fit.bandwidth_bytes_per_s <= 0 || fit.latency_s < 0) {
       throw std::invalid_argument("comm fit needs members >= 2, latency_s >= 0, bandwidth > 0");
     }
     for (const Json& s : f.value("samples_payload_bytes_s", Json::array())) {
-      fit.samples.emplace_back(s.at(0).get<double>(), s.at(1).get<double>());
+      fit.samples.emplace_back(JsonNumber(s.at(0), "sample bytes", 0, kMaxProfileBytes),
+                               JsonNumber(s.at(1), "sample seconds", 0, kMaxProfileSeconds));
     }
     comm.fits.push_back(fit);
   }
@@ -168,46 +174,64 @@ Json ProfileToJson(const ModelProfile& profile) {
 
 ModelProfile ReadProfile(const std::string& path) {
   const std::string text = ReadWholeFile(path);
-  Json json;
-  try {
-    json = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(path, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
-                     std::string("not valid JSON: ") + e.what());
-  }
+  const Json json = ParseJsonInput<Json>(path, text, "not valid JSON");
+  auto seconds = [](const Json& j, const char* key) {
+    return JsonNumber(j.at(key), key, 0, kMaxProfileSeconds);
+  };
+  auto seconds_or = [&](const Json& j, const char* key, double fallback) {
+    return j.contains(key) ? seconds(j, key) : fallback;
+  };
   ModelProfile profile;
   try {
+    if (!json.is_object()) throw std::invalid_argument("expected a JSON object");
     profile.model = json.at("model").get<std::string>();
-    profile.batch = json.at("batch").get<int>();
-    profile.input_shape = json.at("input_shape").get<std::vector<int>>();
-    profile.threads = json.value("threads", 1);
-    for (const Json& b : json.at("blocks")) {
+    profile.batch = static_cast<int>(JsonInteger(json.at("batch"), "batch", 1, kMaxBatchSize));
+    const Json& shape = json.at("input_shape");
+    if (!shape.is_array() || shape.size() > 8) {
+      throw std::invalid_argument("input_shape: expected an array of at most 8 sizes");
+    }
+    for (const Json& d : shape) {
+      profile.input_shape.push_back(static_cast<int>(JsonInteger(d, "input_shape", 1, 1 << 20)));
+    }
+    profile.threads = json.contains("threads")
+                          ? static_cast<int>(JsonInteger(json.at("threads"), "threads", 1, 1024))
+                          : 1;
+    const Json& blocks = json.at("blocks");
+    if (!blocks.is_array() || static_cast<long long>(blocks.size()) > kMaxProfileBlocks) {
+      throw std::invalid_argument("blocks: expected an array of at most " +
+                                  std::to_string(kMaxProfileBlocks) + " blocks");
+    }
+    for (const Json& b : blocks) {
       BlockProfile block;
       block.name = b.at("name").get<std::string>();
-      block.forward_s = b.at("forward_s").get<double>();
-      block.backward_s = b.at("backward_s").get<double>();
-      block.backward_weight_s = b.at("backward_weight_s").get<double>();
-      block.backward_input_s = b.at("backward_input_s").get<double>();
-      block.activation_bytes = b.at("activation_bytes").get<int64_t>();
-      block.parameter_bytes = b.at("parameter_bytes").get<int64_t>();
+      block.forward_s = seconds(b, "forward_s");
+      block.backward_s = seconds(b, "backward_s");
+      block.backward_weight_s = seconds(b, "backward_weight_s");
+      block.backward_input_s = seconds(b, "backward_input_s");
+      block.activation_bytes = JsonInteger(b.at("activation_bytes"), "activation_bytes", 0,
+                                           static_cast<long long>(kMaxProfileBytes));
+      block.parameter_bytes = JsonInteger(b.at("parameter_bytes"), "parameter_bytes", 0,
+                                          static_cast<long long>(kMaxProfileBytes));
       profile.blocks.push_back(block);
     }
-    profile.batch_s = json.value("batch_s", 0.0);
-    profile.loss_s = json.value("loss_s", 0.0);
-    profile.optimizer_s = json.value("optimizer_s", 0.0);
+    profile.batch_s = seconds_or(json, "batch_s", 0.0);
+    profile.loss_s = seconds_or(json, "loss_s", 0.0);
+    profile.optimizer_s = seconds_or(json, "optimizer_s", 0.0);
     if (json.contains("comm")) profile.comm = CommFromJson(json.at("comm"));
     if (json.contains("steps")) {
       const Json& steps = json.at("steps");
-      profile.steps.workers = steps.at("workers").get<int>();
-      profile.steps.repeats = steps.at("repeats").get<int>();
+      profile.steps.workers =
+          static_cast<int>(JsonInteger(steps.at("workers"), "steps.workers", 1, kMaxWorkers));
+      profile.steps.repeats =
+          static_cast<int>(JsonInteger(steps.at("repeats"), "steps.repeats", 1, 1'000'000'000));
       for (const Json& d : steps.at("depths")) {
         DepthStepProfile step;
-        step.depth = d.at("depth").get<int>();
-        step.slowest_compute_s = d.at("slowest_compute_s").get<double>();
-        step.mean_compute_s = d.value("mean_compute_s", step.slowest_compute_s);
-        step.alone_compute_s = d.value("alone_compute_s", step.mean_compute_s);
-        step.forward_s = d.at("forward_s").get<double>();
-        step.backward_s = d.at("backward_s").get<double>();
+        step.depth = static_cast<int>(JsonInteger(d.at("depth"), "depth", 0, kMaxProfileBlocks));
+        step.slowest_compute_s = seconds(d, "slowest_compute_s");
+        step.mean_compute_s = seconds_or(d, "mean_compute_s", step.slowest_compute_s);
+        step.alone_compute_s = seconds_or(d, "alone_compute_s", step.mean_compute_s);
+        step.forward_s = seconds(d, "forward_s");
+        step.backward_s = seconds(d, "backward_s");
         if (step.depth != static_cast<int>(profile.steps.depths.size())) {
           throw std::invalid_argument("steps.depths must list depths 0, 1, ... in order");
         }
@@ -219,7 +243,7 @@ ModelProfile ReadProfile(const std::string& path) {
   } catch (const std::invalid_argument& e) {
     throw InputError(path, 0, std::string("malformed block profile: ") + e.what());
   }
-  if (profile.batch <= 0 || profile.blocks.empty()) {
+  if (profile.blocks.empty()) {
     throw InputError(path, 0, "a profile needs a positive batch and at least one block");
   }
   if (!profile.steps.empty() && profile.steps.depths.size() != profile.blocks.size() + 1) {

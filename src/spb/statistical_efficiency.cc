@@ -3,6 +3,8 @@
 #include <cstdlib>
 
 #include "core/error.h"
+#include "core/json_input.h"
+#include "core/limits.h"
 #include "core/output.h"
 #include "core/text_input.h"
 
@@ -51,12 +53,7 @@ bool SamePlan(const SpbPlan& a, const SpbPlan& b) {
 
 StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
   const std::string text = ReadWholeFile(path);
-  Json json;
-  try {
-    json = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(path, LineOfOffset(text, e.byte), std::string("not valid JSON: ") + e.what());
-  }
+  const Json json = ParseJsonInput<Json>(path, text, "not valid JSON");
   const std::string format = json.is_object() ? json.value("format", "") : "";
   const bool v2 = format == "jigsaw-spb-statistical-efficiency-v2";
   if (!v2 && format != "jigsaw-spb-statistical-efficiency-v1") {
@@ -78,21 +75,34 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
     try {
       entry.model = e.at("model").get<std::string>();
       entry.plan = ParseSpbPlan(e.at("plan").get<std::string>());
-      entry.workers = e.at("workers").get<int>();
-      entry.batch_per_worker = e.at("batch_per_worker").get<int>();
-      entry.plan_iterations = e.at("plan_iterations").get<int>();
-      if (!v2) entry.epoch_test_accuracy = e.at("epoch_test_accuracy").get<std::vector<double>>();
-      entry.statistical_efficiency = e.at("statistical_efficiency").get<double>();
+      entry.workers = static_cast<int>(JsonInteger(e.at("workers"), "workers", 1, kMaxWorkers));
+      entry.batch_per_worker = static_cast<int>(
+          JsonInteger(e.at("batch_per_worker"), "batch_per_worker", 1, kMaxBatchSize));
+      entry.plan_iterations = static_cast<int>(
+          JsonInteger(e.at("plan_iterations"), "plan_iterations", 1, 1'000'000'000));
+      if (!v2) {
+        if (!e.at("epoch_test_accuracy").is_array()) {
+          throw JsonValueError("epoch_test_accuracy: expected an array of accuracies");
+        }
+        for (const Json& accuracy : e.at("epoch_test_accuracy")) {
+          entry.epoch_test_accuracy.push_back(JsonNumber(accuracy, "epoch_test_accuracy", 0, 1));
+        }
+      }
+      entry.statistical_efficiency =
+          JsonNumber(e.at("statistical_efficiency"), "statistical_efficiency", -1e9, 1e9);
       entry.command = e.at("command").get<std::string>();
       if (v2) {
         entry.dataset = e.at("dataset").get<std::string>();
-        entry.seeds = e.at("seeds").get<int>();
-        const std::vector<double> ci = e.at("ci_95").get<std::vector<double>>();
-        if (ci.size() != 2 || !(ci[0] <= ci[1])) {
+        entry.seeds = static_cast<int>(JsonInteger(e.at("seeds"), "seeds", 1, 1'000'000));
+        const Json& ci = e.at("ci_95");
+        if (!ci.is_array() || ci.size() != 2) {
+          throw InputError(path, line, "expected \"ci_95\": [low, high]");
+        }
+        entry.ci_low = JsonNumber(ci[0], "ci_95", -1e9, 1e9);
+        entry.ci_high = JsonNumber(ci[1], "ci_95", -1e9, 1e9);
+        if (!(entry.ci_low <= entry.ci_high)) {
           throw InputError(path, line, "expected \"ci_95\": [low, high] with low <= high");
         }
-        entry.ci_low = ci[0];
-        entry.ci_high = ci[1];
       }
     } catch (const Json::exception& ex) {
       throw InputError(path, line,
@@ -103,6 +113,8 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
                            ex.what());
     } catch (const UsageError& ex) {
       throw InputError(path, line, std::string("expected an SPB plan: ") + ex.what());
+    } catch (const std::invalid_argument& ex) {
+      throw InputError(path, line, ex.what());
     }
     if (entry.workers < 1 || entry.plan_iterations < 1) {
       throw InputError(path, line, "expected workers >= 1 and plan_iterations >= 1");

@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/json_input.h"
+#include "core/limits.h"
 #include "core/stats.h"
 #include "core/text_input.h"
 
@@ -24,7 +26,9 @@ std::vector<fs::path> NumberedDirs(const fs::path& dir, const std::string& prefi
       continue;
     }
     const std::string digits = name.substr(prefix.size());
-    if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) {
+      continue;
+    }
     found.emplace_back(std::stoi(digits), entry.path());
   }
   std::sort(found.begin(), found.end());
@@ -75,8 +79,9 @@ std::vector<IterationRow> ParseWorkerCsv(const std::string& name, const std::str
     file.RequireColumns(fields, 9,
                         "job,rank,iteration,start_wall_s,compute_s,push_s,pull_s,end_wall_s,loss");
     IterationRow row;
-    row.rank = static_cast<int>(file.ParseInt(fields[1], "column 2 (rank)"));
-    row.iteration = static_cast<int>(file.ParseInt(fields[2], "column 3 (iteration)"));
+    row.rank = static_cast<int>(file.ParseIntInRange(fields[1], "column 2 (rank)", 0, kMaxWorkers));
+    row.iteration = static_cast<int>(
+        file.ParseIntInRange(fields[2], "column 3 (iteration)", 0, kMaxPsIterations));
     row.end_wall_s = file.ParseDouble(fields[7], "column 8 (end_wall_s)");
     rows.push_back(row);
   }
@@ -118,23 +123,20 @@ std::vector<double> StragglerSpreads(const std::vector<IterationRow>& rows, int 
 
 JobResult AnalyzeJobDir(const std::string& dir) {
   const std::string server_path = (fs::path(dir) / "server.json").string();
-  Json server;
-  try {
-    server = Json::parse(ReadWholeFile(server_path));
-  } catch (const Json::exception& e) {
-    throw InputError(server_path, 0, std::string("not valid JSON: ") + e.what());
-  }
+  const Json server =
+      ParseJsonInput<Json>(server_path, ReadWholeFile(server_path), "not valid JSON");
   JobResult result;
   try {
     result.job = server.at("job").get<std::string>();
-    result.workers = server.at("workers").get<int>();
+    result.workers = static_cast<int>(JsonInteger(server.at("workers"), "workers", 1, 100000));
     std::vector<IterationRow> rows;
     for (int k = 0; k < result.workers; ++k) {
       const std::string path = (fs::path(dir) / ("worker" + std::to_string(k) + ".csv")).string();
       std::vector<IterationRow> worker = ReadWorkerCsv(path);
       rows.insert(rows.end(), worker.begin(), worker.end());
     }
-    result.jct_s = JobCompletionTime(server.at("start_wall_s").get<double>(), rows);
+    result.jct_s = JobCompletionTime(
+        JsonNumber(server.at("start_wall_s"), "start_wall_s", 0, kMaxWallClockS), rows);
     result.spreads_s = StragglerSpreads(rows, result.workers);
     result.iterations = static_cast<int>(result.spreads_s.size());
   } catch (const Json::exception& e) {

@@ -1,6 +1,7 @@
 #include "cluster/policies/policies.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 
@@ -371,8 +372,9 @@ TEST(SpbCostModel, ProfileFedOptionsFollowTheIterationEstimate) {
     block.activation_bytes = 4096, block.parameter_bytes = 1 << 20;
     profile.blocks.push_back(block);
   }
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "jigsaw_spb_cost_model_profile.json").string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("jigsaw_spb_cost_model_profile_" + std::to_string(getpid()) + ".json"))
+                               .string();
   WriteFileAtomically(path, ProfileToJson(profile).dump(2));
   SpbCostModelOptions spb_options;
   spb_options.profiles["ResNet-50"] = path;

@@ -80,7 +80,7 @@ TEST(ShockwavePlan, TinyInstanceHasTheKnownOptimum) {
   problem.bases = {0, 0.5, 1};
   problem.jobs = {PlanJob(2, 2, 100, 200), PlanJob(1, 1, 100, 100), PlanJob(1, 1, 100, 100)};
   const double optimum = std::log(0.5) / 6 - 1e-3 * 100;
-  ShockwavePlan plan = SolveShockwavePlan(problem, 10);
+  ShockwavePlan plan = SolveShockwavePlan(problem);
   ASSERT_TRUE(plan.feasible);
   EXPECT_EQ(plan.rounds, (std::vector<int>{1, 1, 1}));
   EXPECT_NEAR(plan.objective, optimum, 1e-12);
@@ -91,11 +91,11 @@ TEST(ShockwavePlan, TinyInstanceHasTheKnownOptimum) {
 
   // Capping A's remaining time at 0 forces both rounds to A.
   problem.jobs[0].max_remaining_s = 0;
-  plan = SolveShockwavePlan(problem, 10);
+  plan = SolveShockwavePlan(problem);
   ASSERT_TRUE(plan.feasible);
   EXPECT_EQ(plan.rounds, (std::vector<int>{2, 0, 0}));
   problem.jobs[1].max_remaining_s = 0;  // and B's too: infeasible
-  EXPECT_FALSE(SolveShockwavePlan(problem, 10).feasible);
+  EXPECT_FALSE(SolveShockwavePlan(problem).feasible);
   EXPECT_FALSE(SolveShockwaveMilpWithCbc(problem, 10, 1e-9, nullptr).feasible);
 }
 
@@ -156,7 +156,7 @@ TEST(ShockwavePlan, PlannerMatchesCbcOnRandomInstances) {
       problem.jobs.push_back(job);
     }
     ShockwavePlan exact = SolveShockwaveMilpWithCbc(problem, 20, 1e-7, nullptr);
-    ShockwavePlan plan = SolveShockwavePlan(problem, 10);
+    ShockwavePlan plan = SolveShockwavePlan(problem);
     ASSERT_TRUE(exact.feasible);
     ASSERT_TRUE(plan.feasible);
     ExpectValidPacking(problem, plan);
@@ -169,6 +169,39 @@ TEST(ShockwavePlan, PlannerMatchesCbcOnRandomInstances) {
   EXPECT_LE(total / instances, 0.03);
   std::printf("planner vs CBC: worst relative shortfall %.3g, mean %.3g\n", worst,
               total / instances);
+}
+
+// Issue 12 (9): the planner's default limit is work, not wall-clock time, so a plan never
+// depends on the machine's speed or load. A binding work limit stops the search at the same
+// point on every run.
+TEST(ShockwavePlan, TheWorkLimitIsDeterministicAndBinding) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> unit(0, 1);
+  ShockwavePlanProblem problem;
+  problem.gpus = 32;
+  problem.rounds = 20;
+  for (int i = 0; i < 40; ++i) {
+    const double epochs = 5 + std::floor(unit(rng) * 50);
+    const double epoch_s = 30 + unit(rng) * 300;
+    ShockwavePlanJob job = PlanJob(unit(rng) < 0.7 ? 1 : 4, epochs, epoch_s, 0);
+    job.epochs_done = std::floor(unit(rng) * epochs * 0.5);
+    job.remaining_s = (epochs - job.epochs_done) * job.epoch_s;
+    problem.jobs.push_back(job);
+  }
+  const ShockwavePlan full = SolveShockwavePlan(problem);
+  ASSERT_TRUE(full.feasible);
+  EXPECT_FALSE(full.limited);
+  ASSERT_GT(full.work, 2000);
+  const ShockwavePlanLimits tight{full.work / 2, 0};
+  const ShockwavePlan first = SolveShockwavePlan(problem, tight);
+  const ShockwavePlan second = SolveShockwavePlan(problem, tight);
+  EXPECT_TRUE(first.limited);
+  EXPECT_TRUE(first.feasible);
+  EXPECT_EQ(first.work, second.work);
+  EXPECT_EQ(first.rounds, second.rounds);
+  EXPECT_EQ(first.schedule, second.schedule);
+  EXPECT_LE(first.objective, full.objective);
+  ExpectValidPacking(problem, first);
 }
 
 TEST(ShockwaveOptions, ParsesShockwaveConfigs) {

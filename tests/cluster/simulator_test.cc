@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "cluster/sim_output.h"
@@ -166,6 +167,105 @@ TEST(Simulator, RejectsJobsThatCannotRun) {
   trace.jobs = {typed};
   ThroughputTable table = SyntheticThroughputTable();
   EXPECT_THROW(Simulate(trace, "fifo", 8, &table), InputError);
+}
+
+// Issue 12 (4): a run that cannot progress stops with a clear error instead of looping with
+// growing memory. A job below one iteration per round is refused at its trace line...
+TEST(Simulator, AJobBelowOneIterationPerRoundIsRefusedAtItsLine) {
+  ThroughputTable table = ThroughputTable::Parse(
+      "t.json", R"json({"v100": {"('LM (batch size 10)', 1)": {"null": 0.001}}})json");
+  JobSpec job = UntypedJob(0, 0, 100, 1);
+  job.job_type = "LM (batch size 10)";
+  job.model = "LM";
+  job.batch_size = 10;
+  Trace trace;
+  trace.jobs = {job};
+  auto policy = MakePolicy("fifo");
+  SimConfig config;
+  config.gpus = 1;
+  config.round_s = 0.5;
+  try {
+    Simulator(trace, &table, policy.get(), config).Run();
+    FAIL() << "simulated a job that can never progress";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("test:1: the job runs 0.001 iterations/s, less than one"),
+              std::string::npos)
+        << e.what();
+  }
+  // Untyped jobs run 1 unit per second: a round under a second would run none.
+  trace.jobs = {UntypedJob(0, 0, 100, 1)};
+  EXPECT_THROW(Simulator(trace, nullptr, policy.get(), config).Run(), InputError);
+}
+
+// ... a job that slows below one iteration per round during the run (GNS doubling its batch to
+// a type the table says runs 0.001 it/s) ends the run after kMaxIdleRounds idle rounds, naming
+// the job...
+TEST(Simulator, ARunThatStopsProgressingEndsWithAnErrorNamingTheJob) {
+  ThroughputTable table = ThroughputTable::Parse("t.json", R"json({"v100": {
+      "('ResNet-18 (batch size 32)', 1)": {"null": 100},
+      "('ResNet-18 (batch size 64)', 1)": {"null": 0.001}}})json");
+  JobSpec job = UntypedJob(0, 0, 60 * 1563, 1);  // GNS doubles the batch after 21 epochs
+  job.job_type = "ResNet-18 (batch size 32)";
+  job.model = "ResNet-18";
+  job.batch_size = 32;
+  job.mode = AdaptationMode::kGns;
+  Trace trace;
+  trace.jobs = {job};
+  try {
+    Simulate(trace, "fifo", 1, &table);
+    FAIL() << "the run ended";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("the simulation cannot progress"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("job 0 (test:1) runs 0.001 iterations/s"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// ... and a restart overhead longer than a round never makes progress negative (it did: two
+// time-sharing jobs then lost 880 s of work per preemption and never finished).
+TEST(Simulator, AnOverheadLongerThanTheRoundNeverUndoesWork) {
+  Trace trace;
+  trace.jobs = {UntypedJob(0, 0, 1000, 1), UntypedJob(1, 0, 1000, 1)};
+  auto policy = MakePolicy("max_min_fairness");
+  SimConfig config;
+  config.gpus = 1;
+  config.preemption_overhead_s = 1000;
+  SimResult result = Simulator(trace, nullptr, policy.get(), config).Run();
+  for (const JobRecord& job : result.jobs) {
+    EXPECT_GE(job.finish_s, 1000);
+    EXPECT_DOUBLE_EQ(job.gpu_s, 1000);  // the work, once: a preempted round adds nothing
+  }
+  // Each job alternates a lost round (the restart) with a full one, 2 x 1000 s of rounds each.
+  EXPECT_DOUBLE_EQ(result.makespan_s, 3800);
+}
+
+// ... and options that could never let a run end are refused by name.
+TEST(Simulator, OptionsOutsideTheirLimitsAreRefusedByName) {
+  Trace trace;
+  trace.jobs = {UntypedJob(0, 0, 1000, 1)};
+  auto policy = MakePolicy("fifo");
+  const std::pair<void (*)(SimConfig*), const char*> kBad[] = {
+      {[](SimConfig* c) { c->min_reallocation_interval_s = INFINITY; },
+       "--min-reallocation-interval-s must be in [0, 1000000000]"},
+      {[](SimConfig* c) { c->min_reallocation_interval_s = NAN; },
+       "--min-reallocation-interval-s must be in"},
+      {[](SimConfig* c) { c->round_s = NAN; }, "--round-s must be in [0.001, 10000000]"},
+      {[](SimConfig* c) { c->deadline_factor = -1; }, "--deadline-factor must be in"},
+      {[](SimConfig* c) { c->preemption_overhead_s = INFINITY; },
+       "--preemption-overhead-s must be in"},
+      {[](SimConfig* c) { c->gpus = -5; }, "--gpus must be in [1, 1048576]"}};
+  for (const auto& [mutate, expected] : kBad) {
+    SimConfig config;
+    mutate(&config);
+    try {
+      Simulator(trace, nullptr, policy.get(), config).Run();
+      ADD_FAILURE() << "accepted: " << expected;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Simulator, SameInputsGiveIdenticalResults) {

@@ -101,6 +101,43 @@ TEST(TraceReaders, MalformedInputGivesFileLineAndExpectation) {
   EXPECT_THROW(ParseTrace("empty", "\n\n"), InputError);
 }
 
+// Issue 12 (5): every numeric trace field has a documented maximum (docs/limits.md), checked
+// with file:line at read time; before, 1e11 steps used 1.8 GB and ran on, 1e300 disabled the
+// deadline, an arrival of 1e20 gave JCT 0 and a batch size of 2^63-1 became -1.
+TEST(TraceReaders, MagnitudesBeyondTheLimitsAreRefusedAtTheirLine) {
+  auto shockwave = [](const std::string& steps, const std::string& sf, const std::string& weight,
+                      const std::string& duration, const std::string& arrival) {
+    return "LM (batch size 10)\tc\tlm\t--steps\t1\t1000\t1\tgns\t1\t-1\t1418\t0\n"
+           "LM (batch size 10)\tc\tlm\t--steps\t1\t" +
+           steps + "\t" + sf + "\tgns\t" + weight + "\t-1\t" + duration + "\t" + arrival + "\n";
+  };
+  ExpectErrorAt(shockwave("1e11", "1", "1", "1", "0"), TraceFormat::kShockwave, 2,
+                "expected at most 1000000 epochs of LM");
+  ExpectErrorAt(shockwave("1e300", "1", "1", "1", "0"), TraceFormat::kShockwave, 2,
+                "expected at most 1000000000000 steps in column 6 (total_steps)");
+  ExpectErrorAt(shockwave("10", "1099511627776", "1", "1", "0"), TraceFormat::kShockwave, 2,
+                "expected an integer in [1, 1048576] in column 7 (scale_factor)");
+  ExpectErrorAt(shockwave("10", "1", "1e30", "1", "0"), TraceFormat::kShockwave, 2,
+                "column 9 (priority_weight)");
+  ExpectErrorAt(shockwave("10", "1", "1", "1e300", "0"), TraceFormat::kShockwave, 2,
+                "expected a value in [0, 100000000] in column 11 (duration)");
+  ExpectErrorAt(shockwave("10", "1", "1", "1", "1e20"), TraceFormat::kShockwave, 2,
+                "expected a value in [0, 100000000] in column 12 (arrival_time)");
+  ExpectErrorAt("ResNet-18 (batch size 2000000)\tc\td\t--n\t1\t100\t1\t1\t-1\t0\n",
+                TraceFormat::kGavel, 1, "expected a batch size of at most 1048576");
+  ExpectErrorAt("A3C\tcmd\t-n\t1\t10000\t1e15\t8\n", TraceFormat::kGavelMsr, 1,
+                "column 6 (arrival_time)");
+  ExpectErrorAt(
+      "name,time,application,num_replicas,batch_size\nx,1,cifar10,1,9223372036854775807\n",
+      TraceFormat::kPollux, 2, "expected an integer in [1, 1048576] in column 5 (batch_size)");
+  ExpectErrorAt("timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,1e12,1,6,x\n",
+                TraceFormat::kPhilly, 2, "expected a value in [0, 100000000] in column 2");
+  ExpectErrorAt(
+      "timestamp,duration,num_gpus,gpu_time,cluster\n2017-10-09 07:01:55,6,1,6,x\n"
+      "9999-10-09 07:01:55,6,1,6,x\n",
+      TraceFormat::kPhilly, 3, "s after the earliest one in column 1 (timestamp)");
+}
+
 TEST(TraceReaders, ReadsEveryRealTrace) {
   SKIP_WITHOUT(Data("traces"));
   EXPECT_EQ(ReadTrace(Data("traces/shockwave/shockwave_120.trace")).jobs.size(), 120u);

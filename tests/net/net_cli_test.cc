@@ -1,5 +1,6 @@
 // `jigsaw net` end to end: outputs, byte-identical reruns, and clean errors on bad input.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -17,7 +18,8 @@ struct Result {
 };
 
 std::string TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("jigsaw_net_cli_" + name);
+  auto dir = std::filesystem::temp_directory_path() /
+             ("jigsaw_net_cli_" + name + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   return dir.string();
 }
@@ -92,6 +94,63 @@ TEST(NetCli, BadInputsFailWithLocatedMessages) {
   EXPECT_NE(both.stderr_text.find("either --workload"), std::string::npos);
   Result dims = RunCli("--topology fattree:k=4 --traffic permutation:1MB --dims 3xq --out " + out);
   EXPECT_EQ(dims.status, 2);
+}
+
+// Issue 12 (2, 7, 10): links so slow that simulated time would pass 2^63 ps crashed the heap
+// (exit 139); --cycle-ns -1/nan/inf and 2^63 compute cycles silently dropped compute time;
+// --stop 0s exited 0 with the job unfinished; extra layer lines were ignored; clos:spines=5e7
+// and --chunks 1e6 exhausted memory. Now: exit 2 with the option or file:line, or 3 when the
+// run stopped before the jobs finished.
+TEST(NetCli, AbsurdInputsEndCleanly) {
+  const std::string out = TempDir("absurd");
+  const std::string slow = out + "_slow.txt";
+  std::ofstream(slow) << "4 2 4\n2 3\n0 2 1bps 1us 0\n1 2 1bps 1us 0\n2 3 1bps 1us 0\n"
+                         "3 1 1bps 1us 0\n";
+  const std::string tiny = out + "_tiny.txt";
+  std::ofstream(tiny) << "DATA\n1\nconv -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 5\n";
+  const std::string huge_cycles = out + "_cycles.txt";
+  std::ofstream(huge_cycles) << "DATA\n1\nconv -1 9223372036854775807 NONE 0 5 NONE 0 5 "
+                                "ALLREDUCE 4096 5\n";
+  const std::string extra = out + "_extra.txt";
+  std::ofstream(extra) << "DATA\n1\nconv -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 4096 5\n"
+                          "fc -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 4096 5\n";
+  const std::string delay = out + "_delay.txt";
+  std::ofstream(delay) << "3 1 2\n2\n0 2 100Gbps 1000000s 0\n1 2 100Gbps 1us 0\n";
+  const std::pair<std::string, std::string> kExit2[] = {
+      {"--topology " + slow + " --workload " + tiny, "would pass its horizon of 1000000 s"},
+      {"--topology " + slow + " --traffic permutation:1MB", "would pass its horizon"},
+      {"--topology fattree:k=4 --workload " + tiny + " --cycle-ns -1", "--cycle-ns must be in"},
+      {"--topology fattree:k=4 --workload " + tiny + " --cycle-ns nan", "--cycle-ns must be in"},
+      {"--topology fattree:k=4 --workload " + tiny + " --cycle-ns inf", "--cycle-ns must be in"},
+      {"--topology fattree:k=4 --workload " + huge_cycles,
+       huge_cycles + ":3: expected an integer in [0, 1000000000000000] in column 3"},
+      {"--topology fattree:k=4 --workload " + extra,
+       extra + ":4: more layer lines than the 1 announced on line 2"},
+      {"--topology clos:spines=50000000 --workload " + tiny, "clos: leaves, spines and hosts"},
+      {"--topology clos:leaves=100000,hosts=100000 --workload " + tiny,
+       "got leaves=100000, spines=8, hosts=100000"},
+      {"--topology fattree:k=4 --workload " + tiny + " --chunks 1000000",
+       "--chunks must be in [1, 1024]"},
+      {"--topology fattree:k=4 --workload " + tiny + " --iterations 0", "--iterations must be in"},
+      {"--topology fattree:k=4 --traffic permutation:1PB", "at most 100000000000 bytes"},
+      {"--topology " + delay + " --workload " + tiny, delay + ":3: column 4 (delay)"}};
+  for (const auto& [args, expected] : kExit2) {
+    Result result = RunCli(args + " --quiet --out " + out);
+    EXPECT_EQ(result.status, 2) << args << ": " << result.stderr_text;
+    EXPECT_NE(result.stderr_text.find(expected), std::string::npos)
+        << args << ": " << result.stderr_text;
+  }
+  Result stopped =
+      RunCli("--topology fattree:k=4 --workload " + tiny + " --stop 0s --quiet --out " + out);
+  EXPECT_EQ(stopped.status, 3) << stopped.stderr_text;
+  EXPECT_NE(stopped.stderr_text.find("1 job(s) unfinished"), std::string::npos)
+      << stopped.stderr_text;
+  nlohmann::json summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_FALSE(summary["jobs"][0]["finished"].get<bool>());
+  for (const std::string& file : {slow, tiny, huge_cycles, extra, delay}) {
+    std::filesystem::remove(file);
+  }
+  std::filesystem::remove_all(out);
 }
 
 }  // namespace

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "core/error.h"
 #include "net/topology.h"
 
 namespace jigsaw::net {
@@ -151,4 +153,22 @@ TEST(NetErrors, CorruptingLinkStillDeliversEveryByte) {
 }
 
 }  // namespace
+// Issue 12 (2): 1 bps links pushed simulated time past 2^63 ps; the overflow reordered events
+// and ended in erase(end()) and exit 139. Every event is now checked against the horizon.
+TEST(NetHorizon, TimePastTheHorizonIsAnErrorNotAnOverflow) {
+  const Topology slow = ParseTopologyText("slow", "3 1 2\n2\n0 2 1bps 1us 0\n1 2 1bps 1us 0\n");
+  Network network(slow, NetConfig{});
+  network.AddFlow(0, 1, 10'000'000, 0, 0);
+  try {
+    network.Run();
+    FAIL() << "ran past the horizon";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("horizon of 1000000 s"), std::string::npos) << e.what();
+  }
+  EXPECT_LE(network.now(), kMaxTime);
+  EXPECT_EQ(SerializationTime(uint64_t{1} << 40, 1), kPastHorizon);  // 2^43 s: saturates
+  EXPECT_EQ(SaturatingTime(std::nan("")), 0);
+  EXPECT_EQ(SaturatingTime(1e300), kPastHorizon);
+}
+
 }  // namespace jigsaw::net

@@ -31,17 +31,19 @@ TEST(PsTrainCli, ServerAndTwoWorkersTrainAnMlp) {
   const std::string d = dir.string();
   // The server picks a free port and writes it to a file; then the workers start.
   const std::string port_file = d + "/port";
-  const std::string server = j + " ps --host 127.0.0.1 --port 0 --port-file " + port_file +
-                             " --workers 2 --lr 0.05 --momentum 0.9 --timeout-s 30 --quiet --out " +
-                             d + "/server.json";
+  // The server creates the job's token file before it listens; the workers read it.
+  const std::string token_file = d + "/token";
+  const std::string server =
+      j + " ps --port 0 --port-file " + port_file + " --token-file " + token_file +
+      " --workers 2 --lr 0.05 --momentum 0.9 --timeout-s 30 --quiet --out " + d + "/server.json";
   std::string workers;
   for (int k = 0; k < 2; ++k) {
     workers += j + " ps-worker --server 127.0.0.1:$(cat " + port_file + ") --rank " +
                std::to_string(k) +
                " --workers 2 --iters 60 --batch 16 --synthetic-size 14 --synthetic-train 1024 "
-               "--quiet --timeout-s 30 --out " +
-               d + "/worker" + std::to_string(k) + ".csv > " + d + "/result" + std::to_string(k) +
-               ".json & ";
+               "--quiet --timeout-s 30 --token-file " +
+               token_file + " --out " + d + "/worker" + std::to_string(k) + ".csv > " + d +
+               "/result" + std::to_string(k) + ".json & ";
   }
   const std::string wait_for_port =
       "for i in $(seq 200); do test -s " + port_file + " && break; sleep 0.05; done; ";
@@ -71,6 +73,19 @@ TEST(PsTrainCli, ServerAndTwoWorkersTrainAnMlp) {
   while (csv.NextLine(&line)) ++rows;
   EXPECT_EQ(rows, 61);
   fs::remove_all(dir);
+}
+
+// Issue 12 (3): a job's server needs its token; without one it refuses to start (exit 2).
+TEST(PsTrainCli, AServerWithoutATokenRefusesToStart) {
+  int code = -1;
+  const std::string output =
+      RunShell(std::string(JIGSAW_BINARY) + " ps --workers 1 --port 0 --quiet", &code);
+  EXPECT_EQ(code, 2) << output;
+  EXPECT_NE(output.find("--token HEX (32 hex digits) or --token-file FILE"), std::string::npos)
+      << output;
+  const std::string bad =
+      RunShell(std::string(JIGSAW_BINARY) + " ps --workers 1 --token 12345 --quiet", &code);
+  EXPECT_EQ(code, 2) << bad;
 }
 
 }  // namespace

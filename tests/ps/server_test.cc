@@ -2,15 +2,25 @@
 // (every worker sees the same, exactly computed parameters after each step) and failure handling.
 #include "ps/server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
+#include <chrono>
+#include <cmath>
 #include <future>
 #include <thread>
 
 #include "ps/client.h"
+#include "ps/message.h"
+#include "ps/socket.h"
 
 namespace jigsaw::ps {
 namespace {
+
+const Token kToken = ParseToken("0123456789abcdef0123456789abcdef");
 
 // Starts a server on a free loopback port in a thread; returns the port.
 struct ServerThread {
@@ -18,9 +28,9 @@ struct ServerThread {
   std::future<ServerStats> stats;
 
   explicit ServerThread(ServerOptions options) {
-    options.host = "127.0.0.1";
     options.port = 0;
     options.quiet = true;
+    options.token = kToken;
     options.on_listening = [this](int port) { port_promise.set_value(port); };
     stats = std::async(std::launch::async, [options] { return RunParameterServer(options); });
   }
@@ -45,7 +55,7 @@ TEST(ParameterServer, SynchronousSgdOverLoopback) {
   std::vector<std::thread> workers;
   for (int k = 0; k < kWorkers; ++k) {
     workers.emplace_back([&, k] {
-      PsClient client("127.0.0.1", port, k, kWorkers, 10);
+      PsClient client("127.0.0.1", port, k, kWorkers, 10, kToken);
       if (k == 0) client.Init(initial);
       seen[k].push_back(client.Pull(0));
       for (int t = 0; t < kSteps; ++t) {
@@ -81,10 +91,10 @@ TEST(ParameterServer, AWorkerThatDisconnectsFailsTheJob) {
   ServerThread server(options);
   const int port = server.port();
   std::thread quitter([&] {
-    PsClient client("127.0.0.1", port, 1, 2, 10);
+    PsClient client("127.0.0.1", port, 1, 2, 10, kToken);
     client.Pull(0);
   });  // closes its connection without pushing or saying bye
-  PsClient survivor("127.0.0.1", port, 0, 2, 10);
+  PsClient survivor("127.0.0.1", port, 0, 2, 10, kToken);
   survivor.Init({0.0f, 0.0f});
   quitter.join();
   survivor.Push(0, {1.0f, 1.0f});
@@ -102,13 +112,182 @@ TEST(ParameterServer, RejectsAWorkerWithTheWrongJobSize) {
   options.workers = 2;
   options.timeout_s = 10;
   ServerThread server(options);
-  PsClient client("127.0.0.1", server.port(), 0, 3, 10);
+  PsClient client("127.0.0.1", server.port(), 0, 3, 10, kToken);
   try {
     server.stats.get();
     FAIL() << "accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("expects 3 workers"), std::string::npos) << e.what();
   }
+}
+
+// A raw TCP connection to the server, for playing a hostile peer.
+Socket Connect(int port) { return ConnectTcp("127.0.0.1", port, 10); }
+
+void SendBytes(const Socket& socket, const std::string& bytes) {
+  ASSERT_EQ(send(socket.fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(bytes.size()));
+}
+
+// Runs a 2-worker job of `steps` steps with torch-free clients; returns what worker 0 saw last.
+std::vector<float> TrainTwoWorkers(int port, int steps, const Token& token = kToken) {
+  std::vector<float> last;
+  std::thread other([&] {
+    PsClient client("127.0.0.1", port, 1, 2, 10, token);
+    client.Pull(0);
+    for (int t = 0; t < steps; ++t) {
+      client.Push(t, {1.0f, 1.0f});
+      client.Pull(t + 1);
+    }
+    client.Bye();
+  });
+  PsClient client("127.0.0.1", port, 0, 2, 10, token);
+  client.Init({0.0f, 0.0f});
+  client.Pull(0);
+  for (int t = 0; t < steps; ++t) {
+    client.Push(t, {3.0f, 3.0f});
+    last = client.Pull(t + 1);
+  }
+  client.Bye();
+  other.join();
+  return last;
+}
+
+// Issue 12 (3): a port scan, garbage, a truncated frame, an idle connection, a wrong token and a
+// stranger claiming rank 0 before the workers joined each killed the job (or took the rank).
+// Now each is refused and counted, and the job trains exactly as without them.
+TEST(ParameterServer, HostilePeersBeforeTheWorkersJoinNeverFailTheJob) {
+  ServerOptions options;
+  options.workers = 2;
+  options.lr = 0.5f;
+  options.timeout_s = 30;
+  options.handshake_timeout_s = 0.3;
+  ServerThread server(options);
+  const int port = server.port();
+  { Socket scan = Connect(port); }  // connect and close: a port scan
+  Socket garbage = Connect(port);
+  SendBytes(garbage, std::string(100, 'G'));
+  Socket truncated = Connect(port);
+  SendBytes(truncated, EncodeMessage(Message{MessageType::kHello, 0, 2, {}}, kToken).substr(0, 20));
+  truncated = Socket();
+  Socket idle = Connect(port);  // says nothing: closed after the handshake timeout
+  const Token wrong = ParseToken("ffffffffffffffffffffffffffffffff");
+  Socket hijacker = Connect(port);  // claims rank 0 with the wrong token
+  SendBytes(hijacker, EncodeMessage(Message{MessageType::kHello, 0, 2, {}}, wrong));
+  Socket pusher = Connect(port);  // a frame that is not a hello, with the right token
+  SendBytes(pusher, EncodeMessage(Message{MessageType::kPush, 1, 0, {9.0f, 9.0f}}, kToken));
+  // (The idle one is closed after its handshake timeout, or when the job is complete.)
+  const std::vector<float> last = TrainTwoWorkers(port, 3);
+  const ServerStats stats = server.stats.get();
+  EXPECT_EQ(stats.steps, 3u);
+  // Mean gradient 2 per step, lr 0.5: each parameter falls by 1 per step.
+  EXPECT_EQ(last, (std::vector<float>{-3.0f, -3.0f}));
+  EXPECT_GE(stats.refused_connections, 6u);
+}
+
+// The default listening address is loopback only.
+TEST(ParameterServer, ListensOnLoopbackByDefault) {
+  EXPECT_EQ(ServerOptions{}.host, "127.0.0.1");
+  ServerOptions options;
+  options.workers = 2;
+  options.timeout_s = 30;
+  ServerThread server(options);
+  const int port = server.port();
+  // Any non-loopback address of this machine must refuse the connection.
+  ifaddrs* interfaces = nullptr;
+  ASSERT_EQ(getifaddrs(&interfaces), 0);
+  int tried = 0;
+  for (ifaddrs* i = interfaces; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr || i->ifa_addr->sa_family != AF_INET) continue;
+    sockaddr_in address = *reinterpret_cast<sockaddr_in*>(i->ifa_addr);
+    if ((ntohl(address.sin_addr.s_addr) >> 24) == 127) continue;
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    Socket probe(socket(AF_INET, SOCK_STREAM, 0));
+    EXPECT_NE(connect(probe.fd(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0)
+        << "reachable on " << inet_ntoa(address.sin_addr);
+    ++tried;
+  }
+  freeifaddrs(interfaces);
+  if (tried == 0) std::printf("no non-loopback IPv4 address to try\n");
+  TrainTwoWorkers(port, 1);
+  server.stats.get();
+}
+
+// A worker with the right token that pushes NaN fails its own job with a clear error (the model
+// is not updated); another job on the same host trains on undisturbed.
+TEST(ParameterServer, NonFiniteGradientsFailOnlyTheirJob) {
+  ServerOptions options;
+  options.workers = 2;
+  options.timeout_s = 30;
+  ServerThread poisoned(options);
+  ServerThread healthy(options);
+  const int poisoned_port = poisoned.port();
+  std::thread other([&] {
+    PsClient client("127.0.0.1", poisoned_port, 1, 2, 10, kToken);
+    client.Pull(0);
+    client.Push(0, {1.0f, std::nanf("")});
+    EXPECT_THROW(client.Pull(1), std::runtime_error);
+  });
+  PsClient client("127.0.0.1", poisoned_port, 0, 2, 10, kToken);
+  client.Init({0.0f, 0.0f});
+  client.Pull(0);
+  client.Push(0, {1.0f, 1.0f});
+  EXPECT_THROW(client.Pull(1), std::runtime_error);
+  other.join();
+  try {
+    poisoned.stats.get();
+    FAIL() << "the poisoned job succeeded";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("worker 1: non-finite gradient at step 0 (element 1"),
+              std::string::npos)
+        << e.what();
+  }
+  TrainTwoWorkers(healthy.port(), 3);
+  EXPECT_EQ(healthy.stats.get().steps, 3u);
+}
+
+// A worker's announced size is checked against the model before the payload is read or
+// allocated (a 2^27-float push to a 2-parameter model).
+TEST(ParameterServer, OversizedMessagesAreRefusedBeforeAllocation) {
+  ServerOptions options;
+  options.workers = 1;
+  options.timeout_s = 30;
+  ServerThread second(options);
+  Socket direct = Connect(second.port());
+  SendBytes(direct, EncodeMessage(Message{MessageType::kHello, 0, 1, {}}, kToken));
+  SendBytes(direct, EncodeMessage(Message{MessageType::kInit, 0, 0, {0.0f, 0.0f}}, kToken));
+  std::string push = EncodeMessage(Message{MessageType::kPush, 0, 0, {}}, kToken);
+  push[24 + 3] = 0x08;  // count = 2^27 floats, none sent
+  SendBytes(direct, push);
+  try {
+    second.stats.get();
+    FAIL() << "accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("push message of 134217728 floats, expected at most 2"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A fractional --timeout-s is honoured (0.5 s was no timeout at all: the fraction was dropped).
+TEST(ParameterServer, AFractionalClientTimeoutIsHonoured) {
+  Socket listener = ListenTcp("127.0.0.1", 0, 4);
+  const int port = LocalPort(listener);
+  auto pulled = std::async(std::launch::async, [port] {
+    PsClient client("127.0.0.1", port, 0, 1, 0.5, kToken);
+    try {
+      client.Pull(0);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("a reply");
+  });
+  Socket silent = AcceptTcp(listener, 10);  // accepts, never answers
+  if (pulled.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    silent.Shutdown();  // unblock the client so the test can end
+    FAIL() << "the 0.5 s timeout never fired";
+  }
+  EXPECT_NE(pulled.get().find("no reply from the parameter server in time"), std::string::npos);
 }
 
 }  // namespace

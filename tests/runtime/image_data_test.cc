@@ -1,6 +1,7 @@
 #include "runtime/image_data.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -12,7 +13,9 @@ namespace jigsaw {
 namespace {
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("jigsaw_runtime_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("jigsaw_runtime_" + name + "_" + std::to_string(getpid())))
+      .string();
 }
 
 std::string BigEndian(uint32_t v) {

@@ -1,5 +1,6 @@
 // `jigsaw train` end to end: real worker processes, Gloo over TCP, fault handling.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,8 +9,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
@@ -47,7 +51,9 @@ std::string TinyJob(const std::string& out, int epochs = 1) {
 }
 
 std::string TempDir(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("jigsaw_runtime_cli_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("jigsaw_runtime_cli_" + name + "_" + std::to_string(getpid())))
+      .string();
 }
 
 std::vector<std::string> SplitCommas(const std::string& line) {
@@ -132,19 +138,6 @@ TEST(RuntimeTrainCli, ReplicaChecksumMismatchFailsTheJobLoudly) {
   EXPECT_EQ(RunJigsaw(TinyJob(out) + " --max-iters-per-epoch 3").exit_code, 0);
 }
 
-TEST(RuntimeTrainCli, ResumeWithAnotherWorkerCountIsRefused) {
-  const std::string out = TempDir("resume_world");
-  ASSERT_EQ(RunJigsaw(TinyJob(out) + " --max-iters-per-epoch 2").exit_code, 0);
-  std::string job =
-      "train --model mlp --dataset synthetic --synthetic-train 512 "
-      "--synthetic-test 64 --synthetic-size 8 --workers 3 --batch 8 --quiet "
-      "--epochs 2 --max-iters-per-epoch 2 --resume --out " +
-      out;
-  JigsawRun run = RunJigsaw(job);
-  EXPECT_NE(run.exit_code, 0);
-  EXPECT_NE(run.output.find("2-worker job; this one has 3"), std::string::npos) << run.output;
-}
-
 TEST(RuntimeTrainCli, AdaptivePlanFreezesBlocksAndLogsEveryDecision) {
   const std::string out = TempDir("adaptive");
   // Thresholds that make every block a freeze candidate at every decision after the reference:
@@ -217,7 +210,6 @@ TEST(RuntimeTrainCli, KilledWorkerFailsTheJobWithinTheTimeout) {
       RunJigsaw(TinyJob(out) + " --spb full --timeout-s 5 --kill-rank 1 --kill-at-iter 3");
   EXPECT_NE(run.exit_code, 0);
   EXPECT_NE(run.output.find("worker 1 was killed by signal 9"), std::string::npos) << run.output;
-  EXPECT_LT(run.seconds, 30);
 }
 
 TEST(RuntimeTrainCli, ResumeAfterAKilledWorkerFinishesTheJob) {
@@ -247,7 +239,6 @@ TEST(RuntimeTrainCli, StalledWorkerFailsTheJobAfterTheTimeout) {
   EXPECT_NE(run.output.find("worker 0: lost contact with a peer"), std::string::npos) << run.output;
   EXPECT_NE(run.output.find("worker 1 did not exit in time, killed"), std::string::npos)
       << run.output;
-  EXPECT_LT(run.seconds, 30);
 }
 
 TEST(RuntimeProfileCli, WritesAProfileTheCostModelReads) {
@@ -288,6 +279,138 @@ TEST(RuntimeTrainCli, BadPlanIsAUsageError) {
   JigsawRun run = RunJigsaw(TinyJob(TempDir("bad")) + " --spb stairs");
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_NE(run.output.find("--spb 'stairs'"), std::string::npos) << run.output;
+}
+
+// The pids of the live (not zombie) processes whose parent is `parent`.
+std::vector<pid_t> LiveChildren(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...; comm may hold spaces, so parse after the last ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 1));
+    char state = 0;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != 'Z') children.push_back(std::stoi(name));
+  }
+  return children;
+}
+
+bool Alive(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  return line.substr(line.rfind(')') + 2, 1) != "Z";
+}
+
+// Listening TCP sockets (IPv4 and IPv6) of process `pid`: "address:port" in /proc/net/tcp* hex
+// notation, with whether the address is loopback.
+std::vector<std::pair<std::string, bool>> Listeners(pid_t pid) {
+  std::set<std::string> inodes;
+  const std::string fd_dir = "/proc/" + std::to_string(pid) + "/fd";
+  std::error_code ec;
+  for (const auto& fd : std::filesystem::directory_iterator(fd_dir, ec)) {
+    const std::string target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (target.rfind("socket:[", 0) == 0) inodes.insert(target.substr(8, target.size() - 9));
+  }
+  std::vector<std::pair<std::string, bool>> found;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, skip, inode;
+      fields >> slot >> local >> remote >> state;
+      for (int i = 0; i < 5; ++i) fields >> skip;
+      fields >> inode;
+      if (state != "0A" || inodes.count(inode) == 0) continue;
+      const std::string address = local.substr(0, local.find(':'));
+      const bool loopback = address.size() == 8 ? address.substr(6) == "7F"  // 127.x.x.x
+                                                : address == "00000000000000000000000001000000" ||
+                                                      address.substr(24) == "0100007F";
+      found.emplace_back(local, loopback);
+    }
+  }
+  return found;
+}
+
+// Issue 12 (3, 8): the local rendezvous listened on every interface, and killing the launcher
+// left its workers training to the end. The local workers now rendezvous through a file and
+// listen on loopback only, and they are tied to the launcher with PR_SET_PDEATHSIG. (The waits
+// below bound events that take milliseconds, they are not speed assertions; whatever is left is
+// killed, so a failure leaves nothing running.)
+TEST(RuntimeTrainCli, LocalWorkersListenOnLoopbackOnlyAndDieWithTheLauncher) {
+  const std::string out = TempDir("launcher_kill");
+  const std::string command = std::string(JIGSAW_BINARY) + " " + TinyJob(out, 1000) + " --spb full";
+  const pid_t launcher = fork();
+  ASSERT_GE(launcher, 0);
+  if (launcher == 0) {
+    execl("/bin/sh", "sh", "-c", ("exec " + command + " >/dev/null 2>&1").c_str(), nullptr);
+    _exit(127);
+  }
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 600 && workers.size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    workers = LiveChildren(launcher);
+  }
+  ASSERT_EQ(workers.size(), 2u) << "the launcher did not start 2 workers";
+  // Wait until the workers train (iterations.csv appears after the first epoch), then look at
+  // every listening socket of the job.
+  for (int i = 0; i < 600 && !std::filesystem::exists(out + "/iterations.csv"); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (pid_t pid : {launcher, workers[0], workers[1]}) {
+    for (const auto& [address, loopback] : Listeners(pid)) {
+      EXPECT_TRUE(loopback) << "process " << pid << " listens on " << address;
+    }
+  }
+  kill(launcher, SIGKILL);
+  waitpid(launcher, nullptr, 0);
+  bool gone = false;
+  for (int i = 0; i < 600 && !gone; ++i) {
+    gone = std::none_of(workers.begin(), workers.end(), Alive);
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (pid_t worker : workers) {
+    if (Alive(worker)) kill(worker, SIGKILL);
+  }
+  EXPECT_TRUE(gone) << "the workers outlived their launcher";
+}
+
+// Issue 12 (8): --resume with another worker count was accepted silently (and went on with
+// another data order and plan). It is a usage error now, before any worker starts.
+TEST(RuntimeTrainCli, ResumeWithAnotherWorkerCountIsRefused) {
+  const std::string out = TempDir("resume_world");
+  std::filesystem::remove_all(out);
+  auto job = [&](int workers, int epochs) {  // unlike TinyJob, keeps `out` (the checkpoint)
+    return "train --model mlp --dataset synthetic --synthetic-train 512 --synthetic-test 64 "
+           "--synthetic-size 8 --batch 8 --quiet --spb full --max-iters-per-epoch 2 --workers " +
+           std::to_string(workers) + " --epochs " + std::to_string(epochs) + " --out " + out;
+  };
+  JigsawRun first = RunJigsaw(job(2, 1));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_TRUE(std::filesystem::exists(out + "/checkpoint.pt"));
+  const std::string resume_three = job(3, 2) + " --resume";
+  JigsawRun resumed = RunJigsaw(resume_three);
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_NE(resumed.output.find("was written by a run with 2 workers, this run has 3"),
+            std::string::npos)
+      << resumed.output;
+  JigsawRun same = RunJigsaw(job(2, 2) + " --resume");
+  EXPECT_EQ(same.exit_code, 0) << same.output;
+}
+
+TEST(RuntimeTrainCli, OptionsOutsideTheirRangesAreUsageErrors) {
+  for (const char* bad : {"--lr nan", "--momentum 2", "--timeout-s 0", "--threads 0"}) {
+    JigsawRun run = RunJigsaw(TinyJob(TempDir("range")) + " " + bad);
+    EXPECT_EQ(run.exit_code, 2) << bad << ": " << run.output;
+    EXPECT_NE(run.output.find("must be in"), std::string::npos) << bad << ": " << run.output;
+  }
 }
 
 }  // namespace

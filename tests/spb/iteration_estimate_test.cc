@@ -2,6 +2,7 @@
 #include "spb/iteration_estimate.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -163,8 +164,9 @@ TEST(SpbCommModel, FitRecoversLatencyAndBandwidthAndUsesTheNearestMemberCount) {
 }
 
 TEST(SpbCommModel, ProfileV2RoundTripsAndV1StillReads) {
-  const std::string dir =
-      (std::filesystem::temp_directory_path() / "jigsaw_spb_profile_format").string();
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("jigsaw_spb_profile_format_" + std::to_string(getpid())))
+                              .string();
   std::filesystem::create_directories(dir);
   ModelProfile profile = HandProfile();
   profile.comm = HandComm();

@@ -2,6 +2,7 @@
 #include "spb/statistical_efficiency.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,8 +13,9 @@ namespace jigsaw {
 namespace {
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
-  const std::string path =
-      (std::filesystem::temp_directory_path() / ("jigsaw_spb_stat_eff_" + name)).string();
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("jigsaw_spb_stat_eff_" + name + "_" + std::to_string(getpid())))
+                               .string();
   std::ofstream(path) << text;
   return path;
 }
@@ -90,7 +92,7 @@ TEST(SpbStatisticalEfficiency, MalformedFilesNameTheLineAndWhatWasExpected) {
   ExpectInputError(WriteTemp("range", File({Entry("lenet", "staircase", 4, "1.5")})), 5,
                    "statistical_efficiency in [0, 1]");
   ExpectInputError(WriteTemp("workers", File({Entry("lenet", "staircase", 0, "0.5")})), 5,
-                   "workers >= 1");
+                   "workers: expected an integer in [1, 1000000]");
 }
 
 TEST(SpbStatisticalEfficiency, VersionTwoEntriesCarryTheirIntervalAndSeeds) {

@@ -41,8 +41,11 @@ class ShockwavePolicy : public Policy {
     if (!options_.report_stats || plans_ == 0) return;
     std::fprintf(stderr,
                  "shockwave: %d plans (%d with finish-time constraints relaxed), plan time mean "
-                 "%.2f ms, max %.2f ms, total %.2f s\n",
-                 plans_, relaxed_plans_, 1e3 * plan_s_ / plans_, 1e3 * max_plan_s_, plan_s_);
+                 "%.2f ms, max %.2f ms, total %.2f s; planner work max %lld units, %d plans "
+                 "stopped at the work limit %lld%s\n",
+                 plans_, relaxed_plans_, 1e3 * plan_s_ / plans_, 1e3 * max_plan_s_, plan_s_,
+                 max_work_, limited_plans_, options_.planner_work_limit,
+                 options_.planner_wall_clock_s > 0 ? " or the wall-clock limit" : "");
     if (compared_ > 0) {
       std::fprintf(stderr,
                    "shockwave: planner vs CBC on %d plans: planner objective better or equal in "
@@ -266,7 +269,10 @@ class ShockwavePolicy : public Policy {
 
   ShockwavePlan Solve(const ShockwavePlanProblem& problem,
                       std::vector<std::vector<int>>* schedule) {
-    ShockwavePlan plan = SolveShockwavePlan(problem, options_.solver_timeout_s);
+    ShockwavePlan plan =
+        SolveShockwavePlan(problem, {options_.planner_work_limit, options_.planner_wall_clock_s});
+    max_work_ = std::max(max_work_, plan.work);
+    limited_plans_ += plan.limited;
     if (!options_.use_cbc) return plan;
     ShockwavePlan exact = SolveShockwaveMilpWithCbc(problem, options_.solver_timeout_s,
                                                     options_.solver_rel_gap, schedule);
@@ -296,6 +302,8 @@ class ShockwavePolicy : public Policy {
   // Statistics.
   int plans_ = 0;
   int relaxed_plans_ = 0;
+  long long max_work_ = 0;
+  int limited_plans_ = 0;
   double plan_s_ = 0;
   double max_plan_s_ = 0;
   int compared_ = 0;

@@ -4,10 +4,14 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/json_input.h"
+#include "core/limits.h"
 #include "core/text_input.h"
 
 namespace jigsaw {
 namespace {
+
+constexpr double kMaxOptionMagnitude = 1e9;
 
 int LineOfKey(const std::string& text, const std::string& key) {
   const size_t at = text.find("\"" + key + "\"");
@@ -28,8 +32,9 @@ class ConfigReader {
   void Number(const std::string& key, double* value, Check check, const std::string& expected) {
     if (!root_.contains(key)) return;
     const nlohmann::json& v = root_.at(key);
-    if (!v.is_number() || !std::isfinite(v.get<double>()) || !check(v.get<double>())) {
-      Fail(key, expected);
+    if (!v.is_number() || !std::isfinite(v.get<double>()) || !check(v.get<double>()) ||
+        std::fabs(v.get<double>()) > kMaxOptionMagnitude) {
+      Fail(key, expected + " of magnitude at most 1e9 (docs/limits.md)");
     }
     *value = v.get<double>();
   }
@@ -64,14 +69,8 @@ ShockwaveOptions LoadShockwaveOptions(const std::string& path) {
 }
 
 ShockwaveOptions ParseShockwaveOptions(const std::string& name, const std::string& text) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(
-        name, LineOfOffset(text, e.byte > 0 ? e.byte - 1 : 0),
-        std::string("malformed JSON (expected a Shockwave config object): ") + e.what());
-  }
+  const nlohmann::json root = ParseJsonInput<nlohmann::json>(
+      name, text, "malformed JSON (expected a Shockwave config object)");
   if (!root.is_object()) throw InputError(name, 1, "expected a JSON object of Shockwave options");
   static const char* const kKeys[] = {
       "future_rounds",           "k",       "lambda",         "rhomax",
@@ -83,8 +82,9 @@ ShockwaveOptions ParseShockwaveOptions(const std::string& name, const std::strin
     if (!known) {
       std::string valid;
       for (const char* k : kKeys) valid += (valid.empty() ? "" : ", ") + std::string(k);
-      throw InputError(name, LineOfKey(text, key),
-                       "unknown Shockwave option \"" + key + "\" (expected one of: " + valid + ")");
+      throw InputError(
+          name, LineOfKey(text, key),
+          "unknown Shockwave option \"" + Excerpt(key) + "\" (expected one of: " + valid + ")");
     }
   }
   ShockwaveOptions options;
@@ -116,14 +116,14 @@ ShockwaveOptions ParseShockwaveOptions(const std::string& name, const std::strin
 }
 
 void ValidateShockwaveOptions(const ShockwaveOptions& options) {
-  if (options.future_rounds <= 0) throw UsageError("--shockwave-future-rounds must be positive");
-  if (!(options.k > 0)) throw UsageError("--shockwave-k must be positive");
-  if (!(options.lambda >= 0)) throw UsageError("--shockwave-lambda must be non-negative");
-  if (!(options.rhomax > 0)) throw UsageError("--shockwave-rhomax must be positive");
-  if (options.reopt_rounds <= 0) throw UsageError("--shockwave-reopt-rounds must be positive");
-  if (!(options.solver_timeout_s > 0)) {
-    throw UsageError("--shockwave-solver-timeout-s must be positive");
-  }
+  RequireCountInRange("--shockwave-future-rounds", options.future_rounds, 1, 1000);
+  RequireOptionInRange("--shockwave-k", options.k, 1e-12, kMaxOptionMagnitude);
+  RequireOptionInRange("--shockwave-lambda", options.lambda, 0, 1000);
+  RequireOptionInRange("--shockwave-rhomax", options.rhomax, 1e-6, 1e6);
+  RequireCountInRange("--shockwave-reopt-rounds", options.reopt_rounds, 1, 1'000'000);
+  RequireOptionInRange("--shockwave-solver-timeout-s", options.solver_timeout_s, 1e-3, 1e6);
+  RequireCountInRange("--shockwave-work-limit", options.planner_work_limit, 1, 1'000'000'000'000);
+  RequireOptionInRange("--shockwave-wall-clock-limit-s", options.planner_wall_clock_s, 0, 1e6);
   if (!ValidBases(options.log_bases)) {
     throw UsageError("Shockwave log_approximation_bases must increase from 0 to at most 1");
   }

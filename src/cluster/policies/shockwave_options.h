@@ -22,10 +22,14 @@ struct ShockwaveOptions {
   double gpu_ram_gb = 16;  // read for completeness; the plan ignores memory
   double solver_rel_gap = 1e-3;
   int solver_threads = 24;       // read for completeness; the planner is single-threaded
-  double solver_timeout_s = 15;  // per plan
-  int reopt_rounds = 8;          // re-plan at least this often (not a config-file key)
-  bool use_cbc = false;          // solve the per-round MILP with CBC instead of the planner
-  bool report_stats = false;     // print plan counts and times on stderr at the end
+  double solver_timeout_s = 15;  // per plan, CBC only (--shockwave-solver cbc)
+  // The planner's limits (ShockwavePlanLimits): deterministic work by default; a wall-clock
+  // limit only when asked for (0: none), and then results depend on the machine's speed.
+  long long planner_work_limit = 50'000'000;
+  double planner_wall_clock_s = 0;
+  int reopt_rounds = 8;       // re-plan at least this often (not a config-file key)
+  bool use_cbc = false;       // solve the per-round MILP with CBC instead of the planner
+  bool report_stats = false;  // print plan counts and times on stderr at the end
 };
 
 ShockwaveOptions LoadShockwaveOptions(const std::string& path);

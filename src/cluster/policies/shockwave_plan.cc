@@ -60,6 +60,33 @@ int MinRounds(const ShockwavePlanJob& job, const ShockwavePlanProblem& problem, 
   return std::min(saturation, static_cast<int>(std::ceil(needed_s / problem.round_s - kEpsilon)));
 }
 
+// The planner's budget: work units, and optionally wall-clock time (see ShockwavePlanLimits).
+class WorkBudget {
+ public:
+  explicit WorkBudget(const ShockwavePlanLimits& limits)
+      : limits_(limits), start_(std::chrono::steady_clock::now()) {}
+
+  // Spends `units`; false once a limit is reached (and from then on).
+  bool Spend(long long units) {
+    used_ += units;
+    if (used_ > limits_.work) exhausted_ = true;
+    if (limits_.wall_clock_s > 0 && !exhausted_ &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() >
+            limits_.wall_clock_s) {
+      exhausted_ = true;
+    }
+    return !exhausted_;
+  }
+  bool exhausted() const { return exhausted_; }
+  long long used() const { return used_; }
+
+ private:
+  ShockwavePlanLimits limits_;
+  std::chrono::steady_clock::time_point start_;
+  long long used_ = 0;
+  bool exhausted_ = false;
+};
+
 struct Unit {
   double gain_per_gpu;
   int job;
@@ -159,8 +186,7 @@ bool PackInto(std::vector<size_t> jobs, const std::vector<int>& gpus, std::vecto
 // gang is at least twice b's), or adds a round to b, while the objective improves and the counts
 // still pack.
 void ImproveLocally(const ShockwavePlanProblem& problem, const std::vector<int>& minimum,
-                    std::chrono::steady_clock::time_point start, double time_limit_s,
-                    ShockwavePlan* plan) {
+                    WorkBudget* budget, ShockwavePlan* plan) {
   const size_t n_jobs = problem.jobs.size();
   std::vector<int> saturation(n_jobs);
   for (size_t i = 0; i < n_jobs; ++i) saturation[i] = SaturationRounds(problem.jobs[i], problem);
@@ -185,7 +211,7 @@ void ImproveLocally(const ShockwavePlanProblem& problem, const std::vector<int>&
       return 0.0;
     };
     bool improved = false;
-    for (size_t a = 0; a <= n_jobs && !improved; ++a) {
+    for (size_t a = 0; a <= n_jobs && !improved && !budget->exhausted(); ++a) {
       if (a != kNone && n[a] <= minimum[a]) continue;
       for (size_t b = 0; b < n_jobs && !improved; ++b) {
         if (b == a) continue;
@@ -203,10 +229,12 @@ void ImproveLocally(const ShockwavePlanProblem& problem, const std::vector<int>&
             new_max = std::max(new_max, remaining(a, new_a));
           }
           delta -= problem.k * (new_max - old_max);
+          if (!budget->Spend(1)) break;
           if (delta <= 1e-12 * std::max(1.0, std::abs(plan->objective))) continue;
           std::vector<int> trial = n;
           if (a != kNone) trial[a] = new_a;
           trial[b] += add;
+          if (!budget->Spend(std::accumulate(trial.begin(), trial.end(), 0LL))) break;
           std::vector<std::vector<int>> schedule;
           if (!PackCounts(problem, trial, &schedule)) continue;
           n = trial;
@@ -216,9 +244,7 @@ void ImproveLocally(const ShockwavePlanProblem& problem, const std::vector<int>&
         }
       }
     }
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!improved || elapsed > time_limit_s) break;
+    if (!improved || budget->exhausted()) break;
   }
 }
 
@@ -239,8 +265,9 @@ double ShockwaveObjective(const ShockwavePlanProblem& problem, const std::vector
   return utility - problem.k * max_remaining;
 }
 
-ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem, double time_limit_s) {
-  const auto start = std::chrono::steady_clock::now();
+namespace {
+
+ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* budget) {
   const size_t n_jobs = problem.jobs.size();
   const long long capacity = static_cast<long long>(problem.gpus) * problem.rounds;
   ShockwavePlan best;
@@ -346,15 +373,28 @@ ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem, double tim
     }
     // Lower levels only lose utility, and max-rem cannot drop below the lowest feasible level.
     if (utility - problem.k * lowest_level <= best.objective) break;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed > time_limit_s) break;
+    // The level's placements: the minimum copies and the marginal units tried.
+    if (!budget->Spend(static_cast<long long>(units.size()) +
+                       std::accumulate(minimum.begin(), minimum.end(), 0LL))) {
+      break;
+    }
   }
   // Local search costs O(jobs^3) per plan; on large problems the greedy alone is kept.
-  if (best.feasible && n_jobs <= kLocalSearchMaxJobs) {
-    ImproveLocally(problem, capped_min, start, time_limit_s, &best);
+  if (best.feasible && n_jobs <= kLocalSearchMaxJobs && !budget->exhausted()) {
+    ImproveLocally(problem, capped_min, budget, &best);
   }
   return best;
+}
+
+}  // namespace
+
+ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem,
+                                 const ShockwavePlanLimits& limits) {
+  WorkBudget budget(limits);
+  ShockwavePlan plan = SolveWithBudget(problem, &budget);
+  plan.work = budget.used();
+  plan.limited = budget.exhausted();
+  return plan;
 }
 
 std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,

@@ -48,6 +48,21 @@ struct ShockwavePlan {
   std::vector<int> rounds;                 // n_i
   std::vector<std::vector<int>> schedule;  // job indices of each round: one packing of n
   double objective = 0;
+  long long work = 0;    // work units spent (see ShockwavePlanLimits)
+  bool limited = false;  // the search stopped at a limit, keeping the best plan found
+};
+
+// How long the planner may refine. The default is a deterministic work limit, so a plan (and
+// every result downstream) is the same on any machine under any load: a work unit is one
+// placement of a job copy into a round, or one local-search move evaluated (about 0.1-0.2 us
+// each). The largest canonical plan (shockwave_900 on 32 GPUs) needs 5.1 x 10^6 units; the
+// default allows 5 x 10^7 (about 10 s at worst on the 2-core development machine). A
+// wall-clock limit exists only as an explicit option and breaks reproducibility: where it binds,
+// the plan depends on the machine's speed and load.
+inline constexpr long long kDefaultShockwaveWorkLimit = 50'000'000;
+struct ShockwavePlanLimits {
+  long long work = kDefaultShockwaveWorkLimit;
+  double wall_clock_s = 0;  // 0: none
 };
 
 // Objective of the counts `rounds` (ignores feasibility).
@@ -55,8 +70,9 @@ double ShockwaveObjective(const ShockwavePlanProblem& problem, const std::vector
 // Remaining run time of job `job` after `n` planned rounds.
 double PlannedRemaining(const ShockwavePlanJob& job, int n, double round_s);
 
-// Best counts; gives up refining (keeping the best found) after `time_limit_s`.
-ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem, double time_limit_s);
+// Best counts; gives up refining (keeping the best found) at `limits`.
+ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem,
+                                 const ShockwavePlanLimits& limits = {});
 
 // Places job i in rounds[i] of the `horizon` rounds, minimising sum_i priority_i * (mean round
 // index of job i): jobs in decreasing priority / (rounds * gpus) take the earliest rounds with

@@ -2,7 +2,10 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "core/error.h"
+#include "core/limits.h"
 #include "core/text_input.h"
 #include "model/trace_readers.h"
 
@@ -24,10 +27,10 @@ double ParseTimestamp(const TextFile& file, std::string_view text) {
   text = Trim(text);
   auto fail = [&] {
     file.Fail("expected a timestamp 'YYYY-MM-DD HH:MM:SS' in column 1 (timestamp), got '" +
-              std::string(text) + "'");
+              Excerpt(text) + "'");
   };
-  if (text.size() != 19 || text[4] != '-' || text[7] != '-' || text[10] != ' ' ||
-      text[13] != ':' || text[16] != ':') {
+  if (text.size() != 19 || text[4] != '-' || text[7] != '-' || text[10] != ' ' || text[13] != ':' ||
+      text[16] != ':') {
     fail();
   }
   auto number = [&](size_t at, size_t len) {
@@ -43,8 +46,8 @@ double ParseTimestamp(const TextFile& file, std::string_view text) {
   if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
     fail();
   }
-  return static_cast<double>(DaysFromCivil(year, month, day) * 86400 + hour * 3600 +
-                             minute * 60 + second);
+  return static_cast<double>(DaysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 +
+                             second);
 }
 
 void RequireHeader(TextFile& file, std::string_view expected) {
@@ -52,8 +55,7 @@ void RequireHeader(TextFile& file, std::string_view expected) {
   while (file.NextLine(&line)) {
     if (Trim(line).empty()) continue;
     if (Trim(line) != expected) {
-      file.Fail("expected the header '" + std::string(expected) + "', got '" + std::string(line) +
-                "'");
+      file.Fail("expected the header '" + std::string(expected) + "', got '" + Excerpt(line) + "'");
     }
     return;
   }
@@ -61,12 +63,11 @@ void RequireHeader(TextFile& file, std::string_view expected) {
 }
 
 int PositiveGpus(const TextFile& file, std::string_view field, const char* what) {
-  long long gpus = file.ParseInt(field, what);
-  if (gpus < 1 || gpus > 1 << 20) {
-    file.Fail(std::string("expected a positive GPU count in ") + what + ", got '" +
-              std::string(field) + "'");
+  if (file.ParseInt(field, what) < 1) {
+    file.Fail(std::string("expected a positive GPU count in ") + what + ", got '" + Excerpt(field) +
+              "'");
   }
-  return static_cast<int>(gpus);
+  return static_cast<int>(file.ParseIntInRange(field, what, 1, kMaxGpus));
 }
 
 }  // namespace
@@ -74,6 +75,7 @@ int PositiveGpus(const TextFile& file, std::string_view field, const char* what)
 Trace ParsePhillyCsv(TextFile& file) {
   RequireHeader(file, "timestamp,duration,num_gpus,gpu_time,cluster");
   Trace trace;
+  std::vector<int> lines;
   double earliest = std::numeric_limits<double>::infinity();
   std::string_view line;
   while (file.NextLine(&line)) {
@@ -82,18 +84,28 @@ Trace ParsePhillyCsv(TextFile& file) {
     file.RequireColumns(f, 5, "timestamp,duration,num_gpus,gpu_time,cluster");
     JobSpec job;
     job.arrival_s = ParseTimestamp(file, f[0]);
-    job.duration_s = file.ParseDouble(f[1], "column 2 (duration)");
-    if (!(job.duration_s > 0)) {
-      file.Fail("expected a positive duration in column 2 (duration), got '" + std::string(f[1]) +
-                "'");
+    if (!(file.ParseDouble(f[1], "column 2 (duration)") > 0)) {
+      file.Fail("expected a positive duration in column 2 (duration), got '" + Excerpt(f[1]) + "'");
     }
+    job.duration_s = file.ParseDoubleInRange(f[1], "column 2 (duration)", 0, kMaxTraceSeconds);
     job.scale_factor = PositiveGpus(file, f[2], "column 3 (num_gpus)");
     job.total_steps = job.duration_s;
     job.source = file.name() + ":" + std::to_string(file.line_number());
     earliest = std::min(earliest, job.arrival_s);
     trace.jobs.push_back(std::move(job));
+    lines.push_back(file.line_number());
   }
-  for (JobSpec& job : trace.jobs) job.arrival_s -= earliest;
+  for (size_t i = 0; i < trace.jobs.size(); ++i) {
+    JobSpec& job = trace.jobs[i];
+    job.arrival_s -= earliest;
+    if (job.arrival_s > kMaxTraceSeconds) {
+      throw InputError(file.name(), lines[i],
+                       "expected a timestamp at most " + FormatNumber(kMaxTraceSeconds) +
+                           " s after the earliest one in column 1 (timestamp) (docs/limits.md), "
+                           "got " +
+                           FormatNumber(job.arrival_s) + " s after it");
+    }
+  }
   return trace;
 }
 
@@ -114,17 +126,17 @@ Trace ParsePolluxCsv(TextFile& file) {
     auto f = SplitFields(line, ',');
     file.RequireColumns(f, 5, "name,time,application,num_replicas,batch_size");
     JobSpec job;
-    job.arrival_s = file.ParseDouble(f[1], "column 2 (time)");
-    if (job.arrival_s < 0) file.Fail("expected a non-negative time in column 2 (time)");
+    job.arrival_s = file.ParseDoubleInRange(f[1], "column 2 (time)", 0, kMaxTraceSeconds);
     const std::string application(Trim(f[2]));
     const double gpu_hours = PolluxNominalGpuHours(application);
     if (gpu_hours <= 0) {
-      file.Fail("expected application cifar10, ncf, deepspeech2, bert, yolov3 or imagenet in "
-                "column 3 (application), got '" + application + "'");
+      file.Fail(
+          "expected application cifar10, ncf, deepspeech2, bert, yolov3 or imagenet in "
+          "column 3 (application), got '" +
+          Excerpt(application) + "'");
     }
     job.scale_factor = PositiveGpus(file, f[3], "column 4 (num_replicas)");
-    long long batch = file.ParseInt(f[4], "column 5 (batch_size)");
-    if (batch < 1) file.Fail("expected a positive batch size in column 5 (batch_size)");
+    const long long batch = file.ParseIntInRange(f[4], "column 5 (batch_size)", 1, kMaxBatchSize);
     job.batch_size = static_cast<int>(batch);
     job.model = application;
     job.duration_s = gpu_hours * 3600.0 / job.scale_factor;

@@ -1,7 +1,10 @@
 // Shockwave (12-column), Gavel (10-column) and Gavel legacy msr (7-column) traces.
+#include <cmath>
 #include <string>
 
+#include "core/limits.h"
 #include "core/text_input.h"
+#include "model/adaptation.h"
 #include "model/trace_readers.h"
 
 namespace jigsaw {
@@ -26,33 +29,51 @@ void SetJobType(const TextFile& file, std::string_view field, JobSpec* job) {
     job->model = job->job_type;  // Types without a batch size, e.g. "A3C", "CycleGAN".
     job->batch_size = 0;
   }
+  if (job->batch_size > kMaxBatchSize) {
+    file.Fail("expected a batch size of at most " + std::to_string(kMaxBatchSize) +
+              " in column 1 (job_type) (docs/limits.md), got '" + Excerpt(job->job_type) + "'");
+  }
 }
 
 int ScaleFactor(const TextFile& file, std::string_view field, const char* what) {
-  long long sf = file.ParseInt(field, what);
-  if (sf < 1 || sf > 1 << 20) {
-    file.Fail(std::string("expected a positive GPU count in ") + what + ", got '" +
-              std::string(field) + "'");
+  if (file.ParseInt(field, what) < 1) {
+    file.Fail(std::string("expected a positive GPU count in ") + what + ", got '" + Excerpt(field) +
+              "'");
   }
-  return static_cast<int>(sf);
+  return static_cast<int>(file.ParseIntInRange(field, what, 1, kMaxGpus));
 }
 
-double NonNegative(const TextFile& file, std::string_view field, const char* what) {
-  double value = file.ParseDouble(field, what);
-  if (value < 0) {
-    file.Fail(std::string("expected a non-negative value in ") + what + ", got '" +
-              std::string(field) + "'");
-  }
-  return value;
+double NonNegative(const TextFile& file, std::string_view field, const char* what, double max) {
+  return file.ParseDoubleInRange(field, what, 0, max);
 }
 
-double PositiveSteps(const TextFile& file, std::string_view field, const char* what) {
-  double steps = file.ParseDouble(field, what);
+// Steps in (0, kMaxTotalSteps]; with a dataset model, at most kMaxEpochs epochs (the simulator
+// and Shockwave keep per-epoch schedules).
+double PositiveSteps(const TextFile& file, std::string_view field, const char* what,
+                     const JobSpec& job) {
+  const double steps = file.ParseDouble(field, what);
   if (!(steps > 0)) {
     file.Fail(std::string("expected a positive step count in ") + what + ", got '" +
-              std::string(field) + "'");
+              Excerpt(field) + "'");
+  }
+  if (steps > kMaxTotalSteps) {
+    file.Fail(std::string("expected at most ") + FormatNumber(kMaxTotalSteps) + " steps in " +
+              what + " (docs/limits.md), got '" + Excerpt(Trim(field)) + "'");
+  }
+  if (DatasetSize(job.model) > 0 && job.batch_size > 0) {
+    const double epochs = std::ceil(steps / IterationsPerEpoch(job.model, job.batch_size));
+    if (epochs > static_cast<double>(kMaxEpochs)) {
+      file.Fail(std::string("expected at most ") + std::to_string(kMaxEpochs) + " epochs of " +
+                job.model + " (" + std::to_string(IterationsPerEpoch(job.model, job.batch_size)) +
+                " steps each) in " + what + " (docs/limits.md), got " + FormatNumber(steps) +
+                " steps");
+    }
   }
   return steps;
+}
+
+double Slo(const TextFile& file, std::string_view field, const char* what) {
+  return file.ParseDoubleInRange(field, what, -kMaxAbsSlo, kMaxAbsSlo);
 }
 
 AdaptationMode ParseMode(const TextFile& file, std::string_view field) {
@@ -60,8 +81,8 @@ AdaptationMode ParseMode(const TextFile& file, std::string_view field) {
   if (mode == "static") return AdaptationMode::kStatic;
   if (mode == "accordion") return AdaptationMode::kAccordion;
   if (mode == "gns") return AdaptationMode::kGns;
-  file.Fail("expected mode static, accordion or gns in column 8 (mode), got '" +
-            std::string(field) + "'");
+  file.Fail("expected mode static, accordion or gns in column 8 (mode), got '" + Excerpt(field) +
+            "'");
 }
 
 std::string Source(const TextFile& file) {
@@ -79,13 +100,13 @@ Trace ParseShockwaveTrace(TextFile& file) {
     file.RequireColumns(f, 12, kShockwaveLayout);
     JobSpec job;
     SetJobType(file, f[0], &job);
-    job.total_steps = PositiveSteps(file, f[5], "column 6 (total_steps)");
+    job.total_steps = PositiveSteps(file, f[5], "column 6 (total_steps)", job);
     job.scale_factor = ScaleFactor(file, f[6], "column 7 (scale_factor)");
     job.mode = ParseMode(file, f[7]);
-    job.priority_weight = NonNegative(file, f[8], "column 9 (priority_weight)");
-    job.slo = file.ParseDouble(f[9], "column 10 (SLO)");
-    job.duration_s = NonNegative(file, f[10], "column 11 (duration)");
-    job.arrival_s = NonNegative(file, f[11], "column 12 (arrival_time)");
+    job.priority_weight = NonNegative(file, f[8], "column 9 (priority_weight)", kMaxPriorityWeight);
+    job.slo = Slo(file, f[9], "column 10 (SLO)");
+    job.duration_s = NonNegative(file, f[10], "column 11 (duration)", kMaxTraceSeconds);
+    job.arrival_s = NonNegative(file, f[11], "column 12 (arrival_time)", kMaxTraceSeconds);
     job.source = Source(file);
     trace.jobs.push_back(std::move(job));
   }
@@ -101,11 +122,11 @@ Trace ParseGavelTrace(TextFile& file) {
     file.RequireColumns(f, 10, kGavelLayout);
     JobSpec job;
     SetJobType(file, f[0], &job);
-    job.total_steps = PositiveSteps(file, f[5], "column 6 (total_steps)");
+    job.total_steps = PositiveSteps(file, f[5], "column 6 (total_steps)", job);
     job.scale_factor = ScaleFactor(file, f[6], "column 7 (scale_factor)");
-    job.priority_weight = NonNegative(file, f[7], "column 8 (priority_weight)");
-    job.slo = file.ParseDouble(f[8], "column 9 (SLO)");
-    job.arrival_s = NonNegative(file, f[9], "column 10 (arrival_time)");
+    job.priority_weight = NonNegative(file, f[7], "column 8 (priority_weight)", kMaxPriorityWeight);
+    job.slo = Slo(file, f[8], "column 9 (SLO)");
+    job.arrival_s = NonNegative(file, f[9], "column 10 (arrival_time)", kMaxTraceSeconds);
     job.source = Source(file);
     trace.jobs.push_back(std::move(job));
   }
@@ -121,8 +142,8 @@ Trace ParseGavelMsrTrace(TextFile& file) {
     file.RequireColumns(f, 7, kMsrLayout);
     JobSpec job;
     SetJobType(file, f[0], &job);
-    job.total_steps = PositiveSteps(file, f[4], "column 5 (total_steps)");
-    job.arrival_s = NonNegative(file, f[5], "column 6 (arrival_time)");
+    job.total_steps = PositiveSteps(file, f[4], "column 5 (total_steps)", job);
+    job.arrival_s = NonNegative(file, f[5], "column 6 (arrival_time)", kMaxTraceSeconds);
     job.scale_factor = ScaleFactor(file, f[6], "column 7 (scale_factor)");
     job.source = Source(file);
     trace.jobs.push_back(std::move(job));

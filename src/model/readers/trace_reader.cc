@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/text_input.h"
 #include "model/trace_readers.h"
 
@@ -13,7 +14,7 @@ TraceFormat ParseTraceFormat(const std::string& name) {
   if (name == "gavel_msr") return TraceFormat::kGavelMsr;
   if (name == "philly") return TraceFormat::kPhilly;
   if (name == "pollux") return TraceFormat::kPollux;
-  throw UsageError("unknown trace format '" + name +
+  throw UsageError("unknown trace format '" + Excerpt(name) +
                    "' (expected auto, shockwave, gavel, gavel_msr, philly or pollux)");
 }
 
@@ -30,10 +31,11 @@ TraceFormat DetectFormat(const std::string& name, const std::string& text) {
     if (columns == 12) return TraceFormat::kShockwave;
     if (columns == 10) return TraceFormat::kGavel;
     if (columns == 7) return TraceFormat::kGavelMsr;
-    probe.Fail("cannot tell the trace format: expected 12 (Shockwave), 10 (Gavel) or 7 (Gavel "
-               "msr) tab-separated columns, or a CSV header 'timestamp,duration,...' (Philly) or "
-               "'name,time,...' (Pollux); got " +
-               std::to_string(columns) + " tab-separated column(s)");
+    probe.Fail(
+        "cannot tell the trace format: expected 12 (Shockwave), 10 (Gavel) or 7 (Gavel "
+        "msr) tab-separated columns, or a CSV header 'timestamp,duration,...' (Philly) or "
+        "'name,time,...' (Pollux); got " +
+        std::to_string(columns) + " tab-separated column(s)");
   }
   throw InputError(name, 0, "empty trace: expected at least one job");
 }
@@ -64,6 +66,11 @@ Trace ParseTrace(const std::string& name, const std::string& text, TraceFormat f
       break;
   }
   if (trace.jobs.empty()) throw InputError(name, 0, "empty trace: expected at least one job");
+  if (trace.jobs.size() > kMaxTraceJobs) {
+    throw InputError(name, 0,
+                     "expected at most " + std::to_string(kMaxTraceJobs) +
+                         " jobs (docs/limits.md), got " + std::to_string(trace.jobs.size()));
+  }
   trace.name = name;
   FinishTrace(&trace);
   return trace;
