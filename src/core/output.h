@@ -3,9 +3,8 @@
 #ifndef JIGSAW_CORE_OUTPUT_H_
 #define JIGSAW_CORE_OUTPUT_H_
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace jigsaw {
 

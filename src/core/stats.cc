@@ -42,7 +42,8 @@ double Percentile(std::vector<double> values, double p) {
 
 double FractionAbove(const std::vector<double>& values, double threshold) {
   if (values.empty()) return 0;
-  size_t count = std::count_if(values.begin(), values.end(), [&](double v) { return v > threshold; });
+  size_t count =
+      std::count_if(values.begin(), values.end(), [&](double v) { return v > threshold; });
   return static_cast<double>(count) / values.size();
 }
 

@@ -18,18 +18,18 @@ enum class AdaptationMode { kStatic, kAccordion, kGns };
 const char* AdaptationModeName(AdaptationMode mode);
 
 struct JobSpec {
-  int id = 0;                  // 0-based, in trace order
-  std::string job_type;        // "<model> (batch size <b>)"; empty for type-less jobs
-  std::string model;           // "ResNet-18"; empty for type-less jobs
-  int batch_size = 0;          // initial batch size; 0 when unknown
-  int scale_factor = 1;        // GPUs, gang-scheduled
-  double total_steps = 0;      // iterations (typed) or seconds of exclusive work (type-less)
+  int id = 0;              // 0-based, in trace order
+  std::string job_type;    // "<model> (batch size <b>)"; empty for type-less jobs
+  std::string model;       // "ResNet-18"; empty for type-less jobs
+  int batch_size = 0;      // initial batch size; 0 when unknown
+  int scale_factor = 1;    // GPUs, gang-scheduled
+  double total_steps = 0;  // iterations (typed) or seconds of exclusive work (type-less)
   double arrival_s = 0;
-  double duration_s = -1;      // nominal isolated duration from the trace; -1 if not given
+  double duration_s = -1;  // nominal isolated duration from the trace; -1 if not given
   double priority_weight = 1;
   double slo = -1;
   AdaptationMode mode = AdaptationMode::kStatic;
-  std::string source;          // "file:line" the job was read from
+  std::string source;  // "file:line" the job was read from
 
   bool typed() const { return !job_type.empty(); }
 };
