@@ -121,39 +121,57 @@ bool PackCounts(const ShockwavePlanProblem& problem, const std::vector<int>& cou
   return true;
 }
 
-// Up to `count` distinct rounds with room for `gpus`, most free GPUs first (earlier on ties).
-std::vector<int> MostRoom(const std::vector<int>& free_gpus, int gpus, int count) {
-  std::vector<int> rounds(free_gpus.size());
-  std::iota(rounds.begin(), rounds.end(), 0);
-  std::stable_sort(rounds.begin(), rounds.end(),
-                   [&](int a, int b) { return free_gpus[a] > free_gpus[b]; });
-  std::vector<int> chosen;
-  for (int t : rounds) {
-    if (static_cast<int>(chosen.size()) == count || free_gpus[t] < gpus) break;
-    chosen.push_back(t);
-  }
-  return chosen;
-}
+// "Most room" choices over a fixed number of rounds, without allocating per call.
+class RoomChooser {
+ public:
+  explicit RoomChooser(int horizon) : by_room_(horizon) {}
 
-// Packs (*counts)[i] copies of each job in `jobs` into distinct rounds, biggest gangs first,
-// each into the rounds with the most room. Returns whether every copy fit; with `drop`, the
-// counts are lowered to what fit.
-bool PackInto(std::vector<size_t> jobs, const std::vector<int>& gpus, std::vector<int>* counts,
-              std::vector<int>* free_gpus, bool drop) {
-  std::stable_sort(jobs.begin(), jobs.end(), [&](size_t a, size_t b) { return gpus[a] > gpus[b]; });
-  bool all = true;
-  for (size_t i : jobs) {
-    if ((*counts)[i] == 0) continue;
-    const std::vector<int> chosen = MostRoom(*free_gpus, gpus[i], (*counts)[i]);
-    for (int t : chosen) (*free_gpus)[t] -= gpus[i];
-    if (static_cast<int>(chosen.size()) < (*counts)[i]) {
-      all = false;
-      if (!drop) return false;
-      (*counts)[i] = static_cast<int>(chosen.size());
+  // Up to `count` distinct rounds with room for `gpus`, most free GPUs first (earlier on ties),
+  // into `chosen` (cleared first).
+  void MostRoom(const std::vector<int>& free_gpus, int gpus, int count, std::vector<int>* chosen) {
+    // Insertion sort: stable, and cheap for a planning horizon of a few dozen rounds.
+    const int horizon = static_cast<int>(by_room_.size());
+    for (int t = 0; t < horizon; ++t) {
+      int at = t;
+      while (at > 0 && free_gpus[by_room_[at - 1]] < free_gpus[t]) {
+        by_room_[at] = by_room_[at - 1];
+        --at;
+      }
+      by_room_[at] = t;
+    }
+    chosen->clear();
+    for (int t : by_room_) {
+      if (static_cast<int>(chosen->size()) == count || free_gpus[t] < gpus) break;
+      chosen->push_back(t);
     }
   }
-  return all;
-}
+
+  // Packs (*counts)[i] copies of each job of `biggest_first` (already in the packing order:
+  // biggest gangs first) for which `skip(i)` is false into distinct rounds, each into the rounds
+  // with the most room. Returns whether every copy fit; with `drop`, the counts are lowered to
+  // what fit, otherwise it stops at the first copy that does not fit.
+  template <typename Skip>
+  bool Pack(const std::vector<size_t>& biggest_first, const Skip& skip,
+            const std::vector<int>& gpus, std::vector<int>* counts, std::vector<int>* free_gpus,
+            bool drop) {
+    bool all = true;
+    for (size_t i : biggest_first) {
+      if ((*counts)[i] == 0 || skip(i)) continue;
+      MostRoom(*free_gpus, gpus[i], (*counts)[i], &chosen_);
+      for (int t : chosen_) (*free_gpus)[t] -= gpus[i];
+      if (static_cast<int>(chosen_.size()) < (*counts)[i]) {
+        all = false;
+        if (!drop) return false;
+        (*counts)[i] = static_cast<int>(chosen_.size());
+      }
+    }
+    return all;
+  }
+
+ private:
+  std::vector<int> by_room_;
+  std::vector<int> chosen_;
+};
 
 // Local search on the counts: moves one round from job a to job b (or two rounds to b when a's
 // gang is at least twice b's), or adds a round to b, while the objective improves and the counts
@@ -361,6 +379,12 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
                                          const std::vector<double>& priorities,
                                          const std::vector<int>& gpus, int capacity, int horizon) {
   const size_t n_jobs = rounds.size();
+  RoomChooser rooms(horizon);
+  auto biggest_first = [&](std::vector<size_t> jobs) {
+    std::stable_sort(jobs.begin(), jobs.end(),
+                     [&](size_t a, size_t b) { return gpus[a] > gpus[b]; });
+    return jobs;
+  };
   // Feasible counts first: biggest gangs first, each into the rounds with the most room.
   std::vector<int> counts(n_jobs, 0);
   {
@@ -368,7 +392,9 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
     std::vector<size_t> jobs(n_jobs);
     std::iota(jobs.begin(), jobs.end(), 0);
     for (size_t i : jobs) counts[i] = std::min(rounds[i], horizon);
-    PackInto(jobs, gpus, &counts, &free_gpus, /*drop=*/true);
+    rooms.Pack(
+        biggest_first(jobs), [](size_t) { return false; }, gpus, &counts, &free_gpus,
+        /*drop=*/true);
   }
 
   std::vector<size_t> order(n_jobs);
@@ -378,26 +404,56 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return urgency(a) > urgency(b); });
+  // The jobs still to place after position k, in the packing order, and how many GPUs they need
+  // in one round at most (if every round has that much room, they certainly pack).
+  std::vector<size_t> position(n_jobs);
+  std::vector<size_t> placed_later;
+  for (size_t k = 0; k < n_jobs; ++k) {
+    position[order[k]] = k;
+    if (counts[order[k]] > 0) placed_later.push_back(order[k]);
+  }
+  placed_later = biggest_first(std::move(placed_later));
+  std::vector<long long> gpus_from(n_jobs + 1, 0);
+  for (size_t k = n_jobs; k-- > 0;) {
+    gpus_from[k] = gpus_from[k + 1] + (counts[order[k]] > 0 ? gpus[order[k]] : 0);
+  }
+
   std::vector<std::vector<int>> schedule(horizon);
-  std::vector<int> free_gpus(horizon, capacity);
+  std::vector<int> free_gpus(horizon, capacity), trial(horizon);
+  std::vector<int> earliest, most_room;
+  std::vector<char> in_earliest(horizon);
   for (size_t k = 0; k < order.size(); ++k) {
     const size_t i = order[k];
     if (counts[i] == 0) continue;
     // Earliest rounds with room, unless that leaves the remaining jobs no packing; then the
     // rounds with the most room.
-    std::vector<int> chosen;
-    for (int t = 0; t < horizon && static_cast<int>(chosen.size()) < counts[i]; ++t) {
-      if (free_gpus[t] >= gpus[i]) chosen.push_back(t);
+    earliest.clear();
+    for (int t = 0; t < horizon && static_cast<int>(earliest.size()) < counts[i]; ++t) {
+      if (free_gpus[t] >= gpus[i]) earliest.push_back(t);
     }
-    std::vector<int> trial = free_gpus;
-    for (int t : chosen) trial[t] -= gpus[i];
-    std::vector<size_t> rest(order.begin() + k + 1, order.end());
-    std::vector<int> rest_counts = counts;
-    if (static_cast<int>(chosen.size()) < counts[i] ||
-        !PackInto(rest, gpus, &rest_counts, &trial, /*drop=*/false)) {
-      chosen = MostRoom(free_gpus, gpus[i], counts[i]);
+    rooms.MostRoom(free_gpus, gpus[i], counts[i], &most_room);
+    const std::vector<int>* chosen = &most_room;
+    if (static_cast<int>(earliest.size()) == counts[i]) {
+      std::fill(in_earliest.begin(), in_earliest.end(), 0);
+      for (int t : earliest) in_earliest[t] = 1;
+      bool same = most_room.size() == earliest.size();
+      for (int t : most_room) same = same && in_earliest[t];
+      if (same) {
+        chosen = &earliest;  // both choices agree: nothing to check
+      } else {
+        trial = free_gpus;
+        for (int t : earliest) trial[t] -= gpus[i];
+        const bool rest_fits_everywhere =
+            gpus_from[k + 1] <= *std::min_element(trial.begin(), trial.end());
+        if (rest_fits_everywhere ||
+            rooms.Pack(
+                placed_later, [&](size_t j) { return position[j] <= k; }, gpus, &counts, &trial,
+                /*drop=*/false)) {
+          chosen = &earliest;
+        }
+      }
     }
-    for (int t : chosen) {
+    for (int t : *chosen) {
       free_gpus[t] -= gpus[i];
       schedule[t].push_back(static_cast<int>(i));
     }
