@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/progress.h"
@@ -65,7 +66,8 @@ struct Simulator::Impl {
     double start_s = -1;
     bool want_bigger = false;
     bool want_smaller = false;
-    size_t order = 0;  // insertion order, the stable tie-breaker
+    size_t order = 0;          // insertion order, the stable tie-breaker
+    int picked_in_round = -1;  // the round a planner last placed it in
   };
 
   struct RunningEntry {
@@ -90,6 +92,7 @@ struct Simulator::Impl {
   SimConfig config;
 
   std::vector<std::unique_ptr<Job>> active;
+  std::unordered_map<int, Job*> active_by_id;
   std::vector<PolicyJob> view_buffer;
   std::vector<JobRecord> records;
   double worker_time_since_reset = 0;
@@ -146,6 +149,7 @@ struct Simulator::Impl {
     job->throughput = Throughput(*job);
     job->time_since_reset = config.round_s / 2.0;
     job->order = inserted++;
+    active_by_id[spec.id] = job.get();
     active.push_back(std::move(job));
     need_reallocation = true;
   }
@@ -324,9 +328,8 @@ struct Simulator::Impl {
   }
 
   Job* FindActive(int id) {
-    auto it = std::find_if(active.begin(), active.end(),
-                           [id](const std::unique_ptr<Job>& j) { return j->spec->id == id; });
-    return it == active.end() || (*it)->throughput <= 0 ? nullptr : it->get();
+    auto it = active_by_id.find(id);
+    return it == active_by_id.end() || it->second->throughput <= 0 ? nullptr : it->second;
   }
 
   // A planner's placements, checked: inactive or repeated jobs, non-positive rates, partners
@@ -337,16 +340,14 @@ struct Simulator::Impl {
     const std::vector<Policy::Placement> placements =
         policy->PlanPlacements(context, PolicyView(now));
     std::vector<Pick> picked;
-    auto taken = [&](const Job* job) {
-      return std::any_of(picked.begin(), picked.end(),
-                         [job](const Pick& p) { return p.job == job; });
-    };
+    auto taken = [&](const Job* job) { return job->picked_in_round == round; };
     int free_gpus = config.gpus;
     for (const Policy::Placement& placement : placements) {
       Job* host = FindActive(placement.job_id);
       if (host == nullptr || taken(host) || !(placement.rate > 0)) continue;
       if (host->spec->scale_factor > free_gpus) continue;
       free_gpus -= host->spec->scale_factor;
+      host->picked_in_round = round;
       picked.push_back({host, placement.rate, false});
       if (placement.partner_id < 0) continue;
       Job* guest = FindActive(placement.partner_id);
@@ -354,6 +355,7 @@ struct Simulator::Impl {
           guest->spec->scale_factor > host->spec->scale_factor) {
         continue;
       }
+      guest->picked_in_round = round;
       picked.push_back({guest, placement.partner_rate, true});
     }
     return picked;
@@ -443,6 +445,7 @@ struct Simulator::Impl {
         if (done) {
           Complete(job, e.finish_s, past_deadline && job.total_steps - job.steps_run > 0);
           policy->ObserveCompletion(job.spec->id, now);
+          active_by_id.erase(job.spec->id);
           job.spec = nullptr;  // mark for removal
           --remaining;
           need_reallocation = true;
