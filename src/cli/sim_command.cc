@@ -24,6 +24,7 @@ struct SimOptions {
   std::string policy = "max_min_fairness";
   std::string out = "out/sim";
   std::string round_log = "auto";
+  std::string isolated_time = "exact";
   std::string write_trace;
   SimConfig config;
   TraceGeneratorOptions generator;
@@ -119,6 +120,15 @@ int RunSim(const SimOptions& options) {
   if (options.round_log != "auto" && options.round_log != "full" && options.round_log != "delta") {
     throw UsageError("--round-log must be auto, full or delta, got '" + options.round_log + "'");
   }
+  SimConfig config = options.config;
+  if (options.isolated_time == "exact") {
+    config.isolated_time = IsolatedTime::kExact;
+  } else if (options.isolated_time == "reference") {
+    config.isolated_time = IsolatedTime::kReferenceEpochs;
+  } else {
+    throw UsageError("--isolated-time must be exact or reference, got '" + options.isolated_time +
+                     "'");
+  }
   const ShockwaveOptions shockwave = ResolveShockwaveOptions(options);
   PolicyOptions policy_options;
   policy_options.throughputs = &table;
@@ -136,7 +146,6 @@ int RunSim(const SimOptions& options) {
   policy_options.gpus_per_node = options.gpus_per_node;
   policy_options.nic_gbps = options.nic_gbps;
   std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
-  SimConfig config = options.config;
   config.progress = !options.quiet;
   if (!options.quiet) {
     std::fprintf(stderr, "sim: %zu jobs from %s, %d GPUs, policy %s, %.0f s rounds\n",
@@ -211,6 +220,10 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
   sim->add_option("--round-log", options->round_log,
                   "rounds.csv detail: full (every round's jobs), delta (jobs started/stopped), "
                   "auto (full up to 10,000 jobs)")
+      ->capture_default_str();
+  sim->add_option("--isolated-time", options->isolated_time,
+                  "A job's run time alone (rho, deadline): exact (its own iterations, the last "
+                  "epoch partly) or reference (Shockwave's: every epoch in full)")
       ->capture_default_str();
   sim->add_option("--spb-efficiency", options->spb_efficiency,
                   "jigsaw/spb_only: progress per iteration of a staircase SPB job relative to "

@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "core/repeated_sum.h"
 #include "model/adaptation.h"
 
 namespace jigsaw {
@@ -23,21 +24,49 @@ double LookUpThroughput(const ThroughputTable* table, const std::string& worker_
 }  // namespace
 
 double IsolatedRunTime(const JobSpec& job, const ThroughputTable* table,
-                       const std::string& worker_type) {
+                       const std::string& worker_type, IsolatedTime model) {
   if (!job.typed()) return job.total_steps;
   const double base = LookUpThroughput(table, worker_type, job.job_type, job.scale_factor);
   if (base <= 0) return 0;
   if (DatasetSize(job.model) == 0 || job.batch_size == 0) return job.total_steps / base;
+  const bool exact = model == IsolatedTime::kExact;
+  if (exact && job.mode == AdaptationMode::kStatic) return job.total_steps / base;
   const long long epochs = EpochsSpanned(job.model, job.batch_size, job.total_steps);
-  const std::vector<int> schedule =
-      BatchSizeSchedule(job.mode, job.model, job.batch_size, job.scale_factor, epochs);
+  if (epochs <= 0) return 0;
+  // Runs of equal batch sizes: one throughput lookup per run, sums as the per-epoch loop's.
+  std::vector<std::pair<int, long long>> runs;
+  if (job.mode == AdaptationMode::kStatic) {
+    runs.push_back({job.batch_size, epochs});
+  } else {
+    for (int batch :
+         BatchSizeSchedule(job.mode, job.model, job.batch_size, job.scale_factor, epochs)) {
+      if (!runs.empty() && runs.back().first == batch) {
+        ++runs.back().second;
+      } else {
+        runs.push_back({batch, 1});
+      }
+    }
+  }
+  // The last epoch's share of a whole one (the epoch count is that of the initial batch size,
+  // which batch-size changes preserve).
+  const double last_share =
+      job.total_steps / IterationsPerEpoch(job.model, job.batch_size) - (epochs - 1);
+  const double dataset = DatasetSize(job.model);
   double total = 0;
   double throughput = base;
-  for (int batch : schedule) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const int batch = runs[r].first;
     const double at_batch =
         LookUpThroughput(table, worker_type, MakeJobType(job.model, batch), job.scale_factor);
     if (at_batch > 0) throughput = at_batch;
-    total += static_cast<double>(DatasetSize(job.model)) / batch / throughput;
+    if (!exact) {
+      total = RepeatedSum(total, dataset / batch / throughput, runs[r].second);
+      continue;
+    }
+    const double epoch_s = static_cast<double>(IterationsPerEpoch(job.model, batch)) / throughput;
+    const bool last_run = r + 1 == runs.size();
+    total = RepeatedSum(total, epoch_s, runs[r].second - (last_run ? 1 : 0));
+    if (last_run) total += last_share * epoch_s;
   }
   return total;
 }
@@ -387,7 +416,7 @@ struct Simulator::Impl {
       r.scale_factor = spec.scale_factor;
       r.mode = AdaptationModeName(spec.mode);
       r.arrival_s = spec.arrival_s;
-      r.isolated_s = IsolatedRunTime(spec, table, config.worker_type);
+      r.isolated_s = IsolatedRunTime(spec, table, config.worker_type, config.isolated_time);
     }
 
     Progress progress("sim", config.progress);

@@ -27,6 +27,15 @@
 
 namespace jigsaw {
 
+// How T_excl, a job's run time alone (behind rho and the deadline), is computed for typed jobs
+// with a dataset model (docs/simulator.md):
+//  * kExact: the job's own iterations: whole epochs of its profiled batch-size schedule at
+//    ceil(dataset / batch) iterations each, and the last epoch only as far as the job's
+//    iterations reach into it; each epoch at the throughput of its batch size;
+//  * kReferenceEpochs: Shockwave's definition, every epoch in full at dataset / batch
+//    iterations (a job of a tenth of an epoch counts as a whole epoch), for fidelity runs.
+enum class IsolatedTime { kExact, kReferenceEpochs };
+
 struct SimConfig {
   int gpus = 32;
   double round_s = 120;
@@ -34,6 +43,7 @@ struct SimConfig {
   double preemption_overhead_s = 20;
   double deadline_factor = 1.5;  // 0 disables
   double min_reallocation_interval_s = 1000;
+  IsolatedTime isolated_time = IsolatedTime::kExact;
   bool progress = false;  // progress lines on stderr
 };
 
@@ -96,12 +106,12 @@ class Simulator {
   Impl* impl_;
 };
 
-// Isolated run time of a job (T_excl in Shockwave's rho): the sum over its epochs of
-// iterations-per-epoch / throughput at that epoch's batch size under its adaptation mode; the
-// trace's step count divided by throughput for jobs without a dataset model; the work itself
-// for type-less jobs.
+// Isolated run time of a job (T_excl in Shockwave's rho): for typed jobs with a dataset model,
+// the sum over its epochs of the epoch's iterations / throughput at that epoch's batch size
+// under its adaptation mode, as `model` says; the trace's step count divided by throughput for
+// jobs without a dataset model; the work itself for type-less jobs. O(batch-size changes).
 double IsolatedRunTime(const JobSpec& job, const ThroughputTable* table,
-                       const std::string& worker_type);
+                       const std::string& worker_type, IsolatedTime model = IsolatedTime::kExact);
 
 }  // namespace jigsaw
 

@@ -478,6 +478,7 @@ Outcome Simulate(const Trace& trace, const ThroughputTable& table, const std::st
   SimConfig config;
   config.gpus = 32;
   config.round_s = 120;
+  config.isolated_time = IsolatedTime::kReferenceEpochs;  // the published runs' rho
   Simulator simulator(trace, &table, p.get(), config);
   SimResult result = simulator.Run();
   SummarizeSimulation(&result, Json::object());  // fills rho

@@ -111,7 +111,8 @@ TEST(SimCli, BadInputsGiveClearErrors) {
   const std::pair<const char*, const char*> kBadOptions[] = {
       {"--colocation-base nope", "(--colocation-base) must be shockwave or least_served"},
       {"--max-jobs -1", "--max-jobs must be >= 0"},
-      {"--gpus-per-node 0", "--gpus-per-node must be >= 1"}};
+      {"--gpus-per-node 0", "--gpus-per-node must be >= 1"},
+      {"--isolated-time whole", "--isolated-time must be exact or reference"}};
   for (const auto& [bad, expected] : kBadOptions) {
     result = RunCommand(std::string("sim --quiet --policy jigsaw ") + bad + " --out " +
                         (dir / "o").string());

@@ -6,6 +6,7 @@
 
 #include "cluster/sim_output.h"
 #include "core/error.h"
+#include "model/adaptation.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
 
@@ -106,6 +107,37 @@ TEST(Simulator, GnsJobsGrowTheirBatchAndFinishSooner) {
   EXPECT_EQ(adaptive_result.jobs[0].final_batch_size, 256);
   EXPECT_LT(adaptive_result.jobs[0].jct_s, 0.8 * fixed_result.jobs[0].jct_s);
   EXPECT_LT(adaptive_result.jobs[0].isolated_s, fixed_result.jobs[0].isolated_s);
+}
+
+TEST(IsolatedRunTime, CountsTheJobsOwnIterationsUnlessAskedForTheReference) {
+  ThroughputTable table = SyntheticThroughputTable();
+  JobSpec job;
+  job.job_type = "ResNet-50 (batch size 16)";
+  job.model = "ResNet-50";
+  job.batch_size = 16;
+  job.total_steps = 625;  // a tenth of an epoch: 100,000 / 16 = 6,250 iterations per epoch
+  const double throughput = table.Isolated("v100", {job.job_type, 1});
+  EXPECT_DOUBLE_EQ(IsolatedRunTime(job, &table, "v100"), 625 / throughput);
+  EXPECT_DOUBLE_EQ(IsolatedRunTime(job, &table, "v100", IsolatedTime::kReferenceEpochs),
+                   100000.0 / 16 / throughput);
+  // With a batch-size schedule: whole epochs at their batch sizes, the last one partly.
+  job.job_type = "ResNet-18 (batch size 32)";
+  job.model = "ResNet-18";
+  job.batch_size = 32;
+  job.mode = AdaptationMode::kGns;
+  job.total_steps = 1563.0 * 59.5;  // 59.5 epochs
+  const double exact = IsolatedRunTime(job, &table, "v100");
+  const double reference = IsolatedRunTime(job, &table, "v100", IsolatedTime::kReferenceEpochs);
+  double expected = 0;
+  for (int epoch = 0; epoch < 60; ++epoch) {
+    const int batch = GnsBatchSize("ResNet-18", 32, 1, epoch);
+    const double at = table.Isolated("v100", {MakeJobType("ResNet-18", batch), 1});
+    expected += (epoch < 59 ? 1.0 : 0.5) * IterationsPerEpoch("ResNet-18", batch) / at;
+  }
+  EXPECT_NEAR(exact, expected, 1e-9 * expected);
+  EXPECT_LT(exact, reference);
+  // Type-less jobs count their work in seconds either way.
+  EXPECT_DOUBLE_EQ(IsolatedRunTime(UntypedJob(0, 0, 77, 2), nullptr, "v100"), 77);
 }
 
 // Runs every job, pairing the second half of the queue as guests on the first half's GPUs.
