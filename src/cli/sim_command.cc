@@ -1,4 +1,5 @@
 // `jigsaw sim`: trace-driven cluster scheduling simulation.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -11,6 +12,7 @@
 #include "cluster/spb_cost_model.h"
 #include "core/error.h"
 #include "core/output.h"
+#include "model/arrival_stream.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
 
@@ -38,6 +40,10 @@ struct SimOptions {
   std::string colocation_base = "shockwave";
   int64_t assign_job_types = -1;  // seed; -1: keep type-less jobs type-less
   int64_t max_jobs = 0;           // 0: all
+  double arrival_rate_jph = 0;    // > 0: re-time as a Poisson stream (model/arrival_stream.h)
+  int stream_jobs = 0;            // jobs drawn for the stream (0: as many as the trace has)
+  double stream_max_hours = 0;    // draw only jobs at most this long (0: all)
+  std::string measure_window;     // "BEGIN:END" job ids
   std::string shockwave_config;
   ShockwaveOptions shockwave;                // command-line overrides, applied where given
   std::vector<std::string> shockwave_given;  // names of the overrides given
@@ -106,6 +112,16 @@ int RunSim(const SimOptions& options) {
   if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < trace.jobs.size()) {
     trace.jobs.resize(options.max_jobs);  // the first jobs by arrival
   }
+  if (options.arrival_rate_jph != 0 || options.stream_jobs != 0 || options.stream_max_hours != 0) {
+    ArrivalStreamOptions stream;
+    stream.rate_per_hour = options.arrival_rate_jph;
+    stream.jobs =
+        options.stream_jobs > 0 ? options.stream_jobs : static_cast<int>(trace.jobs.size());
+    stream.max_duration_h = options.stream_max_hours;
+    stream.seed = options.generator.seed;
+    if (options.stream_jobs < 0) throw UsageError("--stream-jobs must be >= 0");
+    trace = MakeArrivalStream(trace, stream);
+  }
   if (options.assign_job_types >= 0) {
     const int typed = AssignJobTypes(&trace, table, options.config.worker_type,
                                      static_cast<uint64_t>(options.assign_job_types));
@@ -121,6 +137,22 @@ int RunSim(const SimOptions& options) {
     throw UsageError("--round-log must be auto, full or delta, got '" + options.round_log + "'");
   }
   SimConfig config = options.config;
+  if (!options.measure_window.empty()) {
+    const size_t colon = options.measure_window.find(':');
+    char* end_begin = nullptr;
+    char* end_end = nullptr;
+    const std::string text = options.measure_window;
+    const long begin = std::strtol(text.c_str(), &end_begin, 10);
+    const long end =
+        colon == std::string::npos ? 0 : std::strtol(text.c_str() + colon + 1, &end_end, 10);
+    if (colon == std::string::npos || end_begin != text.c_str() + colon || end_end == nullptr ||
+        *end_end != '\0' || colon == 0 || colon + 1 == text.size()) {
+      throw UsageError("--measure-window expects BEGIN:END job ids (e.g. 1000:2000), got '" + text +
+                       "'");
+    }
+    config.window_begin = static_cast<int>(std::clamp(begin, -1L, 1L << 30));
+    config.window_end = static_cast<int>(std::clamp(end, -1L, 1L << 30));
+  }
   if (options.isolated_time == "exact") {
     config.isolated_time = IsolatedTime::kExact;
   } else if (options.isolated_time == "reference") {
@@ -255,6 +287,17 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
   sim->add_option("--max-jobs", options->max_jobs,
                   "Simulate only the first N jobs by arrival (0: all)")
       ->capture_default_str();
+  sim->add_option("--arrival-rate-jph", options->arrival_rate_jph,
+                  "Continuous stream (Gavel-style): draw jobs at random from the trace (with "
+                  "replacement, --seed) and give them Poisson arrivals at this many jobs/hour");
+  sim->add_option("--stream-jobs", options->stream_jobs,
+                  "Jobs in the arrival stream (default: as many as the trace has)");
+  sim->add_option("--stream-max-hours", options->stream_max_hours,
+                  "Draw only jobs at most this many hours long alone (0: all)");
+  sim->add_option("--measure-window", options->measure_window,
+                  "BEGIN:END: steady-state metrics over the jobs with ids in [BEGIN, END) and the "
+                  "time between their arrivals (summary.json \"window\"); the run stops once they "
+                  "have all finished");
   sim->add_flag("--quiet", options->quiet, "No progress output on stderr");
   sim->add_option("--shockwave-config", options->shockwave_config,
                   "Shockwave policy: JSON config in Shockwave's format (defaults: tacc_32gpus)");

@@ -144,6 +144,16 @@ struct Simulator::Impl {
 
   void Validate() const {
     if (config.gpus <= 0) throw UsageError("--gpus must be positive");
+    if (config.window_begin >= 0 || config.window_end >= 0) {
+      const int jobs = static_cast<int>(trace.jobs.size());
+      if (config.window_begin < 0 || config.window_begin >= config.window_end ||
+          config.window_end > jobs) {
+        throw UsageError(
+            "--measure-window must be BEGIN:END with 0 <= BEGIN < END <= " + std::to_string(jobs) +
+            " (the jobs in the trace), got " + std::to_string(config.window_begin) + ":" +
+            std::to_string(config.window_end));
+      }
+    }
     if (!(config.round_s > 0)) throw UsageError("--round-s must be positive");
     for (const JobSpec& spec : trace.jobs) {
       if (spec.scale_factor > config.gpus) {
@@ -422,6 +432,26 @@ struct Simulator::Impl {
     Progress progress("sim", config.progress);
     size_t next_arrival = 0;
     size_t remaining = trace.jobs.size();
+    int window_left = 0;
+    if (config.window_begin >= 0) {
+      result.has_window = true;
+      result.window_begin = config.window_begin;
+      result.window_end = config.window_end;
+      result.window_start_s = trace.jobs[config.window_begin].arrival_s;
+      result.window_end_s =
+          trace.jobs[std::min<size_t>(config.window_end, trace.jobs.size() - 1)].arrival_s;
+      window_left = config.window_end - config.window_begin;
+    }
+    auto in_window = [&](int id) {
+      return result.has_window && id >= config.window_begin && id < config.window_end;
+    };
+    // Share of [from, to] inside the window's interval.
+    auto window_share = [&](double from, double to) {
+      if (!result.has_window || !(to > from)) return 0.0;
+      const double overlap =
+          std::min(to, result.window_end_s) - std::max(from, result.window_start_s);
+      return std::max(0.0, overlap) / (to - from);
+    };
     std::vector<RunningEntry> running;
     double now = trace.jobs.empty() ? 0 : trace.jobs[0].arrival_s;
     double round_start = now;
@@ -456,10 +486,17 @@ struct Simulator::Impl {
         // co-located partner is not ended early.
         job.run_time += execution * std::min(1.0, e.rate);
         job.gpu_s += execution * job.spec->scale_factor;
-        if (!e.guest) result.busy_gpu_s += execution * job.spec->scale_factor;
+        const double share = window_share(round_start, e.finish_s);
+        if (!e.guest) {
+          result.busy_gpu_s += execution * job.spec->scale_factor;
+          result.window_busy_gpu_s += share * execution * job.spec->scale_factor;
+        }
         // Goodput in isolated-GPU-seconds: the time these iterations take alone on the gang.
-        if (job.throughput > 0)
-          result.useful_gpu_s += steps / job.throughput * job.spec->scale_factor;
+        if (job.throughput > 0) {
+          const double useful = steps / job.throughput * job.spec->scale_factor;
+          result.useful_gpu_s += useful;
+          result.window_useful_gpu_s += share * useful;
+        }
         job.steps_run += steps;
         job.time_since_reset += execution;
         worker_time_since_reset += execution;
@@ -475,6 +512,7 @@ struct Simulator::Impl {
           Complete(job, e.finish_s, past_deadline && job.total_steps - job.steps_run > 0);
           policy->ObserveCompletion(job.spec->id, now);
           active_by_id.erase(job.spec->id);
+          if (in_window(job.spec->id)) --window_left;
           job.spec = nullptr;  // mark for removal
           --remaining;
           need_reallocation = true;
@@ -488,6 +526,7 @@ struct Simulator::Impl {
         running.clear();
       }
       if (remaining == 0) break;
+      if (result.has_window && window_left == 0) break;  // the window is measured
 
       for (auto& job : active) UpdateAdaptationRequest(*job);
       while (next_arrival < trace.jobs.size() && trace.jobs[next_arrival].arrival_s <= now) {
@@ -558,6 +597,7 @@ struct Simulator::Impl {
     }
 
     for (const JobRecord& r : records) result.makespan_s = std::max(result.makespan_s, r.finish_s);
+    result.jobs_finished = static_cast<int>(trace.jobs.size() - remaining);
     result.jobs = std::move(records);
     result.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -44,6 +44,13 @@ struct SimConfig {
   double deadline_factor = 1.5;  // 0 disables
   double min_reallocation_interval_s = 1000;
   IsolatedTime isolated_time = IsolatedTime::kExact;
+  // Steady-state measurement window (Gavel): the jobs with ids in [window_begin, window_end) of a
+  // continuous arrival stream; -1: no window. The window's interval runs from the arrival of job
+  // window_begin to the arrival of job window_end (the last arrival if window_end is the number
+  // of jobs); goodput and utilisation are integrated over that interval. With a window the run
+  // stops as soon as every job in it has finished (later jobs only keep the load up).
+  int window_begin = -1;
+  int window_end = -1;
   bool progress = false;  // progress lines on stderr
 };
 
@@ -88,6 +95,13 @@ struct SimResult {
   double useful_gpu_s = 0;
   int reallocations = 0;
   double wall_s = 0;
+  int jobs_finished = 0;  // fewer than jobs.size() only when a window ended the run early
+  // The measurement window, when one was given (SimConfig): its interval and the normalised
+  // goodput (as useful_gpu_s) and GPU-seconds held (as busy_gpu_s) inside it.
+  bool has_window = false;
+  int window_begin = 0, window_end = 0;
+  double window_start_s = 0, window_end_s = 0;
+  double window_useful_gpu_s = 0, window_busy_gpu_s = 0;
 };
 
 class Simulator {

@@ -112,7 +112,10 @@ TEST(SimCli, BadInputsGiveClearErrors) {
       {"--colocation-base nope", "(--colocation-base) must be shockwave or least_served"},
       {"--max-jobs -1", "--max-jobs must be >= 0"},
       {"--gpus-per-node 0", "--gpus-per-node must be >= 1"},
-      {"--isolated-time whole", "--isolated-time must be exact or reference"}};
+      {"--isolated-time whole", "--isolated-time must be exact or reference"},
+      {"--measure-window 5", "--measure-window expects BEGIN:END"},
+      {"--measure-window 30:20", "--measure-window must be BEGIN:END with 0 <= BEGIN < END"},
+      {"--arrival-rate-jph -3", "--arrival-rate-jph must be a positive number"}};
   for (const auto& [bad, expected] : kBadOptions) {
     result = RunCommand(std::string("sim --quiet --policy jigsaw ") + bad + " --out " +
                         (dir / "o").string());

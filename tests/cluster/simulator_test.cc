@@ -140,6 +140,34 @@ TEST(IsolatedRunTime, CountsTheJobsOwnIterationsUnlessAskedForTheReference) {
   EXPECT_DOUBLE_EQ(IsolatedRunTime(UntypedJob(0, 0, 77, 2), nullptr, "v100"), 77);
 }
 
+TEST(Simulator, MeasurementWindowGivesSteadyStateMetricsAndEndsTheRun) {
+  // One GPU, a 100 s job every 200 s: half the GPU does useful work while jobs keep arriving.
+  Trace trace;
+  for (int i = 0; i < 10; ++i) trace.jobs.push_back(UntypedJob(i, 200.0 * i, 100, 1));
+  auto policy = MakePolicy("fifo");
+  SimConfig config;
+  config.gpus = 1;
+  config.window_begin = 2;
+  config.window_end = 6;
+  SimResult result = Simulator(trace, nullptr, policy.get(), config).Run();
+  ASSERT_TRUE(result.has_window);
+  EXPECT_DOUBLE_EQ(result.window_start_s, 400);
+  EXPECT_DOUBLE_EQ(result.window_end_s, 1200);
+  EXPECT_DOUBLE_EQ(result.window_useful_gpu_s, 400);
+  EXPECT_EQ(result.jobs_finished, 6);  // stopped once jobs 2..5 were done
+  EXPECT_LT(result.jobs[9].finish_s, 0);
+  Json summary = SummarizeSimulation(&result, Json::object());
+  EXPECT_DOUBLE_EQ(summary["window"]["goodput"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(summary["window"]["avg_jct_s"].get<double>(), 100);
+  EXPECT_EQ(summary["window"]["jobs"].get<int>(), 4);
+  EXPECT_EQ(summary["jobs_finished"].get<int>(), 6);
+  EXPECT_DOUBLE_EQ(summary["avg_jct_s"].get<double>(), 100);  // finished jobs only
+
+  config.window_begin = 6;
+  config.window_end = 6;
+  EXPECT_THROW(Simulator(trace, nullptr, policy.get(), config).Run(), UsageError);
+}
+
 // Runs every job, pairing the second half of the queue as guests on the first half's GPUs.
 class PairingPolicy : public Policy {
  public:
