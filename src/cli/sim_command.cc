@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cluster/policies/colocation.h"
 #include "cluster/policies/shockwave_options.h"
 #include "cluster/policy.h"
 #include "cluster/sim_output.h"
@@ -38,6 +39,10 @@ struct SimOptions {
   int gpus_per_node = 4;
   double nic_gbps = 25;
   std::string colocation_base = "shockwave";
+  std::string colocation_throughputs;  // "" = --throughputs
+  ColocationTunables colocation;
+  std::string spb_efficiency_bound = "value";
+  FallbackSpbShape spb_fallback;
   int64_t assign_job_types = -1;  // seed; -1: keep type-less jobs type-less
   int64_t max_jobs = 0;           // 0: all
   double arrival_rate_jph = 0;    // > 0: re-time as a Poisson stream (model/arrival_stream.h)
@@ -86,6 +91,22 @@ std::unique_ptr<SpbCostModel> MakeSpbCostModel(const SimOptions& options) {
     spb.profiles[binding.substr(0, eq)] = binding.substr(eq + 1);
   }
   spb.proxy_model = options.spb_proxy_model;
+  spb.fallback = options.spb_fallback;
+  if (spb.fallback.blocks < 1 || spb.fallback.blocks > 1000 || !(spb.fallback.backward_ratio > 0) ||
+      spb.fallback.backward_ratio > 100) {
+    throw UsageError(
+        "--spb-fallback-blocks must be in [1, 1000] and --spb-fallback-backward-ratio in (0, 100]");
+  }
+  if (options.spb_efficiency_bound == "value") {
+    spb.bound = SpbCostModelOptions::Bound::kValue;
+  } else if (options.spb_efficiency_bound == "low") {
+    spb.bound = SpbCostModelOptions::Bound::kLow;
+  } else if (options.spb_efficiency_bound == "high") {
+    spb.bound = SpbCostModelOptions::Bound::kHigh;
+  } else {
+    throw UsageError("--spb-efficiency-bound must be value, low or high, got '" +
+                     options.spb_efficiency_bound + "'");
+  }
   if (options.spb_efficiency == "auto") {
     spb.efficiency_file = options.spb_efficiency_file;
   } else {
@@ -175,6 +196,40 @@ int RunSim(const SimOptions& options) {
     throw UsageError("--gpus-per-node must be >= 1 and --nic-gbps > 0");
   }
   policy_options.colocation_base = options.colocation_base;
+  const ColocationTunables& t = options.colocation;
+  if (!(t.min_gain >= 0) || !(t.min_host_rate >= 0 && t.min_host_rate <= 1) || t.max_guests < 1 ||
+      !(t.gpu_memory_mb > 0) || !(t.sharing_overhead >= 0 && t.sharing_overhead < 1) ||
+      !(t.spb_warmup >= 0 && t.spb_warmup <= 1)) {
+    throw UsageError(
+        "co-location tunables out of range: --jigsaw-min-gain >= 0, --jigsaw-min-host-rate in "
+        "[0, 1], --jigsaw-max-guests >= 1, --gpu-memory-gb > 0, --jigsaw-sharing-overhead in "
+        "[0, 1), --spb-warmup in [0, 1]");
+  }
+  policy_options.colocation = t;
+  ThroughputTable colocation_table;
+  const bool colocating = options.policy == "jigsaw" || options.policy == "packing";
+  if (!options.colocation_throughputs.empty()) {
+    colocation_table = ThroughputTable::Load(options.colocation_throughputs);
+    policy_options.colocation_throughputs = &colocation_table;
+  }
+  Json colocation_report;
+  if (colocating) {
+    const ThroughputTable& pairs =
+        options.colocation_throughputs.empty() ? table : colocation_table;
+    const ColocationConsistency check = CheckColocationEntries(pairs, options.config.worker_type);
+    colocation_report["table"] = pairs.name();
+    colocation_report["entries_checked"] = check.checked;
+    colocation_report["entries_faster_than_alone"] = check.faster_than_alone;
+    if (check.faster_than_alone > 0) {
+      std::fprintf(stderr,
+                   "sim: warning: %d of %d co-location entries in %s are faster than the same "
+                   "table's isolated throughput: its co-location and isolated entries come from "
+                   "different measurements (Shockwave's tables copy Gavel's co-location entries "
+                   "but re-measured the isolated ones); pass --colocation-throughputs with the "
+                   "table they were measured with (Gavel's)\n",
+                   check.faster_than_alone, check.checked, pairs.name().c_str());
+    }
+  }
   policy_options.gpus_per_node = options.gpus_per_node;
   policy_options.nic_gbps = options.nic_gbps;
   std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
@@ -190,6 +245,30 @@ int RunSim(const SimOptions& options) {
   extra["trace"] = options.trace.empty() ? trace.name : options.trace;
   extra["throughputs"] = options.throughputs.empty() ? "<synthetic>" : options.throughputs;
   extra["seed"] = options.generator.seed;
+  if (!colocation_report.is_null()) extra["colocation_throughputs"] = colocation_report;
+  if (spb != nullptr) {
+    Json uses = Json::array();
+    for (const SpbEfficiencyUse& use : spb->Uses()) {
+      Json u;
+      u["model"] = use.model;
+      u["workers"] = use.workers;
+      u["known"] = use.known;
+      if (use.known) {
+        u["efficiency"] = use.efficiency;
+        u["interval"] = {use.low, use.high};
+      }
+      u["proxy"] = use.proxy;
+      u["source"] = use.source;
+      uses.push_back(u);
+      if (use.known && use.proxy) {
+        std::fprintf(stderr,
+                     "sim: warning: no statistical efficiency measured for %s on %d workers; "
+                     "used %.4g from %s\n",
+                     use.model.c_str(), use.workers, use.efficiency, use.source.c_str());
+      }
+    }
+    extra["spb_statistical_efficiency"] = uses;
+  }
   Json summary = SummarizeSimulation(&result, extra);
   const bool full =
       options.round_log == "full" || (options.round_log == "auto" && trace.jobs.size() <= 10000);
@@ -279,6 +358,54 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "least_served); guests are added on top")
       ->capture_default_str();
   sim->add_option("--nic-gbps", options->nic_gbps, "NIC bandwidth per node, Gbit/s")
+      ->capture_default_str();
+  sim->add_option("--colocation-throughputs", options->colocation_throughputs,
+                  "jigsaw/packing: throughput table whose co-location and isolated entries were "
+                  "measured together (Gavel's); pair rates = co-located / isolated from it "
+                  "(default: --throughputs)");
+  ColocationTunables& t = options->colocation;
+  sim->add_option("--jigsaw-min-gain", t.min_gain,
+                  "Co-location must beat the host alone by this x its GPUs")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-min-host-rate", t.min_host_rate,
+                  "A host keeps at least this share of its isolated speed")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-critical-path-guard", t.critical_path_guard,
+                  "1: a slowed host must not outlast the longest remaining job; 0: no guard")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-max-guests", t.max_guests,
+                  "Smaller SPB guests per host, on disjoint shallow workers")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-spb-guests", t.spb_guests,
+                  "1: smaller guests on an SPB host's shallow workers; 0: none")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-interleave", t.interleave,
+                  "1: same-size complementary staircase pairs (iteration-level interleaving)")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-spb-memory", t.spb_memory,
+                  "1: SPB's activation savings make room for guests; 0: guests must fit next to "
+                  "full-backprop memory")
+      ->capture_default_str();
+  double gpu_memory_gb = t.gpu_memory_mb / 1024;
+  sim->add_option_function<double>(
+         "--gpu-memory-gb", [options](double gb) { options->colocation.gpu_memory_mb = gb * 1024; },
+         "GPU memory for co-location checks (default 16, V100 as Shockwave's configs)")
+      ->default_val(gpu_memory_gb);
+  sim->add_option("--jigsaw-sharing-overhead", t.sharing_overhead,
+                  "Unmeasured: share of its time-sliced speed a job sharing a GPU under SPB "
+                  "loses (0: ideal time slicing, an upper bound)")
+      ->capture_default_str();
+  sim->add_option("--spb-warmup", t.spb_warmup,
+                  "Share of its iterations a job runs at full backprop before it may run SPB")
+      ->capture_default_str();
+  sim->add_option("--spb-efficiency-bound", options->spb_efficiency_bound,
+                  "value, low or high: a measured entry's value or an end of its interval")
+      ->capture_default_str();
+  sim->add_option("--spb-fallback-blocks", options->spb_fallback.blocks,
+                  "Fallback SPB cost model (no profile): equal blocks per model")
+      ->capture_default_str();
+  sim->add_option("--spb-fallback-backward-ratio", options->spb_fallback.backward_ratio,
+                  "Fallback SPB cost model: a block's backward / forward time")
       ->capture_default_str();
   sim->add_option("--assign-job-types", options->assign_job_types,
                   "Seed: give type-less (Philly) jobs job types from the throughput table "

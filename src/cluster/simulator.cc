@@ -371,8 +371,9 @@ struct Simulator::Impl {
     return it == active_by_id.end() || it->second->throughput <= 0 ? nullptr : it->second;
   }
 
-  // A planner's placements, checked: inactive or repeated jobs, non-positive rates, partners
-  // larger than their host and gangs that no longer fit are dropped in the order given.
+  // A planner's placements, checked: inactive or repeated jobs, non-positive rates, guests that
+  // would need more GPUs than their host has left and gangs that no longer fit are dropped in
+  // the order given.
   std::vector<Pick> PlannedJobs(double now, int round) {
     PolicyContext context = Context(now);
     context.round = round;
@@ -388,14 +389,17 @@ struct Simulator::Impl {
       free_gpus -= host->spec->scale_factor;
       host->picked_in_round = round;
       picked.push_back({host, placement.rate, false});
-      if (placement.partner_id < 0) continue;
-      Job* guest = FindActive(placement.partner_id);
-      if (guest == nullptr || guest == host || taken(guest) || !(placement.partner_rate > 0) ||
-          guest->spec->scale_factor > host->spec->scale_factor) {
-        continue;
+      int guest_gpus = 0;
+      for (const Policy::Guest& g : placement.guests) {
+        Job* guest = FindActive(g.job_id);
+        if (guest == nullptr || guest == host || taken(guest) || !(g.rate > 0) ||
+            guest_gpus + guest->spec->scale_factor > host->spec->scale_factor) {
+          continue;
+        }
+        guest_gpus += guest->spec->scale_factor;
+        guest->picked_in_round = round;
+        picked.push_back({guest, g.rate, true});
       }
-      guest->picked_in_round = round;
-      picked.push_back({guest, placement.partner_rate, true});
     }
     return picked;
   }

@@ -1,5 +1,6 @@
 #include "spb/statistical_efficiency.h"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "core/error.h"
@@ -77,17 +78,31 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
       entry.model = e.at("model").get<std::string>();
       entry.plan = ParseSpbPlan(e.at("plan").get<std::string>());
       entry.workers = e.at("workers").get<int>();
-      entry.batch_per_worker = e.at("batch_per_worker").get<int>();
-      entry.plan_iterations = e.at("plan_iterations").get<int>();
-      entry.epoch_test_accuracy = e.at("epoch_test_accuracy").get<std::vector<double>>();
       entry.statistical_efficiency = e.at("statistical_efficiency").get<double>();
-      entry.command = e.at("command").get<std::string>();
+      entry.batch_per_worker = e.value("batch_per_worker", 0);
+      entry.plan_iterations = e.value("plan_iterations", 1);
+      if (e.contains("epoch_test_accuracy")) {
+        entry.epoch_test_accuracy = e.at("epoch_test_accuracy").get<std::vector<double>>();
+      }
+      entry.command = e.value("command", std::string());
+      entry.seeds = e.value("seeds", 0);
+      if (e.contains("statistical_efficiency_interval")) {
+        const std::vector<double> interval =
+            e.at("statistical_efficiency_interval").get<std::vector<double>>();
+        if (interval.size() != 2) throw InputError(path, line, "");
+        entry.interval_low = interval[0];
+        entry.interval_high = interval[1];
+      }
     } catch (const Json::exception& ex) {
       throw InputError(path, line,
-                       std::string("expected an entry with model, plan, workers, "
-                                   "batch_per_worker, plan_iterations, epoch_test_accuracy, "
-                                   "statistical_efficiency and command: ") +
+                       std::string("expected an entry with model, plan, workers and "
+                                   "statistical_efficiency (optionally batch_per_worker, "
+                                   "plan_iterations, epoch_test_accuracy, command, seeds, "
+                                   "statistical_efficiency_interval [low, high]): ") +
                            ex.what());
+    } catch (const InputError&) {
+      throw InputError(path, line,
+                       "expected statistical_efficiency_interval as [low, high], two numbers");
     } catch (const UsageError& ex) {
       throw InputError(path, line, std::string("expected an SPB plan: ") + ex.what());
     }
@@ -99,9 +114,27 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
                        "expected statistical_efficiency in [0, 1], got " +
                            std::to_string(entry.statistical_efficiency));
     }
+    if (entry.interval_low >= 0 || entry.interval_high >= 0) {
+      if (!(entry.interval_low >= 0 && entry.interval_low <= entry.statistical_efficiency &&
+            entry.statistical_efficiency <= entry.interval_high && entry.interval_high <= 1)) {
+        throw InputError(path, line,
+                         "expected statistical_efficiency_interval [low, high] with 0 <= low <= "
+                         "statistical_efficiency <= high <= 1");
+      }
+    }
     table.entries.push_back(entry);
   }
   return table;
+}
+
+std::string NormalizedModelName(const std::string& model) {
+  std::string out;
+  for (char c : model) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
 }
 
 StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTable& table,
@@ -110,13 +143,14 @@ StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTab
   StatisticalEfficiency result;
   if (plan.kind == SpbPlanKind::kFull) {
     result.known = true;
-    result.efficiency = 1.0;
+    result.efficiency = result.low = result.high = 1.0;
     result.source = "reference";
     return result;
   }
+  const std::string wanted = NormalizedModelName(model);
   const StatisticalEfficiencyEntry* best = nullptr;
   for (const StatisticalEfficiencyEntry& e : table.entries) {
-    if (e.model != model || !SamePlan(e.plan, plan)) continue;
+    if (NormalizedModelName(e.model) != wanted || !SamePlan(e.plan, plan)) continue;
     const int distance = std::abs(e.workers - workers);
     const int best_distance = best == nullptr ? 0 : std::abs(best->workers - workers);
     if (best == nullptr || distance < best_distance ||
@@ -131,7 +165,11 @@ StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTab
   }
   result.known = true;
   result.efficiency = best->statistical_efficiency;
+  result.has_interval = best->interval_low >= 0;
+  result.low = result.has_interval ? best->interval_low : result.efficiency;
+  result.high = result.has_interval ? best->interval_high : result.efficiency;
   result.measured_workers = best->workers;
+  result.measured_model = best->model;
   result.source = table.path + ":" + std::to_string(best->line);
   return result;
 }

@@ -5,11 +5,17 @@
 // Efficiency of a (model, plan, workers) run = (iterations full backprop needed to reach the
 // plan's final test accuracy) / (iterations the plan used), capped at 1. Torch-free.
 //
+// An entry needs model, plan, workers and statistical_efficiency; it may give
+// "statistical_efficiency_interval": [low, high] (e.g. a 95% confidence interval over seeds,
+// low <= value <= high) and "seeds", and the provenance fields bench/spb_stat_eff.sh writes
+// (batch_per_worker, plan_iterations, epoch_test_accuracy, command).
+//
 // Lookup contract:
 //   * plan kind full: always known, 1.0 (full is the reference), measured or not;
-//   * otherwise the entries with the same model and the same plan (kind, and the freeze depth or
-//     explicit depths) are candidates; the one with the nearest measured worker count is used
-//     (ties: the smaller worker count), and `measured_workers` says which;
+//   * otherwise the entries with the same model (names compared without case and punctuation:
+//     the trace's "ResNet-18" is the runtime's "resnet18") and the same plan (kind, and the
+//     freeze depth or explicit depths) are candidates; the one with the nearest measured worker
+//     count is used (ties: the smaller worker count), and `measured_workers` says which;
 //   * no candidate (a model or plan never measured): known = false. Callers must decide what to
 //     assume; no number is invented here.
 #ifndef JIGSAW_SPB_STATISTICAL_EFFICIENCY_H_
@@ -30,8 +36,11 @@ struct StatisticalEfficiencyEntry {
   int plan_iterations = 0;
   std::vector<double> epoch_test_accuracy;
   double statistical_efficiency = 0;  // in [0, 1]
-  std::string command;                // the exact command that produced the run
-  int line = 0;                       // where the entry starts in the data file
+  double interval_low = -1;           // -1: no interval given
+  double interval_high = -1;
+  int seeds = 0;        // 0: not given
+  std::string command;  // the exact command that produced the run
+  int line = 0;         // where the entry starts in the data file
 };
 
 struct StatisticalEfficiencyTable {
@@ -45,10 +54,17 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path);
 
 struct StatisticalEfficiency {
   bool known = false;
-  double efficiency = 0;     // valid when known
-  int measured_workers = 0;  // the worker count of the entry used (0 for full or unknown)
-  std::string source;        // "reference" (full), "file:line" of the entry, or why unknown
+  double efficiency = 0;  // valid when known
+  // The entry's interval; equal to `efficiency` when it gives none (and for full).
+  double low = 0, high = 0;
+  bool has_interval = false;
+  int measured_workers = 0;    // the worker count of the entry used (0 for full or unknown)
+  std::string measured_model;  // the entry's model name
+  std::string source;          // "reference" (full), "file:line" of the entry, or why unknown
 };
+
+// "ResNet-18" -> "resnet18": lower case, letters and digits only.
+std::string NormalizedModelName(const std::string& model);
 
 StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTable& table,
                                                   const std::string& model, const SpbPlan& plan,

@@ -182,7 +182,7 @@ class PairingPolicy : public Policy {
     const size_t half = (jobs.size() + 1) / 2;
     for (size_t i = 0; i < half; ++i) {
       Placement p{jobs[i].id, 0.6};
-      if (i + half < jobs.size()) p.partner_id = jobs[i + half].id, p.partner_rate = 0.5;
+      if (i + half < jobs.size()) p.guests.push_back({jobs[i + half].id, 0.5});
       placements.push_back(p);
     }
     return placements;

@@ -93,6 +93,37 @@ TEST(SpbStatisticalEfficiency, MalformedFilesNameTheLineAndWhatWasExpected) {
                    "workers >= 1");
 }
 
+TEST(SpbStatisticalEfficiency, IntervalsAndModelNamesAsTheRuntimeSpellsThem) {
+  const std::string with_interval =
+      "    {\"model\": \"resnet18\", \"plan\": \"staircase\", \"workers\": 4,\n"
+      "     \"statistical_efficiency\": 0.9, \"statistical_efficiency_interval\": [0.85, 0.97],"
+      " \"seeds\": 3}";
+  StatisticalEfficiencyTable table =
+      ReadStatisticalEfficiency(WriteTemp("interval", File({with_interval})));
+  ASSERT_EQ(table.entries.size(), 1u);
+  EXPECT_EQ(table.entries[0].seeds, 3);
+  // The trace's "ResNet-18" is the runtime's "resnet18".
+  StatisticalEfficiency e =
+      LookupStatisticalEfficiency(table, "ResNet-18", ParseSpbPlan("staircase"), 8);
+  ASSERT_TRUE(e.known);
+  EXPECT_TRUE(e.has_interval);
+  EXPECT_DOUBLE_EQ(e.low, 0.85);
+  EXPECT_DOUBLE_EQ(e.efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(e.high, 0.97);
+  EXPECT_EQ(e.measured_model, "resnet18");
+  EXPECT_EQ(NormalizedModelName("ResNet-18"), "resnet18");
+  EXPECT_FALSE(LookupStatisticalEfficiency(table, "ResNet-50", ParseSpbPlan("staircase"), 4).known);
+  // An interval that does not contain the value, or is not two numbers, is an error.
+  const std::string outside =
+      "    {\"model\": \"lenet\", \"plan\": \"staircase\", \"workers\": 4,\n"
+      "     \"statistical_efficiency\": 0.9, \"statistical_efficiency_interval\": [0.5, 0.8]}";
+  ExpectInputError(WriteTemp("outside", File({outside})), 5, "0 <= low <= statistical_efficiency");
+  const std::string three =
+      "    {\"model\": \"lenet\", \"plan\": \"staircase\", \"workers\": 4,\n"
+      "     \"statistical_efficiency\": 0.9, \"statistical_efficiency_interval\": [0.5, 0.8, 1]}";
+  ExpectInputError(WriteTemp("three", File({three})), 5, "as [low, high]");
+}
+
 TEST(SpbStatisticalEfficiency, TheMeasuredDataFileLoads) {
   StatisticalEfficiencyTable table = ReadStatisticalEfficiency(
       std::string(JIGSAW_SOURCE_DIR) + "/data/spb_statistical_efficiency.json");
