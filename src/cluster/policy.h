@@ -85,7 +85,11 @@ class Policy {
   virtual std::vector<Placement> PlanPlacements(const PolicyContext& context,
                                                 const std::vector<PolicyJob>& jobs) {
     std::vector<Placement> placements;
-    for (int id : PlanRound(context, jobs)) placements.push_back({id});
+    for (int id : PlanRound(context, jobs)) {
+      Placement placement;
+      placement.job_id = id;
+      placements.push_back(placement);
+    }
     return placements;
   }
 

@@ -138,7 +138,9 @@ class JigsawPolicy : public Policy {
     for (size_t j : candidates) {
       if (placed[j] || jobs[j].scale_factor > free_gpus) continue;
       free_gpus -= jobs[j].scale_factor;
-      placements.push_back({jobs[j].id});
+      Placement placement;
+      placement.job_id = jobs[j].id;
+      placements.push_back(placement);
       HostState host;
       host.job = j;
       hosts.push_back(host);
