@@ -181,7 +181,9 @@ class PairingPolicy : public Policy {
     std::vector<Placement> placements;
     const size_t half = (jobs.size() + 1) / 2;
     for (size_t i = 0; i < half; ++i) {
-      Placement p{jobs[i].id, 0.6};
+      Placement p;
+      p.job_id = jobs[i].id;
+      p.rate = 0.6;
       if (i + half < jobs.size()) p.guests.push_back({jobs[i + half].id, 0.5});
       placements.push_back(p);
     }
