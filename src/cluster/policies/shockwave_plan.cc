@@ -74,6 +74,7 @@ class RoundPacking {
     horizon_ = horizon;
     free_.assign(horizon, capacity);
     in_.assign(jobs * horizon, 0);
+    static_assert(kIn < -(1 << 29), "kIn must keep free + kIn negative");
     count_.assign(jobs, 0);
     total_free_ = static_cast<long long>(horizon) * capacity;
   }
@@ -81,15 +82,15 @@ class RoundPacking {
   // Puts one more copy of `job` into the round with the most room among those it is not in;
   // false if none has room.
   bool Add(size_t job, int gpus) {
-    const char* in = &in_[job * horizon_];
-    // Two passes, both easy to vectorise: the most room among the rounds the job is not in, then
-    // the earliest such round.
-    int most = -1;
-    for (int t = 0; t < horizon_; ++t) most = std::max(most, in[t] ? -1 : free_[t]);
+    int* in = &in_[job * horizon_];
+    // Two passes, the first easy to vectorise: the most room among the rounds the job is not in
+    // (kIn pushes the others far below zero), then the earliest such round.
+    int most = kIn;
+    for (int t = 0; t < horizon_; ++t) most = std::max(most, free_[t] + in[t]);
     if (most < gpus) return false;
     int best = 0;
-    while (in[best] || free_[best] != most) ++best;
-    in_[job * horizon_ + best] = 1;
+    while (free_[best] + in[best] != most) ++best;
+    in[best] = kIn;
     free_[best] -= gpus;
     total_free_ -= gpus;
     ++count_[job];
@@ -111,7 +112,8 @@ class RoundPacking {
  private:
   int horizon_ = 0;
   std::vector<int> free_;
-  std::vector<char> in_;  // job-major: job * horizon + round
+  static constexpr int kIn = -(1 << 30);  // added to a round's free GPUs when the job is in it
+  std::vector<int> in_;                   // job-major: job * horizon + round, 0 or kIn
   std::vector<int> count_;
   long long total_free_ = 0;
 };
@@ -174,25 +176,33 @@ bool PackCounts(const ShockwavePlanProblem& problem, const std::vector<int>& cou
 // "Most room" choices over a fixed number of rounds, without allocating per call.
 class RoomChooser {
  public:
-  explicit RoomChooser(int horizon) : by_room_(horizon) {}
+  RoomChooser() = default;
 
-  // Up to `count` distinct rounds with room for `gpus`, most free GPUs first (earlier on ties),
-  // into `chosen` (cleared first).
+  // Up to `count` distinct rounds with room for `gpus`: those with the most free GPUs, earlier
+  // rounds first on ties, into `chosen` (cleared first; in round order).
   void MostRoom(const std::vector<int>& free_gpus, int gpus, int count, std::vector<int>* chosen) {
-    // Insertion sort: stable, and cheap for a planning horizon of a few dozen rounds.
-    const int horizon = static_cast<int>(by_room_.size());
-    for (int t = 0; t < horizon; ++t) {
-      int at = t;
-      while (at > 0 && free_gpus[by_room_[at - 1]] < free_gpus[t]) {
-        by_room_[at] = by_room_[at - 1];
-        --at;
-      }
-      by_room_[at] = t;
-    }
     chosen->clear();
-    for (int t : by_room_) {
-      if (static_cast<int>(chosen->size()) == count || free_gpus[t] < gpus) break;
-      chosen->push_back(t);
+    room_.clear();
+    for (int free : free_gpus) {
+      if (free >= gpus) room_.push_back(free);
+    }
+    const int horizon = static_cast<int>(free_gpus.size());
+    if (static_cast<int>(room_.size()) <= count) {
+      for (int t = 0; t < horizon; ++t) {
+        if (free_gpus[t] >= gpus) chosen->push_back(t);
+      }
+      return;
+    }
+    if (count <= 0) return;
+    // The count-th most room, then every round with more and the earliest ones with as much.
+    std::nth_element(room_.begin(), room_.begin() + (count - 1), room_.end(), std::greater<int>());
+    const int threshold = room_[count - 1];
+    int ties = count;
+    for (int free : room_) ties -= free > threshold;
+    for (int t = 0; t < horizon; ++t) {
+      if (free_gpus[t] > threshold || (free_gpus[t] == threshold && ties-- > 0)) {
+        chosen->push_back(t);
+      }
     }
   }
 
@@ -219,7 +229,7 @@ class RoomChooser {
   }
 
  private:
-  std::vector<int> by_room_;
+  std::vector<int> room_;
   std::vector<int> chosen_;
 };
 
@@ -438,7 +448,7 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
                                          const std::vector<double>& priorities,
                                          const std::vector<int>& gpus, int capacity, int horizon) {
   const size_t n_jobs = rounds.size();
-  RoomChooser rooms(horizon);
+  RoomChooser rooms;
   auto biggest_first = [&](std::vector<size_t> jobs) {
     std::stable_sort(jobs.begin(), jobs.end(),
                      [&](size_t a, size_t b) { return gpus[a] > gpus[b]; });
