@@ -7,7 +7,7 @@ PACKAGES=(
   coinor-libclp-dev coinor-libcbc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev libgloo-dev zlib1g-dev dataset-fashion-mnist
-  time
+  time python3 bc
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
