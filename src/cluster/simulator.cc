@@ -123,6 +123,7 @@ struct Simulator::Impl {
   std::vector<std::unique_ptr<Job>> active;
   std::unordered_map<int, Job*> active_by_id;
   std::vector<PolicyJob> view_buffer;
+  std::vector<Job*> pick_heap;
   std::vector<JobRecord> records;
   double worker_time_since_reset = 0;
   double last_reset_s = 0;
@@ -327,22 +328,26 @@ struct Simulator::Impl {
     }
   }
 
-  // Greedy gang placement in priority order; returns the jobs to run this round.
+  // Greedy gang placement in priority order; returns the jobs to run this round. The order is a
+  // total one (insertion order breaks the last ties), so popping a heap gives the sorted order
+  // while looking only at the jobs reached before the GPUs run out: deep queues stay cheap.
   std::vector<Pick> PickJobs() {
-    std::vector<Job*> order;
-    order.reserve(active.size());
+    std::vector<Job*>& order = pick_heap;
+    order.clear();
     for (auto& job : active) order.push_back(job.get());
-    std::sort(order.begin(), order.end(), [](const Job* a, const Job* b) {
-      if (a->priority != b->priority) return a->priority > b->priority;
-      if (a->deficit != b->deficit) return a->deficit > b->deficit;
-      if (a->allocation != b->allocation) return a->allocation > b->allocation;
-      return a->order < b->order;
-    });
+    auto after = [](const Job* a, const Job* b) {  // true if a ranks after b
+      if (a->priority != b->priority) return a->priority < b->priority;
+      if (a->deficit != b->deficit) return a->deficit < b->deficit;
+      if (a->allocation != b->allocation) return a->allocation < b->allocation;
+      return a->order > b->order;
+    };
+    std::make_heap(order.begin(), order.end(), after);
     std::vector<Pick> picked;
     int free_gpus = config.gpus;
     const bool skip_zero_priority = policy->RunsOnlyAllocatedJobs();
-    for (Job* job : order) {
-      if (free_gpus == 0) break;
+    for (auto end = order.end(); end != order.begin() && free_gpus > 0; --end) {
+      std::pop_heap(order.begin(), end, after);
+      Job* job = *(end - 1);
       if (job->throughput <= 0) continue;
       if (skip_zero_priority && job->priority <= 0) continue;
       if (job->spec->scale_factor > free_gpus) continue;
