@@ -26,7 +26,8 @@ while read -r jobs gpus throughputs config; do
     start=$(date +%s.%N)
     build/jigsaw sim --quiet --trace "$DATA/traces/shockwave/shockwave_${jobs}.trace" \
       --throughputs "$DATA/throughputs/$throughputs" --gpus "$gpus" --round-s 120 \
-      --policy "$policy" --shockwave-config "$DATA/configs/shockwave/$config" --out "$dir"
+      --policy "$policy" --shockwave-config "$DATA/configs/shockwave/$config" \
+      --isolated-time reference --out "$dir"
     wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.2f", e - s }')
     s="$dir/summary.json"
     printf "| shockwave_%s | %s | %s | %.0f | %.0f | %.2f | %.1f%% | %s |\n" "$jobs" "$gpus" \

@@ -30,7 +30,7 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 total_start=$(date +%s.%N)
 while read -r policy mk jct rho; do
   start=$(date +%s.%N)
-  build/jigsaw sim --quiet --trace "$DATA/traces/shockwave/shockwave_120.trace" \
+  build/jigsaw sim --quiet --isolated-time reference --trace "$DATA/traces/shockwave/shockwave_120.trace" \
     --throughputs "$DATA/throughputs/shockwave_tacc_throughputs.json" --gpus 32 \
     --round-s 120 --policy "$policy" --out "$OUT/$policy"
   wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }')

@@ -1,4 +1,5 @@
 // `jigsaw sim`: trace-driven cluster scheduling simulation.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -6,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cluster/policies/colocation.h"
 #include "cluster/policies/shockwave_options.h"
 #include "cluster/policy.h"
 #include "cluster/sim_output.h"
@@ -14,6 +16,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/output.h"
+#include "model/arrival_stream.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
 
@@ -27,6 +30,7 @@ struct SimOptions {
   std::string policy = "max_min_fairness";
   std::string out = "out/sim";
   std::string round_log = "auto";
+  std::string isolated_time = "exact";
   std::string write_trace;
   SimConfig config;
   TraceGeneratorOptions generator;
@@ -38,8 +42,16 @@ struct SimOptions {
   int gpus_per_node = 4;
   double nic_gbps = 25;
   std::string colocation_base = "shockwave";
+  std::string colocation_throughputs;  // "" = --throughputs
+  ColocationTunables colocation;
+  std::string spb_efficiency_bound = "value";
+  FallbackSpbShape spb_fallback;
   int64_t assign_job_types = -1;  // seed; -1: keep type-less jobs type-less
   int64_t max_jobs = 0;           // 0: all
+  double arrival_rate_jph = 0;    // > 0: re-time as a Poisson stream (model/arrival_stream.h)
+  int stream_jobs = 0;            // jobs drawn for the stream (0: as many as the trace has)
+  double stream_max_hours = 0;    // draw only jobs at most this long (0: all)
+  std::string measure_window;     // "BEGIN:END" job ids
   std::string shockwave_config;
   ShockwaveOptions shockwave;                // command-line overrides, applied where given
   std::vector<std::string> shockwave_given;  // names of the overrides given
@@ -84,6 +96,22 @@ std::unique_ptr<SpbCostModel> MakeSpbCostModel(const SimOptions& options) {
     spb.profiles[binding.substr(0, eq)] = binding.substr(eq + 1);
   }
   spb.proxy_model = options.spb_proxy_model;
+  spb.fallback = options.spb_fallback;
+  if (spb.fallback.blocks < 1 || spb.fallback.blocks > 1000 || !(spb.fallback.backward_ratio > 0) ||
+      spb.fallback.backward_ratio > 100) {
+    throw UsageError(
+        "--spb-fallback-blocks must be in [1, 1000] and --spb-fallback-backward-ratio in (0, 100]");
+  }
+  if (options.spb_efficiency_bound == "value") {
+    spb.bound = SpbCostModelOptions::Bound::kValue;
+  } else if (options.spb_efficiency_bound == "low") {
+    spb.bound = SpbCostModelOptions::Bound::kLow;
+  } else if (options.spb_efficiency_bound == "high") {
+    spb.bound = SpbCostModelOptions::Bound::kHigh;
+  } else {
+    throw UsageError("--spb-efficiency-bound must be value, low or high, got '" +
+                     options.spb_efficiency_bound + "'");
+  }
   if (options.spb_efficiency == "auto") {
     spb.efficiency_file = options.spb_efficiency_file;
   } else {
@@ -120,6 +148,16 @@ int RunSim(const SimOptions& options) {
   if (options.max_jobs > 0 && static_cast<size_t>(options.max_jobs) < trace.jobs.size()) {
     trace.jobs.resize(options.max_jobs);  // the first jobs by arrival
   }
+  if (options.arrival_rate_jph != 0 || options.stream_jobs != 0 || options.stream_max_hours != 0) {
+    ArrivalStreamOptions stream;
+    stream.rate_per_hour = options.arrival_rate_jph;
+    stream.jobs =
+        options.stream_jobs > 0 ? options.stream_jobs : static_cast<int>(trace.jobs.size());
+    stream.max_duration_h = options.stream_max_hours;
+    stream.seed = options.generator.seed;
+    if (options.stream_jobs < 0) throw UsageError("--stream-jobs must be >= 0");
+    trace = MakeArrivalStream(trace, stream);
+  }
   if (options.assign_job_types >= 0) {
     const int typed = AssignJobTypes(&trace, table, options.config.worker_type,
                                      static_cast<uint64_t>(options.assign_job_types));
@@ -136,6 +174,31 @@ int RunSim(const SimOptions& options) {
   if (options.round_log != "auto" && options.round_log != "full" && options.round_log != "delta") {
     throw UsageError("--round-log must be auto, full or delta, got '" + options.round_log + "'");
   }
+  SimConfig config = options.config;
+  if (!options.measure_window.empty()) {
+    const size_t colon = options.measure_window.find(':');
+    char* end_begin = nullptr;
+    char* end_end = nullptr;
+    const std::string text = options.measure_window;
+    const long begin = std::strtol(text.c_str(), &end_begin, 10);
+    const long end =
+        colon == std::string::npos ? 0 : std::strtol(text.c_str() + colon + 1, &end_end, 10);
+    if (colon == std::string::npos || end_begin != text.c_str() + colon || end_end == nullptr ||
+        *end_end != '\0' || colon == 0 || colon + 1 == text.size()) {
+      throw UsageError("--measure-window expects BEGIN:END job ids (e.g. 1000:2000), got '" + text +
+                       "'");
+    }
+    config.window_begin = static_cast<int>(std::clamp(begin, -1L, 1L << 30));
+    config.window_end = static_cast<int>(std::clamp(end, -1L, 1L << 30));
+  }
+  if (options.isolated_time == "exact") {
+    config.isolated_time = IsolatedTime::kExact;
+  } else if (options.isolated_time == "reference") {
+    config.isolated_time = IsolatedTime::kReferenceEpochs;
+  } else {
+    throw UsageError("--isolated-time must be exact or reference, got '" + options.isolated_time +
+                     "'");
+  }
   const ShockwaveOptions shockwave = ResolveShockwaveOptions(options);
   PolicyOptions policy_options;
   policy_options.throughputs = &table;
@@ -149,10 +212,43 @@ int RunSim(const SimOptions& options) {
   RequireCountInRange("--gpus-per-node", options.gpus_per_node, 1, kMaxGpus);
   RequireOptionInRange("--nic-gbps", options.nic_gbps, 1e-3, 1e6);
   policy_options.colocation_base = options.colocation_base;
+  const ColocationTunables& t = options.colocation;
+  if (!(t.min_gain >= 0) || !(t.min_host_rate >= 0 && t.min_host_rate <= 1) || t.max_guests < 1 ||
+      !(t.gpu_memory_mb > 0) || !(t.sharing_overhead >= 0 && t.sharing_overhead < 1) ||
+      !(t.spb_warmup >= 0 && t.spb_warmup <= 1)) {
+    throw UsageError(
+        "co-location tunables out of range: --jigsaw-min-gain >= 0, --jigsaw-min-host-rate in "
+        "[0, 1], --jigsaw-max-guests >= 1, --gpu-memory-gb > 0, --jigsaw-sharing-overhead in "
+        "[0, 1), --spb-warmup in [0, 1]");
+  }
+  policy_options.colocation = t;
+  ThroughputTable colocation_table;
+  const bool colocating = options.policy == "jigsaw" || options.policy == "packing";
+  if (!options.colocation_throughputs.empty()) {
+    colocation_table = ThroughputTable::Load(options.colocation_throughputs);
+    policy_options.colocation_throughputs = &colocation_table;
+  }
+  Json colocation_report;
+  if (colocating) {
+    const ThroughputTable& pairs =
+        options.colocation_throughputs.empty() ? table : colocation_table;
+    const ColocationConsistency check = CheckColocationEntries(pairs, options.config.worker_type);
+    colocation_report["table"] = pairs.name();
+    colocation_report["entries_checked"] = check.checked;
+    colocation_report["entries_faster_than_alone"] = check.faster_than_alone;
+    if (check.faster_than_alone > 0) {
+      std::fprintf(stderr,
+                   "sim: warning: %d of %d co-location entries in %s are faster than the same "
+                   "table's isolated throughput: its co-location and isolated entries come from "
+                   "different measurements (Shockwave's tables copy Gavel's co-location entries "
+                   "but re-measured the isolated ones); pass --colocation-throughputs with the "
+                   "table they were measured with (Gavel's)\n",
+                   check.faster_than_alone, check.checked, pairs.name().c_str());
+    }
+  }
   policy_options.gpus_per_node = options.gpus_per_node;
   policy_options.nic_gbps = options.nic_gbps;
   std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
-  SimConfig config = options.config;
   config.progress = !options.quiet;
   if (!options.quiet) {
     std::fprintf(stderr, "sim: %zu jobs from %s, %d GPUs, policy %s, %.0f s rounds\n",
@@ -165,6 +261,31 @@ int RunSim(const SimOptions& options) {
   extra["trace"] = options.trace.empty() ? trace.name : options.trace;
   extra["throughputs"] = options.throughputs.empty() ? "<synthetic>" : options.throughputs;
   extra["seed"] = options.generator.seed;
+  if (!colocation_report.is_null()) extra["colocation_throughputs"] = colocation_report;
+  if (spb != nullptr) {
+    Json uses = Json::array();
+    for (const SpbEfficiencyUse& use : spb->Uses()) {
+      Json u;
+      u["model"] = use.model;
+      u["workers"] = use.workers;
+      u["known"] = use.known;
+      if (use.known) {
+        u["efficiency"] = use.efficiency;
+        u["interval"] = {use.low, use.high};
+        u["seeds"] = use.seeds;
+      }
+      u["proxy"] = use.proxy;
+      u["source"] = use.source;
+      uses.push_back(u);
+      if (use.known && use.proxy) {
+        std::fprintf(stderr,
+                     "sim: warning: no statistical efficiency measured for %s on %d workers; "
+                     "used %.4g from %s\n",
+                     use.model.c_str(), use.workers, use.efficiency, use.source.c_str());
+      }
+    }
+    extra["spb_statistical_efficiency"] = uses;
+  }
   Json summary = SummarizeSimulation(&result, extra);
   const bool full =
       options.round_log == "full" || (options.round_log == "auto" && trace.jobs.size() <= 10000);
@@ -228,6 +349,10 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "rounds.csv detail: full (every round's jobs), delta (jobs started/stopped), "
                   "auto (full up to 10,000 jobs)")
       ->capture_default_str();
+  sim->add_option("--isolated-time", options->isolated_time,
+                  "A job's run time alone (rho, deadline): exact (its own iterations, the last "
+                  "epoch partly) or reference (Shockwave's: every epoch in full)")
+      ->capture_default_str();
   sim->add_option("--spb-efficiency", options->spb_efficiency,
                   "jigsaw/spb_only: progress per iteration of a staircase SPB job relative to "
                   "full backprop: auto (measured, from --spb-efficiency-file) or a number "
@@ -251,6 +376,54 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   sim->add_option("--nic-gbps", options->nic_gbps, "NIC bandwidth per node, Gbit/s")
       ->capture_default_str();
+  sim->add_option("--colocation-throughputs", options->colocation_throughputs,
+                  "jigsaw/packing: throughput table whose co-location and isolated entries were "
+                  "measured together (Gavel's); pair rates = co-located / isolated from it "
+                  "(default: --throughputs)");
+  ColocationTunables& t = options->colocation;
+  sim->add_option("--jigsaw-min-gain", t.min_gain,
+                  "Co-location must beat the host alone by this x its GPUs")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-min-host-rate", t.min_host_rate,
+                  "A host keeps at least this share of its isolated speed")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-critical-path-guard", t.critical_path_guard,
+                  "1: a slowed host must not outlast the longest remaining job; 0: no guard")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-max-guests", t.max_guests,
+                  "Smaller SPB guests per host, on disjoint shallow workers")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-spb-guests", t.spb_guests,
+                  "1: smaller guests on an SPB host's shallow workers; 0: none")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-interleave", t.interleave,
+                  "1: same-size complementary staircase pairs (iteration-level interleaving)")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-spb-memory", t.spb_memory,
+                  "1: SPB's activation savings make room for guests; 0: guests must fit next to "
+                  "full-backprop memory")
+      ->capture_default_str();
+  double gpu_memory_gb = t.gpu_memory_mb / 1024;
+  sim->add_option_function<double>(
+         "--gpu-memory-gb", [options](double gb) { options->colocation.gpu_memory_mb = gb * 1024; },
+         "GPU memory for co-location checks (default 16, V100 as Shockwave's configs)")
+      ->default_val(gpu_memory_gb);
+  sim->add_option("--jigsaw-sharing-overhead", t.sharing_overhead,
+                  "Unmeasured: share of its time-sliced speed a job sharing a GPU under SPB "
+                  "loses (0: ideal time slicing, an upper bound)")
+      ->capture_default_str();
+  sim->add_option("--spb-warmup", t.spb_warmup,
+                  "Share of its iterations a job runs at full backprop before it may run SPB")
+      ->capture_default_str();
+  sim->add_option("--spb-efficiency-bound", options->spb_efficiency_bound,
+                  "value, low or high: a measured entry's value or an end of its interval")
+      ->capture_default_str();
+  sim->add_option("--spb-fallback-blocks", options->spb_fallback.blocks,
+                  "Fallback SPB cost model (no profile): equal blocks per model")
+      ->capture_default_str();
+  sim->add_option("--spb-fallback-backward-ratio", options->spb_fallback.backward_ratio,
+                  "Fallback SPB cost model: a block's backward / forward time")
+      ->capture_default_str();
   sim->add_option("--assign-job-types", options->assign_job_types,
                   "Seed: give type-less (Philly) jobs job types from the throughput table "
                   "(-1: keep them type-less)")
@@ -258,6 +431,17 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
   sim->add_option("--max-jobs", options->max_jobs,
                   "Simulate only the first N jobs by arrival (0: all)")
       ->capture_default_str();
+  sim->add_option("--arrival-rate-jph", options->arrival_rate_jph,
+                  "Continuous stream (Gavel-style): draw jobs at random from the trace (with "
+                  "replacement, --seed) and give them Poisson arrivals at this many jobs/hour");
+  sim->add_option("--stream-jobs", options->stream_jobs,
+                  "Jobs in the arrival stream (default: as many as the trace has)");
+  sim->add_option("--stream-max-hours", options->stream_max_hours,
+                  "Draw only jobs at most this many hours long alone (0: all)");
+  sim->add_option("--measure-window", options->measure_window,
+                  "BEGIN:END: steady-state metrics over the jobs with ids in [BEGIN, END) and the "
+                  "time between their arrivals (summary.json \"window\"); the run stops once they "
+                  "have all finished");
   sim->add_flag("--quiet", options->quiet, "No progress output on stderr");
   sim->add_option("--shockwave-config", options->shockwave_config,
                   "Shockwave policy: JSON config in Shockwave's format (defaults: tacc_32gpus)");

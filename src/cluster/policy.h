@@ -67,21 +67,29 @@ class Policy {
   }
 
   // What a round planner may also decide: co-location and per-job speed. A placement runs
-  // `job_id` on its own gang of GPUs; a placement with a partner also runs `partner_id` on (a
-  // subset of) the same GPUs, so the partner's scale factor must not exceed the host's. Rates
-  // scale a job's isolated full-backprop throughput for the round (interference of a co-located
-  // partner, SPB's iteration speed-up times its statistical efficiency), must be > 0, and make
-  // progress = floor(throughput x rate x round). The default runs PlanRound's jobs alone at 1.
+  // `job_id` on its own gang of GPUs; its guests run on (subsets of) the same GPUs: each guest's
+  // scale factor, and their sum, must not exceed the host's (guests occupy disjoint GPUs of the
+  // host's gang; a guest as large as the host shares all of them). Rates scale a job's isolated
+  // full-backprop throughput for the round (interference of co-located jobs, SPB's iteration
+  // speed-up times its statistical efficiency), must be > 0, and make progress = floor(throughput
+  // x rate x round). The default runs PlanRound's jobs alone at 1.
+  struct Guest {
+    int job_id = -1;
+    double rate = 1.0;
+  };
   struct Placement {
     int job_id = -1;
     double rate = 1.0;
-    int partner_id = -1;  // -1: no partner
-    double partner_rate = 1.0;
+    std::vector<Guest> guests;
   };
   virtual std::vector<Placement> PlanPlacements(const PolicyContext& context,
                                                 const std::vector<PolicyJob>& jobs) {
     std::vector<Placement> placements;
-    for (int id : PlanRound(context, jobs)) placements.push_back({id});
+    for (int id : PlanRound(context, jobs)) {
+      Placement placement;
+      placement.job_id = id;
+      placements.push_back(placement);
+    }
     return placements;
   }
 
@@ -94,12 +102,34 @@ class Policy {
   virtual void ObserveArrival(int job_id, double now_s) {}
 };
 
+// Tunables of the co-locating planners (jigsaw, packing, spb_only): planner thresholds and the
+// assumptions no measurement backs (docs/jigsaw.md lists them with their sensitivity rows); each
+// has a `jigsaw sim` option.
+struct ColocationTunables {
+  double min_gain = 0.1;            // a host and its guests must beat the host alone by this x GPUs
+  double min_host_rate = 0.5;       // a host keeps at least this share of its isolated speed
+  bool critical_path_guard = true;  // a slowed host must not outlast the longest remaining job
+  int max_guests = 4;               // smaller SPB guests per host (on disjoint shallow workers)
+  bool spb_guests = true;           // smaller guests on the shallow workers of an SPB host
+  bool interleave = true;           // same-size pairs, both staircase, deep worker on shallow one
+  bool spb_memory = true;           // SPB's activation savings make room for guests
+  double gpu_memory_mb = 16 * 1024;  // per GPU: V100 16 GB, as Shockwave's configs
+  // Unmeasured: each job time-sharing a GPU under SPB runs at (1 - overhead) of its time-sliced
+  // speed (0: ideal time slicing, an upper bound on SPB co-location's value).
+  double sharing_overhead = 0;
+  double spb_warmup = 0;  // share of its iterations a job runs at full backprop before SPB
+};
+
 // What a policy may need beyond the jobs it is shown. Shockwave builds each job's per-epoch
 // profile from `throughputs` (without a table it plans with each job's current throughput and a
 // constant batch size) and takes its tunables from `shockwave` (defaults when null); the
 // co-locating planners read the table's co-location entries and the SPB and NIC fields.
 struct PolicyOptions {
   const ThroughputTable* throughputs = nullptr;
+  // The table whose co-location entries and isolated ("null") entries were measured together
+  // (Gavel's): pair rates are co-located / isolated throughput from this table, applied to the
+  // simulator's isolated throughputs. Null: `throughputs`.
+  const ThroughputTable* colocation_throughputs = nullptr;
   std::string worker_type = "v100";
   const ShockwaveOptions* shockwave = nullptr;
   // jigsaw and its ablations: the SPB cost model (null: no SPB plans) and the nodes' NICs, which
@@ -110,6 +140,7 @@ struct PolicyOptions {
   // Which planner picks the jobs that run alone before guests are added: shockwave (uses
   // `shockwave` and `throughputs`) or least_served.
   std::string colocation_base = "shockwave";
+  ColocationTunables colocation;
 };
 
 // Known names: fifo, srtf, las, min_total_duration, max_min_fairness, finish_time_fairness,

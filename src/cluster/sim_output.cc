@@ -11,19 +11,24 @@ namespace jigsaw {
 Json SummarizeSimulation(SimResult* result, const Json& extra) {
   const double jobs = static_cast<double>(result->jobs.size());
   const double contention = std::max(1.0, jobs / result->gpus);
-  std::vector<double> jcts, rhos;
+  std::vector<double> jcts, rhos, window_jcts;
   int deadline_hits = 0;
   for (JobRecord& job : result->jobs) {
+    if (job.finish_s < 0) continue;  // still running when a measurement window ended the run
     job.rho = job.isolated_s > 0 ? job.jct_s / (job.isolated_s * contention) : 0;
     jcts.push_back(job.jct_s);
     rhos.push_back(job.rho);
     deadline_hits += job.hit_deadline;
+    if (result->has_window && job.id >= result->window_begin && job.id < result->window_end) {
+      window_jcts.push_back(job.jct_s);
+    }
   }
   Json summary = extra;
   summary["policy"] = result->policy;
   summary["gpus"] = result->gpus;
   summary["round_s"] = result->round_s;
   summary["jobs"] = result->jobs.size();
+  summary["jobs_finished"] = result->jobs_finished;
   summary["rounds"] = result->rounds.size();
   summary["makespan_s"] = RoundTo(result->makespan_s, 3);
   summary["avg_jct_s"] = RoundTo(Mean(jcts), 3);
@@ -44,6 +49,23 @@ Json SummarizeSimulation(SimResult* result, const Json& extra) {
           : 0.0;
   summary["reallocations"] = result->reallocations;
   summary["jobs_ended_at_deadline"] = deadline_hits;
+  if (result->has_window) {
+    const double span = result->window_end_s - result->window_start_s;
+    const double gpu_s = result->gpus * span;
+    Json window;
+    window["first_job"] = result->window_begin;
+    window["end_job"] = result->window_end;
+    window["jobs"] = window_jcts.size();
+    window["start_s"] = RoundTo(result->window_start_s, 3);
+    window["end_s"] = RoundTo(result->window_end_s, 3);
+    window["avg_jct_s"] = RoundTo(Mean(window_jcts), 3);
+    window["p50_jct_s"] = RoundTo(Percentile(window_jcts, 50), 3);
+    window["p99_jct_s"] = RoundTo(Percentile(window_jcts, 99), 3);
+    window["max_jct_s"] = RoundTo(Max(window_jcts), 3);
+    window["goodput"] = gpu_s > 0 ? RoundTo(result->window_useful_gpu_s / gpu_s, 4) : 0.0;
+    window["util"] = gpu_s > 0 ? RoundTo(result->window_busy_gpu_s / gpu_s, 4) : 0.0;
+    summary["window"] = window;
+  }
   return summary;
 }
 

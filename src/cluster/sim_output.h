@@ -8,7 +8,13 @@
 // in isolated-time units (iterations/s divided by its isolated full-backprop throughput) times
 // its GPUs, summed over jobs, integrated over [0, makespan] and divided by gpus * makespan. A
 // cluster running every GPU at full isolated speed on useful work scores 1; restart overheads
-// and idle GPUs lower it, packing can raise it above the utilisation.
+// and idle GPUs lower it, packing can raise it above the utilisation. The useful work of a trace
+// is (almost) the same under every policy, so cluster_efficiency is about 1 / makespan: it says
+// how soon the trace is done, not how a loaded cluster performs (docs/simulator.md, "Metrics").
+// With a measurement window (SimConfig), "window" holds the Gavel-style steady-state metrics:
+// JCTs of the window's jobs (mean, p50, p99, max) and, over the window's interval, goodput
+// (normalised goodput per GPU, as cluster_efficiency) and utilisation. Whole-run metrics count
+// only the jobs that finished.
 #ifndef JIGSAW_CLUSTER_SIM_OUTPUT_H_
 #define JIGSAW_CLUSTER_SIM_OUTPUT_H_
 

@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/progress.h"
+#include "core/repeated_sum.h"
 #include "model/adaptation.h"
 
 namespace jigsaw {
@@ -23,21 +25,49 @@ double LookUpThroughput(const ThroughputTable* table, const std::string& worker_
 }  // namespace
 
 double IsolatedRunTime(const JobSpec& job, const ThroughputTable* table,
-                       const std::string& worker_type) {
+                       const std::string& worker_type, IsolatedTime model) {
   if (!job.typed()) return job.total_steps;
   const double base = LookUpThroughput(table, worker_type, job.job_type, job.scale_factor);
   if (base <= 0) return 0;
   if (DatasetSize(job.model) == 0 || job.batch_size == 0) return job.total_steps / base;
+  const bool exact = model == IsolatedTime::kExact;
+  if (exact && job.mode == AdaptationMode::kStatic) return job.total_steps / base;
   const long long epochs = EpochsSpanned(job.model, job.batch_size, job.total_steps);
-  const std::vector<int> schedule =
-      BatchSizeSchedule(job.mode, job.model, job.batch_size, job.scale_factor, epochs);
+  if (epochs <= 0) return 0;
+  // Runs of equal batch sizes: one throughput lookup per run, sums as the per-epoch loop's.
+  std::vector<std::pair<int, long long>> runs;
+  if (job.mode == AdaptationMode::kStatic) {
+    runs.push_back({job.batch_size, epochs});
+  } else {
+    for (int batch :
+         BatchSizeSchedule(job.mode, job.model, job.batch_size, job.scale_factor, epochs)) {
+      if (!runs.empty() && runs.back().first == batch) {
+        ++runs.back().second;
+      } else {
+        runs.push_back({batch, 1});
+      }
+    }
+  }
+  // The last epoch's share of a whole one (the epoch count is that of the initial batch size,
+  // which batch-size changes preserve).
+  const double last_share =
+      job.total_steps / IterationsPerEpoch(job.model, job.batch_size) - (epochs - 1);
+  const double dataset = DatasetSize(job.model);
   double total = 0;
   double throughput = base;
-  for (int batch : schedule) {
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const int batch = runs[r].first;
     const double at_batch =
         LookUpThroughput(table, worker_type, MakeJobType(job.model, batch), job.scale_factor);
     if (at_batch > 0) throughput = at_batch;
-    total += static_cast<double>(DatasetSize(job.model)) / batch / throughput;
+    if (!exact) {
+      total = RepeatedSum(total, dataset / batch / throughput, runs[r].second);
+      continue;
+    }
+    const double epoch_s = static_cast<double>(IterationsPerEpoch(job.model, batch)) / throughput;
+    const bool last_run = r + 1 == runs.size();
+    total = RepeatedSum(total, epoch_s, runs[r].second - (last_run ? 1 : 0));
+    if (last_run) total += last_share * epoch_s;
   }
   return total;
 }
@@ -66,7 +96,8 @@ struct Simulator::Impl {
     double start_s = -1;
     bool want_bigger = false;
     bool want_smaller = false;
-    size_t order = 0;  // insertion order, the stable tie-breaker
+    size_t order = 0;          // insertion order, the stable tie-breaker
+    int picked_in_round = -1;  // the round a planner last placed it in
   };
 
   struct RunningEntry {
@@ -91,7 +122,9 @@ struct Simulator::Impl {
   SimConfig config;
 
   std::vector<std::unique_ptr<Job>> active;
+  std::unordered_map<int, Job*> active_by_id;
   std::vector<PolicyJob> view_buffer;
+  std::vector<Job*> pick_heap;
   std::vector<JobRecord> records;
   double worker_time_since_reset = 0;
   double last_reset_s = 0;
@@ -119,6 +152,16 @@ struct Simulator::Impl {
     RequireOptionInRange("--deadline-factor", config.deadline_factor, 0, kMaxDeadlineFactor);
     RequireOptionInRange("--min-reallocation-interval-s", config.min_reallocation_interval_s, 0,
                          kMaxSimSeconds);
+    if (config.window_begin >= 0 || config.window_end >= 0) {
+      const int jobs = static_cast<int>(trace.jobs.size());
+      if (config.window_begin < 0 || config.window_begin >= config.window_end ||
+          config.window_end > jobs) {
+        throw UsageError(
+            "--measure-window must be BEGIN:END with 0 <= BEGIN < END <= " + std::to_string(jobs) +
+            " (the jobs in the trace), got " + std::to_string(config.window_begin) + ":" +
+            std::to_string(config.window_end));
+      }
+    }
     for (const JobSpec& spec : trace.jobs) {
       if (spec.scale_factor > config.gpus) {
         throw InputError(spec.source, 0,
@@ -178,6 +221,7 @@ struct Simulator::Impl {
     job->throughput = Throughput(*job);
     job->time_since_reset = config.round_s / 2.0;
     job->order = inserted++;
+    active_by_id[spec.id] = job.get();
     active.push_back(std::move(job));
     need_reallocation = true;
   }
@@ -316,22 +360,26 @@ struct Simulator::Impl {
     }
   }
 
-  // Greedy gang placement in priority order; returns the jobs to run this round.
+  // Greedy gang placement in priority order; returns the jobs to run this round. The order is a
+  // total one (insertion order breaks the last ties), so popping a heap gives the sorted order
+  // while looking only at the jobs reached before the GPUs run out: deep queues stay cheap.
   std::vector<Pick> PickJobs() {
-    std::vector<Job*> order;
-    order.reserve(active.size());
+    std::vector<Job*>& order = pick_heap;
+    order.clear();
     for (auto& job : active) order.push_back(job.get());
-    std::sort(order.begin(), order.end(), [](const Job* a, const Job* b) {
-      if (a->priority != b->priority) return a->priority > b->priority;
-      if (a->deficit != b->deficit) return a->deficit > b->deficit;
-      if (a->allocation != b->allocation) return a->allocation > b->allocation;
-      return a->order < b->order;
-    });
+    auto after = [](const Job* a, const Job* b) {  // true if a ranks after b
+      if (a->priority != b->priority) return a->priority < b->priority;
+      if (a->deficit != b->deficit) return a->deficit < b->deficit;
+      if (a->allocation != b->allocation) return a->allocation < b->allocation;
+      return a->order > b->order;
+    };
+    std::make_heap(order.begin(), order.end(), after);
     std::vector<Pick> picked;
     int free_gpus = config.gpus;
     const bool skip_zero_priority = policy->RunsOnlyAllocatedJobs();
-    for (Job* job : order) {
-      if (free_gpus == 0) break;
+    for (auto end = order.end(); end != order.begin() && free_gpus > 0; --end) {
+      std::pop_heap(order.begin(), end, after);
+      Job* job = *(end - 1);
       if (job->throughput <= 0) continue;
       if (skip_zero_priority && job->priority <= 0) continue;
       if (job->spec->scale_factor > free_gpus) continue;
@@ -356,37 +404,39 @@ struct Simulator::Impl {
   }
 
   Job* FindActive(int id) {
-    auto it = std::find_if(active.begin(), active.end(),
-                           [id](const std::unique_ptr<Job>& j) { return j->spec->id == id; });
-    return it == active.end() || (*it)->throughput <= 0 ? nullptr : it->get();
+    auto it = active_by_id.find(id);
+    return it == active_by_id.end() || it->second->throughput <= 0 ? nullptr : it->second;
   }
 
-  // A planner's placements, checked: inactive or repeated jobs, non-positive rates, partners
-  // larger than their host and gangs that no longer fit are dropped in the order given.
+  // A planner's placements, checked: inactive or repeated jobs, non-positive rates, guests that
+  // would need more GPUs than their host has left and gangs that no longer fit are dropped in
+  // the order given.
   std::vector<Pick> PlannedJobs(double now, int round) {
     PolicyContext context = Context(now);
     context.round = round;
     const std::vector<Policy::Placement> placements =
         policy->PlanPlacements(context, PolicyView(now));
     std::vector<Pick> picked;
-    auto taken = [&](const Job* job) {
-      return std::any_of(picked.begin(), picked.end(),
-                         [job](const Pick& p) { return p.job == job; });
-    };
+    auto taken = [&](const Job* job) { return job->picked_in_round == round; };
     int free_gpus = config.gpus;
     for (const Policy::Placement& placement : placements) {
       Job* host = FindActive(placement.job_id);
       if (host == nullptr || taken(host) || !(placement.rate > 0)) continue;
       if (host->spec->scale_factor > free_gpus) continue;
       free_gpus -= host->spec->scale_factor;
+      host->picked_in_round = round;
       picked.push_back({host, placement.rate, false});
-      if (placement.partner_id < 0) continue;
-      Job* guest = FindActive(placement.partner_id);
-      if (guest == nullptr || guest == host || taken(guest) || !(placement.partner_rate > 0) ||
-          guest->spec->scale_factor > host->spec->scale_factor) {
-        continue;
+      int guest_gpus = 0;
+      for (const Policy::Guest& g : placement.guests) {
+        Job* guest = FindActive(g.job_id);
+        if (guest == nullptr || guest == host || taken(guest) || !(g.rate > 0) ||
+            guest_gpus + guest->spec->scale_factor > host->spec->scale_factor) {
+          continue;
+        }
+        guest_gpus += guest->spec->scale_factor;
+        guest->picked_in_round = round;
+        picked.push_back({guest, g.rate, true});
       }
-      picked.push_back({guest, placement.partner_rate, true});
     }
     return picked;
   }
@@ -441,13 +491,33 @@ struct Simulator::Impl {
       r.scale_factor = spec.scale_factor;
       r.mode = AdaptationModeName(spec.mode);
       r.arrival_s = spec.arrival_s;
-      r.isolated_s = IsolatedRunTime(spec, table, config.worker_type);
+      r.isolated_s = IsolatedRunTime(spec, table, config.worker_type, config.isolated_time);
       RequireBoundedIsolatedTime(spec, r.isolated_s);
     }
 
     Progress progress("sim", config.progress);
     size_t next_arrival = 0;
     size_t remaining = trace.jobs.size();
+    int window_left = 0;
+    if (config.window_begin >= 0) {
+      result.has_window = true;
+      result.window_begin = config.window_begin;
+      result.window_end = config.window_end;
+      result.window_start_s = trace.jobs[config.window_begin].arrival_s;
+      result.window_end_s =
+          trace.jobs[std::min<size_t>(config.window_end, trace.jobs.size() - 1)].arrival_s;
+      window_left = config.window_end - config.window_begin;
+    }
+    auto in_window = [&](int id) {
+      return result.has_window && id >= config.window_begin && id < config.window_end;
+    };
+    // Share of [from, to] inside the window's interval.
+    auto window_share = [&](double from, double to) {
+      if (!result.has_window || !(to > from)) return 0.0;
+      const double overlap =
+          std::min(to, result.window_end_s) - std::max(from, result.window_start_s);
+      return std::max(0.0, overlap) / (to - from);
+    };
     std::vector<RunningEntry> running;
     double now = trace.jobs.empty() ? 0 : trace.jobs[0].arrival_s;
     double round_start = now;
@@ -486,10 +556,17 @@ struct Simulator::Impl {
         // co-located partner is not ended early.
         job.run_time += execution * std::min(1.0, e.rate);
         job.gpu_s += execution * job.spec->scale_factor;
-        if (!e.guest) result.busy_gpu_s += execution * job.spec->scale_factor;
+        const double share = window_share(round_start, e.finish_s);
+        if (!e.guest) {
+          result.busy_gpu_s += execution * job.spec->scale_factor;
+          result.window_busy_gpu_s += share * execution * job.spec->scale_factor;
+        }
         // Goodput in isolated-GPU-seconds: the time these iterations take alone on the gang.
-        if (job.throughput > 0)
-          result.useful_gpu_s += steps / job.throughput * job.spec->scale_factor;
+        if (job.throughput > 0) {
+          const double useful = steps / job.throughput * job.spec->scale_factor;
+          result.useful_gpu_s += useful;
+          result.window_useful_gpu_s += share * useful;
+        }
         job.steps_run += steps;
         progressed = progressed || steps > 0;
         job.time_since_reset += execution;
@@ -505,6 +582,8 @@ struct Simulator::Impl {
         if (done) {
           Complete(job, e.finish_s, past_deadline && job.total_steps - job.steps_run > 0);
           policy->ObserveCompletion(job.spec->id, now);
+          active_by_id.erase(job.spec->id);
+          if (in_window(job.spec->id)) --window_left;
           job.spec = nullptr;  // mark for removal
           --remaining;
           progressed = true;
@@ -519,6 +598,7 @@ struct Simulator::Impl {
         running.clear();
       }
       if (remaining == 0) break;
+      if (result.has_window && window_left == 0) break;  // the window is measured
 
       for (auto& job : active) UpdateAdaptationRequest(*job);
       while (next_arrival < trace.jobs.size() && trace.jobs[next_arrival].arrival_s <= now) {
@@ -599,6 +679,7 @@ struct Simulator::Impl {
     }
 
     for (const JobRecord& r : records) result.makespan_s = std::max(result.makespan_s, r.finish_s);
+    result.jobs_finished = static_cast<int>(trace.jobs.size() - remaining);
     result.jobs = std::move(records);
     result.wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();

@@ -27,6 +27,15 @@
 
 namespace jigsaw {
 
+// How T_excl, a job's run time alone (behind rho and the deadline), is computed for typed jobs
+// with a dataset model (docs/simulator.md):
+//  * kExact: the job's own iterations: whole epochs of its profiled batch-size schedule at
+//    ceil(dataset / batch) iterations each, and the last epoch only as far as the job's
+//    iterations reach into it; each epoch at the throughput of its batch size;
+//  * kReferenceEpochs: Shockwave's definition, every epoch in full at dataset / batch
+//    iterations (a job of a tenth of an epoch counts as a whole epoch), for fidelity runs.
+enum class IsolatedTime { kExact, kReferenceEpochs };
+
 struct SimConfig {
   int gpus = 32;
   double round_s = 120;
@@ -34,6 +43,14 @@ struct SimConfig {
   double preemption_overhead_s = 20;
   double deadline_factor = 1.5;  // 0 disables
   double min_reallocation_interval_s = 1000;
+  IsolatedTime isolated_time = IsolatedTime::kExact;
+  // Steady-state measurement window (Gavel): the jobs with ids in [window_begin, window_end) of a
+  // continuous arrival stream; -1: no window. The window's interval runs from the arrival of job
+  // window_begin to the arrival of job window_end (the last arrival if window_end is the number
+  // of jobs); goodput and utilisation are integrated over that interval. With a window the run
+  // stops as soon as every job in it has finished (later jobs only keep the load up).
+  int window_begin = -1;
+  int window_end = -1;
   bool progress = false;  // progress lines on stderr
 };
 
@@ -78,6 +95,13 @@ struct SimResult {
   double useful_gpu_s = 0;
   int reallocations = 0;
   double wall_s = 0;
+  int jobs_finished = 0;  // fewer than jobs.size() only when a window ended the run early
+  // The measurement window, when one was given (SimConfig): its interval and the normalised
+  // goodput (as useful_gpu_s) and GPU-seconds held (as busy_gpu_s) inside it.
+  bool has_window = false;
+  int window_begin = 0, window_end = 0;
+  double window_start_s = 0, window_end_s = 0;
+  double window_useful_gpu_s = 0, window_busy_gpu_s = 0;
 };
 
 class Simulator {
@@ -96,12 +120,12 @@ class Simulator {
   Impl* impl_;
 };
 
-// Isolated run time of a job (T_excl in Shockwave's rho): the sum over its epochs of
-// iterations-per-epoch / throughput at that epoch's batch size under its adaptation mode; the
-// trace's step count divided by throughput for jobs without a dataset model; the work itself
-// for type-less jobs.
+// Isolated run time of a job (T_excl in Shockwave's rho): for typed jobs with a dataset model,
+// the sum over its epochs of the epoch's iterations / throughput at that epoch's batch size
+// under its adaptation mode, as `model` says; the trace's step count divided by throughput for
+// jobs without a dataset model; the work itself for type-less jobs. O(batch-size changes).
 double IsolatedRunTime(const JobSpec& job, const ThroughputTable* table,
-                       const std::string& worker_type);
+                       const std::string& worker_type, IsolatedTime model = IsolatedTime::kExact);
 
 }  // namespace jigsaw
 

@@ -48,23 +48,49 @@ SpbCostModel::SpbCostModel(const SpbCostModelOptions& options) : options_(option
   }
 }
 
-StatisticalEfficiency SpbCostModel::Efficiency(const std::string& measured_model,
-                                               int workers) const {
-  StatisticalEfficiency result;
+SpbEfficiencyUse SpbCostModel::Efficiency(const std::string& model,
+                                          const std::string& profile_model, int workers) const {
+  SpbEfficiencyUse use;
+  use.model = model;
+  use.workers = workers;
   const SpbPlan staircase = ParseSpbPlan("staircase");
   if (options_.fixed_efficiency >= 0) {
-    result.known = options_.fixed_efficiency > 0;
-    result.efficiency = options_.fixed_efficiency;
-    result.source = "--spb-efficiency";
-    return result;
+    use.known = options_.fixed_efficiency > 0;
+    use.efficiency = use.low = use.high = options_.fixed_efficiency;
+    use.source = "--spb-efficiency";
+    return use;
   }
-  if (!measured_model.empty()) {
-    result = LookupStatisticalEfficiency(efficiency_, measured_model, staircase, workers);
-    if (result.known) return result;
+  StatisticalEfficiency found = LookupStatisticalEfficiency(efficiency_, model, staircase, workers);
+  if (!found.known && !profile_model.empty()) {
+    found = LookupStatisticalEfficiency(efficiency_, profile_model, staircase, workers);
   }
-  result = LookupStatisticalEfficiency(efficiency_, options_.proxy_model, staircase, workers);
-  if (result.known) result.source += " (proxy " + options_.proxy_model + ")";
-  return result;
+  if (!found.known) {
+    found = LookupStatisticalEfficiency(efficiency_, options_.proxy_model, staircase, workers);
+    use.proxy = true;
+  }
+  use.known = found.known;
+  if (!found.known) {
+    use.source = found.source;
+    return use;
+  }
+  // The interval is of the uncapped mean: an efficiency above 1 means no loss.
+  use.low = std::clamp(found.low, 0.0, 1.0);
+  use.high = std::clamp(found.high, 0.0, 1.0);
+  use.seeds = found.seeds;
+  use.efficiency = options_.bound == SpbCostModelOptions::Bound::kLow    ? use.low
+                   : options_.bound == SpbCostModelOptions::Bound::kHigh ? use.high
+                                                                         : found.efficiency;
+  use.source = found.source + " (" + found.measured_model + ", " +
+               std::to_string(found.measured_workers) + " workers, " + std::to_string(found.seeds) +
+               " seed" + (found.seeds == 1 ? "" : "s") + (use.proxy ? ", proxy for " + model : "") +
+               ")";
+  return use;
+}
+
+std::vector<SpbEfficiencyUse> SpbCostModel::Uses() const {
+  std::vector<SpbEfficiencyUse> uses;
+  for (const auto& [key, use] : uses_) uses.push_back(use);
+  return uses;
 }
 
 const SpbCostModel::Costs& SpbCostModel::Lookup(const std::string& model, int batch,
@@ -121,13 +147,14 @@ SpbCostModel::Costs SpbCostModel::ComputeCosts(const std::string& model, int bat
       options.push_back(staircase);
     }
   } else {
-    options = FallbackSpbOptions(model, batch, workers);
+    options = FallbackSpbOptions(model, batch, workers, options_.fallback);
     if (workers > 1) {
       costs.full_bytes_per_worker = 2.0 * (workers - 1) / workers * FallbackParameterBytes(model);
     }
   }
   if (options.size() > 1) {
-    const StatisticalEfficiency efficiency = Efficiency(measured_model, workers);
+    const SpbEfficiencyUse efficiency = Efficiency(model, measured_model, workers);
+    uses_.emplace(std::make_pair(model, workers), efficiency);
     if (!efficiency.known) {
       options.resize(1);
     } else {

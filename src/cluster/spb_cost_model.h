@@ -14,9 +14,11 @@
 //  * otherwise the documented fallback of spb_options.h (8 equal blocks, backward = 2 x forward,
 //    Shockwave's memory profile), for job types known only by their Gavel throughputs;
 //  * statistical efficiency: a fixed value if given (`--spb-efficiency`), else the measured data
-//    file (data/spb_statistical_efficiency.json): the job's own model (the profile's model name)
-//    if measured, else `proxy_model`'s entry for the same plan at the nearest worker count. With
-//    no efficiency known, only "full" is offered: no number is invented.
+//    file (data/spb_statistical_efficiency.json): the job's own model (the trace's model name,
+//    or the bound profile's, compared without case and punctuation) if measured, else
+//    `proxy_model`'s entry for the same plan at the nearest worker count; `bound` picks the
+//    entry's value or an end of its interval. With no efficiency known, only "full" is offered:
+//    no number is invented. Every model the run looked up is listed by Uses(), proxies marked.
 #ifndef JIGSAW_CLUSTER_SPB_COST_MODEL_H_
 #define JIGSAW_CLUSTER_SPB_COST_MODEL_H_
 
@@ -37,6 +39,22 @@ struct SpbCostModelOptions {
   std::string efficiency_file;                  // "" = no measured data
   std::string proxy_model = "lenet";
   double fixed_efficiency = -1;  // in (0, 1] overrides the data file; 0 disables SPB plans
+  // Which value of a measured entry: its statistical_efficiency, or the low or high end of its
+  // interval (the value itself when the entry gives no interval).
+  enum class Bound { kValue, kLow, kHigh } bound = Bound::kValue;
+  FallbackSpbShape fallback;
+};
+
+// Where a job model's statistical efficiency came from, for the run's report.
+struct SpbEfficiencyUse {
+  std::string model;  // the job model ("ResNet-18")
+  int workers = 0;
+  bool known = false;
+  double efficiency = 0;
+  double low = 0, high = 0;  // the entry's 95% interval, clamped to [0, 1] (the value if none)
+  int seeds = 0;
+  bool proxy = false;  // another model's measurement stands in
+  std::string source;  // file:line (and the measured model, workers) or why unknown
 };
 
 class SpbCostModel {
@@ -52,6 +70,9 @@ class SpbCostModel {
   // the model's parameter bytes are unknown.
   double FullBytesPerWorker(const std::string& model, int batch, int workers) const;
 
+  // Every (model, workers) whose staircase efficiency was looked up so far, in order.
+  std::vector<SpbEfficiencyUse> Uses() const;
+
  private:
   struct Costs {
     std::vector<SpbOption> options;
@@ -60,12 +81,14 @@ class SpbCostModel {
   // Cached per (model, batch, N): the planners ask for the same job types every round.
   const Costs& Lookup(const std::string& model, int batch, int workers) const;
   Costs ComputeCosts(const std::string& model, int batch, int workers) const;
-  StatisticalEfficiency Efficiency(const std::string& measured_model, int workers) const;
+  SpbEfficiencyUse Efficiency(const std::string& model, const std::string& profile_model,
+                              int workers) const;
 
   SpbCostModelOptions options_;
   std::map<std::string, ModelProfile> profiles_;
   StatisticalEfficiencyTable efficiency_;
   mutable std::map<std::tuple<std::string, int, int>, Costs> cache_;
+  mutable std::map<std::pair<std::string, int>, SpbEfficiencyUse> uses_;
 };
 
 }  // namespace jigsaw

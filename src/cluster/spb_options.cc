@@ -9,8 +9,6 @@
 namespace jigsaw {
 namespace {
 
-constexpr int kFallbackBlocks = 8;
-
 const std::vector<int>& ProfiledBatches(const std::string& model) {
   static const std::vector<int> kNone;
   static const std::vector<int> kResNet = {16, 32, 64, 128};
@@ -25,8 +23,8 @@ const std::vector<int>& ProfiledBatches(const std::string& model) {
 }
 
 // Mean bytes per worker of the plan's collectives over equal blocks of one byte each.
-double MeanBytes(const std::vector<int>& depths, int workers) {
-  const auto collectives = PlanCollectives(BlockContributors(depths, kFallbackBlocks), workers);
+double MeanBytes(const std::vector<int>& depths, int workers, int blocks) {
+  const auto collectives = PlanCollectives(BlockContributors(depths, blocks), workers);
   double total = 0;
   for (const Collective& c : collectives) {
     for (int rank = 0; rank < workers; ++rank) {
@@ -59,24 +57,27 @@ double ActivationMemoryShare(const std::string& model, int batch_size) {
   return std::clamp(slope * batch_size / at_batch, 0.0, 0.9);
 }
 
-std::vector<SpbOption> FallbackSpbOptions(const std::string& model, int batch_size, int workers) {
+std::vector<SpbOption> FallbackSpbOptions(const std::string& model, int batch_size, int workers,
+                                          const FallbackSpbShape& shape) {
   if (ProfiledGpuMemoryMb(model, batch_size) <= 0 || workers < 1) return {};
+  const int blocks = shape.blocks;
+  const double ratio = shape.backward_ratio;
   std::vector<SpbOption> options(1);
   options[0].worker_busy.assign(workers, 1.0);
   options[0].worker_memory.assign(workers, 1.0);
   if (workers == 1) return options;
-  const std::vector<int> full_depths(workers, kFallbackBlocks);
-  std::vector<int> depths = WorkerDepths(ParseSpbPlan("staircase"), kFallbackBlocks, workers, 0);
+  const std::vector<int> full_depths(workers, blocks);
+  std::vector<int> depths = WorkerDepths(ParseSpbPlan("staircase"), blocks, workers, 0);
   std::sort(depths.begin(), depths.end());
   const double activation_share = ActivationMemoryShare(model, batch_size);
   SpbOption staircase;
   staircase.plan = "staircase";
   for (int depth : depths) {
-    const double fraction = static_cast<double>(depth) / kFallbackBlocks;
-    staircase.worker_busy.push_back((1.0 + 2.0 * fraction) / 3.0);
+    const double fraction = static_cast<double>(depth) / blocks;
+    staircase.worker_busy.push_back((1.0 + ratio * fraction) / (1.0 + ratio));
     staircase.worker_memory.push_back(1.0 - activation_share * (1.0 - fraction));
   }
-  staircase.bytes = MeanBytes(depths, workers) / MeanBytes(full_depths, workers);
+  staircase.bytes = MeanBytes(depths, workers, blocks) / MeanBytes(full_depths, workers, blocks);
   options.push_back(staircase);
   return options;
 }

@@ -33,9 +33,18 @@ struct SpbOption {
   std::string efficiency_source = "reference";
 };
 
+// The fallback's two unmeasured assumptions (each a `jigsaw sim` option with a sensitivity row).
+struct FallbackSpbShape {
+  int blocks = 8;               // equal blocks
+  double backward_ratio = 2.0;  // a block's backward time / its forward time
+};
+
 // Options for a job of `model` at `batch_size` on `workers` GPUs: always "full" first, then
 // "staircase" when workers > 1 (rotating has the same averages). Empty for unknown models.
-std::vector<SpbOption> FallbackSpbOptions(const std::string& model, int batch_size, int workers);
+// A worker of depth d computes (1 + r d / L) / (1 + r) of a full iteration (r the backward
+// ratio, L the blocks).
+std::vector<SpbOption> FallbackSpbOptions(const std::string& model, int batch_size, int workers,
+                                          const FallbackSpbShape& shape = {});
 
 // Parameter bytes (float32) of the Gavel/Shockwave job types whose architecture fixes them:
 // ResNet-18 (CIFAR-10, 11.17 M parameters), ResNet-50 (ImageNet, 25.56 M), CycleGAN (two

@@ -128,4 +128,10 @@ std::vector<std::string> ThroughputTable::worker_types() const {
   return types;
 }
 
+const std::unordered_map<JobKey, ThroughputEntry, JobKeyHash>* ThroughputTable::Entries(
+    const std::string& worker_type) const {
+  auto it = table_.find(worker_type);
+  return it == table_.end() ? nullptr : &it->second;
+}
+
 }  // namespace jigsaw

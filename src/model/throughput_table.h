@@ -42,6 +42,9 @@ class ThroughputTable {
   // Isolated iterations/s, or 0 if absent.
   double Isolated(const std::string& worker_type, const JobKey& key) const;
   std::vector<std::string> worker_types() const;
+  // Every entry of a worker type (null if the type is absent).
+  const std::unordered_map<JobKey, ThroughputEntry, JobKeyHash>* Entries(
+      const std::string& worker_type) const;
   const std::string& name() const { return name_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "spb/statistical_efficiency.h"
 
+#include <cctype>
 #include <cstdlib>
 
 #include "core/error.h"
@@ -76,11 +77,20 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
       entry.model = e.at("model").get<std::string>();
       entry.plan = ParseSpbPlan(e.at("plan").get<std::string>());
       entry.workers = static_cast<int>(JsonInteger(e.at("workers"), "workers", 1, kMaxWorkers));
-      entry.batch_per_worker = static_cast<int>(
-          JsonInteger(e.at("batch_per_worker"), "batch_per_worker", 1, kMaxBatchSize));
-      entry.plan_iterations = static_cast<int>(
-          JsonInteger(e.at("plan_iterations"), "plan_iterations", 1, 1'000'000'000));
-      if (!v2) {
+      entry.statistical_efficiency =
+          JsonNumber(e.at("statistical_efficiency"), "statistical_efficiency", -1e9, 1e9);
+      // Provenance: required in v2, optional in v1.
+      if (v2 || e.contains("batch_per_worker")) {
+        entry.batch_per_worker = static_cast<int>(
+            JsonInteger(e.at("batch_per_worker"), "batch_per_worker", 1, kMaxBatchSize));
+      }
+      entry.plan_iterations = 1;
+      if (v2 || e.contains("plan_iterations")) {
+        entry.plan_iterations = static_cast<int>(
+            JsonInteger(e.at("plan_iterations"), "plan_iterations", 1, 1'000'000'000));
+      }
+      if (v2 || e.contains("command")) entry.command = e.at("command").get<std::string>();
+      if (!v2 && e.contains("epoch_test_accuracy")) {
         if (!e.at("epoch_test_accuracy").is_array()) {
           throw JsonValueError("epoch_test_accuracy: expected an array of accuracies");
         }
@@ -88,28 +98,33 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
           entry.epoch_test_accuracy.push_back(JsonNumber(accuracy, "epoch_test_accuracy", 0, 1));
         }
       }
-      entry.statistical_efficiency =
-          JsonNumber(e.at("statistical_efficiency"), "statistical_efficiency", -1e9, 1e9);
-      entry.command = e.at("command").get<std::string>();
-      if (v2) {
-        entry.dataset = e.at("dataset").get<std::string>();
+      if (v2 || e.contains("seeds")) {
         entry.seeds = static_cast<int>(JsonInteger(e.at("seeds"), "seeds", 1, 1'000'000));
-        const Json& ci = e.at("ci_95");
-        if (!ci.is_array() || ci.size() != 2) {
-          throw InputError(path, line, "expected \"ci_95\": [low, high]");
+      }
+      if (v2) entry.dataset = e.at("dataset").get<std::string>();
+      // v2: the 95% interval of the uncapped mean over seeds (may pass 1); v1: an optional
+      // interval that must contain the value.
+      const char* interval_key = v2 ? "ci_95" : "statistical_efficiency_interval";
+      if (v2 || e.contains(interval_key)) {
+        const Json& interval = e.at(interval_key);
+        if (!interval.is_array() || interval.size() != 2) {
+          throw InputError(
+              path, line, std::string("expected ") + interval_key + " as [low, high], two numbers");
         }
-        entry.ci_low = JsonNumber(ci[0], "ci_95", -1e9, 1e9);
-        entry.ci_high = JsonNumber(ci[1], "ci_95", -1e9, 1e9);
+        entry.ci_low = JsonNumber(interval[0], interval_key, -1e9, 1e9);
+        entry.ci_high = JsonNumber(interval[1], interval_key, -1e9, 1e9);
         if (!(entry.ci_low <= entry.ci_high)) {
-          throw InputError(path, line, "expected \"ci_95\": [low, high] with low <= high");
+          throw InputError(
+              path, line,
+              std::string("expected ") + interval_key + " [low, high] with low <= high");
         }
+        entry.has_interval = true;
       }
     } catch (const Json::exception& ex) {
       throw InputError(path, line,
                        std::string("expected an entry with model, plan, workers, "
-                                   "batch_per_worker, plan_iterations, statistical_efficiency, "
-                                   "command and (v1) epoch_test_accuracy or (v2) dataset, seeds "
-                                   "and ci_95: ") +
+                                   "statistical_efficiency and (v2) dataset, batch_per_worker, "
+                                   "plan_iterations, seeds, ci_95, command: ") +
                            ex.what());
     } catch (const UsageError& ex) {
       throw InputError(path, line, std::string("expected an SPB plan: ") + ex.what());
@@ -124,9 +139,27 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
                        "expected statistical_efficiency in [0, 1], got " +
                            std::to_string(entry.statistical_efficiency));
     }
+    if (!v2 && entry.has_interval) {
+      if (!(entry.ci_low >= 0 && entry.ci_low <= entry.statistical_efficiency &&
+            entry.statistical_efficiency <= entry.ci_high && entry.ci_high <= 1)) {
+        throw InputError(path, line,
+                         "expected statistical_efficiency_interval [low, high] with 0 <= low <= "
+                         "statistical_efficiency <= high <= 1");
+      }
+    }
     table.entries.push_back(entry);
   }
   return table;
+}
+
+std::string NormalizedModelName(const std::string& model) {
+  std::string out;
+  for (char c : model) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
 }
 
 StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTable& table,
@@ -135,13 +168,14 @@ StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTab
   StatisticalEfficiency result;
   if (plan.kind == SpbPlanKind::kFull) {
     result.known = true;
-    result.efficiency = 1.0;
+    result.efficiency = result.low = result.high = 1.0;
     result.source = "reference";
     return result;
   }
+  const std::string wanted = NormalizedModelName(model);
   const StatisticalEfficiencyEntry* best = nullptr;
   for (const StatisticalEfficiencyEntry& e : table.entries) {
-    if (e.model != model || !SamePlan(e.plan, plan)) continue;
+    if (NormalizedModelName(e.model) != wanted || !SamePlan(e.plan, plan)) continue;
     const int distance = std::abs(e.workers - workers);
     const int best_distance = best == nullptr ? 0 : std::abs(best->workers - workers);
     if (best == nullptr || distance < best_distance ||
@@ -156,10 +190,12 @@ StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTab
   }
   result.known = true;
   result.efficiency = best->statistical_efficiency;
+  result.has_interval = best->has_interval;
+  result.low = best->has_interval ? best->ci_low : result.efficiency;
+  result.high = best->has_interval ? best->ci_high : result.efficiency;
   result.measured_workers = best->workers;
-  result.ci_low = best->ci_low;
-  result.ci_high = best->ci_high;
   result.seeds = best->seeds;
+  result.measured_model = best->model;
   result.source = table.path + ":" + std::to_string(best->line);
   return result;
 }

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "cluster/policies/colocation.h"
 #include "core/error.h"
 #include "core/rng.h"
 #include "model/job_spec.h"
@@ -13,6 +14,10 @@
 
 namespace jigsaw {
 namespace {
+
+// The first guest of a placement (-1 / 0 when it has none).
+int PartnerId(const Policy::Placement& p) { return p.guests.empty() ? -1 : p.guests[0].job_id; }
+double PartnerRate(const Policy::Placement& p) { return p.guests.empty() ? 0 : p.guests[0].rate; }
 
 std::vector<PolicyJob> RandomJobs(Rng& rng, int n) {
   const int sf_choices[4] = {1, 2, 4, 8};
@@ -231,18 +236,18 @@ TEST(Policies, PackingColocatesOnlyWhenMemoryFitsAndThroughputGains) {
   auto placements = packing->PlanPlacements(context, jobs);
   ASSERT_EQ(placements.size(), 2u);
   EXPECT_EQ(placements[0].job_id, 0);
-  EXPECT_EQ(placements[0].partner_id, 1);  // LM + LM: 0.8 + 0.8 > 1.1, 3.4 GB
+  EXPECT_EQ(PartnerId(placements[0]), 1);  // LM + LM: 0.8 + 0.8 > 1.1, 3.4 GB
   EXPECT_DOUBLE_EQ(placements[0].rate, 0.8);
-  EXPECT_DOUBLE_EQ(placements[0].partner_rate, 0.8);
+  EXPECT_DOUBLE_EQ(PartnerRate(placements[0]), 0.8);
   EXPECT_EQ(placements[1].job_id, 2);
-  EXPECT_EQ(placements[1].partner_id, -1);  // 12.2 + 10.3 GB do not fit in 16 GB
+  EXPECT_EQ(PartnerId(placements[1]), -1);  // 12.2 + 10.3 GB do not fit in 16 GB
   // A host that, slowed to 0.8, would outlast every job stays alone (the makespan's critical
   // path): 1000 s / 0.8 = 1250 s > 1100 s; with a 1300 s job around it may share.
   for (PolicyJob& job : jobs) job.remaining_isolated_s = 500;
   jobs[0].remaining_isolated_s = 1000, jobs[3].remaining_isolated_s = 1100;
-  EXPECT_EQ(packing->PlanPlacements(context, jobs)[0].partner_id, -1);
+  EXPECT_EQ(PartnerId(packing->PlanPlacements(context, jobs)[0]), -1);
   jobs[3].remaining_isolated_s = 1300;
-  EXPECT_EQ(packing->PlanPlacements(context, jobs)[0].partner_id, 1);
+  EXPECT_EQ(PartnerId(packing->PlanPlacements(context, jobs)[0]), 1);
 }
 
 }  // namespace
@@ -313,18 +318,18 @@ TEST(Policies, JigsawPutsSmallGuestsOnTheIdleWorkersOfAnSpbHost) {
   options.colocation_base = "least_served";
   auto without = MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs);
   ASSERT_EQ(without.size(), 1u);
-  EXPECT_EQ(without[0].partner_id, -1);  // no SPB cost model: no SPB
+  EXPECT_EQ(PartnerId(without[0]), -1);  // no SPB cost model: no SPB
   SpbCostModelOptions spb_options;
   spb_options.fixed_efficiency = 0;
   SpbCostModel unknown(spb_options);
   options.spb = &unknown;
-  EXPECT_EQ(MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs)[0].partner_id, -1);
-  // Goodput 4 x 0.9 + 1 x 0.5 = 4.1 GPUs' worth does not beat the host alone by 10%.
-  spb_options.fixed_efficiency = 0.9;
+  EXPECT_EQ(PartnerId(MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs)[0]), -1);
+  // Goodput 4 x 0.85 + 1 x 0.5 = 3.9 GPUs' worth: the guest adds less than the host loses.
+  spb_options.fixed_efficiency = 0.85;
   SpbCostModel lossy(spb_options);
   options.spb = &lossy;
-  EXPECT_EQ(MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs)[0].partner_id, -1);
-  // 4 x 1.0 + 0.5 = 4.5 does.
+  EXPECT_EQ(PartnerId(MakePolicy("jigsaw", options)->PlanPlacements(context, pair.jobs)[0]), -1);
+  // 4 x 1.0 + 0.5 = 4.5 gains 0.5, over 10% of the guest's GPU.
   spb_options.fixed_efficiency = 1.0;
   SpbCostModel spb(spb_options);
   options.spb = &spb;
@@ -332,12 +337,12 @@ TEST(Policies, JigsawPutsSmallGuestsOnTheIdleWorkersOfAnSpbHost) {
     auto with = MakePolicy(name, options)->PlanPlacements(context, pair.jobs);
     ASSERT_EQ(with.size(), 1u);
     EXPECT_EQ(with[0].job_id, 0);
-    EXPECT_EQ(with[0].partner_id, 1);
+    EXPECT_EQ(PartnerId(with[0]), 1);
     EXPECT_DOUBLE_EQ(with[0].rate, 1.0);
-    EXPECT_NEAR(with[0].partner_rate, 0.5, 1e-12);  // the shallowest worker idles half the time
+    EXPECT_NEAR(PartnerRate(with[0]), 0.5, 1e-12);  // the shallowest worker idles half the time
   }
 
-  EXPECT_EQ(MakePolicy("packing", options)->PlanPlacements(context, pair.jobs)[0].partner_id, -1);
+  EXPECT_EQ(PartnerId(MakePolicy("packing", options)->PlanPlacements(context, pair.jobs)[0]), -1);
 }
 
 TEST(SpbCostModel, MeasuredEfficiencyFileIsTheDefaultSource) {
@@ -352,7 +357,10 @@ TEST(SpbCostModel, MeasuredEfficiencyFileIsTheDefaultSource) {
       LookupStatisticalEfficiency(table, "lenet", ParseSpbPlan("staircase"), 4);
   ASSERT_TRUE(lenet.known);
   EXPECT_DOUBLE_EQ(options[1].statistical_efficiency, lenet.efficiency);
-  EXPECT_NE(options[1].efficiency_source.find("proxy lenet"), std::string::npos);
+  EXPECT_NE(options[1].efficiency_source.find("proxy for ResNet-50"), std::string::npos);
+  ASSERT_EQ(spb.Uses().size(), 1u);
+  EXPECT_TRUE(spb.Uses()[0].proxy);
+  EXPECT_EQ(spb.Uses()[0].model, "ResNet-50");
   spb_options.proxy_model = "never-measured";
   SpbCostModel none(spb_options);
   EXPECT_EQ(none.Options("ResNet-50", 64, 4).size(), 1u);  // no number is invented
@@ -416,10 +424,10 @@ TEST(Policies, CoLocatedGangsSpanningNodesShareTheNics) {
   options.nic_gbps = 1e6;  // ample: no sharing
   auto ample = MakePolicy("spb_only", options)->PlanPlacements(context, pair.jobs);
   ASSERT_EQ(ample.size(), 1u);
-  ASSERT_EQ(ample[0].partner_id, 1);
+  ASSERT_EQ(PartnerId(ample[0]), 1);
   EXPECT_DOUBLE_EQ(ample[0].rate, 1.0);
   // Depths 1..8 of 8 blocks: the guest's fifth GPU computes (1 + 2 x 5/8) / 3 = 0.75.
-  EXPECT_NEAR(ample[0].partner_rate, 0.25, 1e-12);
+  EXPECT_NEAR(PartnerRate(ample[0]), 0.25, 1e-12);
   // A NIC slower than either job's egress: the pair shares it, both slow down by
   // max(h, g) / (h + g), h and g the host's and guest's egress at their co-located speeds.
   options.nic_gbps = 1e-6;
@@ -429,17 +437,147 @@ TEST(Policies, CoLocatedGangsSpanningNodesShareTheNics) {
   const double g = 0.25 * spb.FullBytesPerWorker("ResNet-18", 32, 5);
   const double share = std::max(h, g) / (h + g);
   if ((8 * share + 5 * 0.25 * share) / 8 > 1.1 && share >= 0.5) {
-    ASSERT_EQ(shared[0].partner_id, 1);
+    ASSERT_EQ(PartnerId(shared[0]), 1);
     EXPECT_NEAR(shared[0].rate, share, 1e-9);
-    EXPECT_NEAR(shared[0].partner_rate, 0.25 * share, 1e-9);
+    EXPECT_NEAR(PartnerRate(shared[0]), 0.25 * share, 1e-9);
   } else {
-    EXPECT_EQ(shared[0].partner_id, -1);  // sharing makes the pair not worth it
+    EXPECT_EQ(PartnerId(shared[0]), -1);  // sharing makes the pair not worth it
   }
   // Gangs within one node never touch the NIC.
   HostAndGuest small(4, 1);
   context.gpus = 4;
   auto local = MakePolicy("spb_only", options)->PlanPlacements(context, small.jobs);
   EXPECT_DOUBLE_EQ(local[0].rate, 1.0);
+}
+
+// jobs[0] is the least served (the host when only one fits); the others wait.
+std::vector<PolicyJob> Jobs(const std::vector<const JobSpec*>& specs) {
+  std::vector<PolicyJob> jobs(specs.size());
+  for (size_t j = 0; j < specs.size(); ++j) {
+    jobs[j].id = static_cast<int>(j);
+    jobs[j].spec = specs[j];
+    jobs[j].batch_size = specs[j]->batch_size;
+    jobs[j].scale_factor = specs[j]->scale_factor;
+    jobs[j].throughput = 1;
+    jobs[j].elapsed_s = 100;
+    jobs[j].attained_s = 10.0 * j;
+    jobs[j].total_steps = 1000;
+  }
+  return jobs;
+}
+
+JobSpec Spec(const std::string& model, int batch, int gpus) {
+  JobSpec spec;
+  spec.model = model;
+  spec.job_type = MakeJobType(model, batch);
+  spec.batch_size = batch;
+  spec.scale_factor = gpus;
+  return spec;
+}
+
+TEST(Policies, JigsawPutsSeveralGuestsOnDisjointShallowWorkers) {
+  const JobSpec host = Spec("ResNet-50", 64, 8), lm = Spec("LM", 20, 1);
+  const std::vector<PolicyJob> jobs = Jobs({&host, &lm, &lm, &lm});
+  SpbCostModelOptions spb_options;
+  spb_options.fixed_efficiency = 1.0;
+  SpbCostModel spb(spb_options);
+  PolicyOptions options;
+  options.colocation_base = "least_served";
+  options.spb = &spb;
+  PolicyContext context;
+  context.gpus = 8;
+  auto placements = MakePolicy("spb_only", options)->PlanPlacements(context, jobs);
+  ASSERT_EQ(placements.size(), 1u);
+  ASSERT_EQ(placements[0].guests.size(), 3u);
+  // Depths 1..8 of 8 blocks: the three shallowest GPUs compute 5/12, 1/2 and 7/12 of an iteration.
+  EXPECT_NEAR(placements[0].guests[0].rate, 7.0 / 12, 1e-12);
+  EXPECT_NEAR(placements[0].guests[1].rate, 0.5, 1e-12);
+  EXPECT_NEAR(placements[0].guests[2].rate, 5.0 / 12, 1e-12);
+  EXPECT_DOUBLE_EQ(placements[0].rate, 1.0);
+  options.colocation.max_guests = 1;
+  EXPECT_EQ(MakePolicy("spb_only", options)->PlanPlacements(context, jobs)[0].guests.size(), 1u);
+  // Time slicing that costs a quarter of each sharer's speed: the host drops to 0.75, losing
+  // 2 GPUs' worth for a guest's 0.75 x 7/12.
+  options.colocation.max_guests = 4;
+  options.colocation.sharing_overhead = 0.25;
+  EXPECT_TRUE(MakePolicy("spb_only", options)->PlanPlacements(context, jobs)[0].guests.empty());
+  // Not before the host's warm-up at full backprop is done.
+  options.colocation.sharing_overhead = 0;
+  options.colocation.spb_warmup = 0.5;
+  EXPECT_TRUE(MakePolicy("spb_only", options)->PlanPlacements(context, jobs)[0].guests.empty());
+  std::vector<PolicyJob> warm = jobs;
+  warm[0].steps_run = 600;
+  EXPECT_EQ(MakePolicy("spb_only", options)->PlanPlacements(context, warm)[0].guests.size(), 3u);
+}
+
+TEST(Policies, JigsawInterleavesComplementaryStaircasePairs) {
+  const JobSpec a = Spec("ResNet-50", 64, 4);
+  const std::vector<PolicyJob> jobs = Jobs({&a, &a});
+  SpbCostModelOptions spb_options;
+  spb_options.fixed_efficiency = 1.0;
+  SpbCostModel spb(spb_options);
+  PolicyOptions options;
+  options.colocation_base = "least_served";
+  options.spb = &spb;
+  options.colocation.spb_guests = false;
+  PolicyContext context;
+  context.gpus = 4;
+  // Busy 1/2, 2/3, 5/6, 1 per worker: deep on shallow gives 3/2 per GPU, both at 2/3 speed.
+  auto placements = MakePolicy("spb_only", options)->PlanPlacements(context, jobs);
+  ASSERT_EQ(placements.size(), 1u);
+  ASSERT_EQ(placements[0].guests.size(), 1u);
+  EXPECT_NEAR(placements[0].rate, 2.0 / 3, 1e-12);
+  EXPECT_NEAR(placements[0].guests[0].rate, 2.0 / 3, 1e-12);
+  options.colocation.interleave = false;
+  EXPECT_TRUE(MakePolicy("spb_only", options)->PlanPlacements(context, jobs)[0].guests.empty());
+  // At an efficiency of 0.8 the pair makes 4 x 2 x 0.533 = 4.27 GPUs' worth: it gains 0.27,
+  // under 10% of the guest's 4 GPUs.
+  options.colocation.interleave = true;
+  spb_options.fixed_efficiency = 0.8;
+  SpbCostModel lossy(spb_options);
+  options.spb = &lossy;
+  EXPECT_TRUE(MakePolicy("spb_only", options)->PlanPlacements(context, jobs)[0].guests.empty());
+}
+
+TEST(Policies, SpbMemorySavingsAdmitGuestsThatWouldNotFitOtherwise) {
+  const JobSpec host = Spec("ResNet-50", 128, 4), guest = Spec("ResNet-50", 64, 1);
+  const std::vector<PolicyJob> jobs = Jobs({&host, &guest});
+  SpbCostModelOptions spb_options;
+  spb_options.fixed_efficiency = 1.0;
+  SpbCostModel spb(spb_options);
+  PolicyOptions options;
+  options.colocation_base = "least_served";
+  options.spb = &spb;
+  // A GPU just too small for both at full backprop.
+  options.colocation.gpu_memory_mb = WorkerMemoryMb(jobs[0]) + WorkerMemoryMb(jobs[1]) - 1;
+  PolicyContext context;
+  context.gpus = 4;
+  EXPECT_EQ(MakePolicy("spb_only", options)->PlanPlacements(context, jobs)[0].guests.size(), 1u);
+  options.colocation.spb_memory = false;
+  EXPECT_TRUE(MakePolicy("spb_only", options)->PlanPlacements(context, jobs)[0].guests.empty());
+}
+
+TEST(Policies, PackingNormalisesPairRatesByTheirOwnTablesIsolatedThroughputs) {
+  // Gavel measured LM alone at 10 it/s and 8 it/s beside another LM; a table that re-measured
+  // LM alone at 4 it/s but kept Gavel's co-location entry would make sharing look free.
+  const ThroughputTable gavel = ThroughputTable::Parse("gavel.json", R"J({"v100": {
+    "('LM (batch size 5)', 1)": {"null": 10.0, "('LM (batch size 5)', 1)": [8.0, 8.0]}}})J");
+  const ThroughputTable mixed = ThroughputTable::Parse("mixed.json", R"J({"v100": {
+    "('LM (batch size 5)', 1)": {"null": 4.0, "('LM (batch size 5)', 1)": [8.0, 8.0]}}})J");
+  EXPECT_EQ(CheckColocationEntries(mixed, "v100").faster_than_alone, 1);
+  EXPECT_EQ(CheckColocationEntries(gavel, "v100").faster_than_alone, 0);
+  const JobSpec lm = Spec("LM", 5, 1);
+  const std::vector<PolicyJob> jobs = Jobs({&lm, &lm});
+  PolicyOptions options;
+  options.colocation_base = "least_served";
+  options.throughputs = &mixed;
+  PolicyContext context;
+  context.gpus = 1;
+  EXPECT_DOUBLE_EQ(MakePolicy("packing", options)->PlanPlacements(context, jobs)[0].rate, 1.0);
+  options.colocation_throughputs = &gavel;
+  auto placements = MakePolicy("packing", options)->PlanPlacements(context, jobs);
+  EXPECT_DOUBLE_EQ(placements[0].rate, 0.8);
+  EXPECT_DOUBLE_EQ(PartnerRate(placements[0]), 0.8);
 }
 
 TEST(Policies, JigsawOnAShockwaveBaseRunsShockwavesJobsAlone) {

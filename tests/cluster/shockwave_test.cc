@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <random>
+#include <stdexcept>
 
 #include "cluster/policies/shockwave_job.h"
 #include "cluster/policies/shockwave_options.h"
@@ -41,14 +43,14 @@ TEST(ShockwaveJob, CalibratesOnlyWhenMeasurementsDisagreeByOver40Percent) {
   ShockwaveJob slow(1, 1, {10, 10, 10}, {100, 100, 100}, 1000, 120, 0);
   slow.RecordThroughput(1, 1.1, 10);  // 1320 samples measured vs 1000 + 1000 * 20/100 profiled
   slow.Calibrate();
-  EXPECT_DOUBLE_EQ(slow.epoch_durations()[0], 100);
+  EXPECT_DOUBLE_EQ(slow.EpochDuration(0), 100);
   // Prior 3, posterior 4, rebased 3 - 1 = 2 epochs of 100 s; 3 inflated and 3 remaining.
   EXPECT_NEAR(slow.RemainingRuntime(), 200, 1e-9);
 
   ShockwaveJob fast(2, 1, {10, 10, 10}, {100, 100, 100}, 1000, 120, 0);
   fast.RecordThroughput(1, 2.0, 10);  // 2400 vs 1200 samples: durations scaled by 1/2
   fast.Calibrate();
-  EXPECT_DOUBLE_EQ(fast.epoch_durations()[2], 50);
+  EXPECT_DOUBLE_EQ(fast.EpochDuration(2), 50);
   EXPECT_NEAR(fast.RemainingRuntime(), 100, 1e-9);
 }
 
@@ -57,6 +59,163 @@ TEST(ShockwaveJob, MomentumFinishTimeWeightsEstimatesByRoundsCurrent) {
   EXPECT_DOUBLE_EQ(MomentumFinishTime({{0, 100}}, 5), 100);
   // Weights 2/6 and 4/6: 0.9 * (100/3 + 400/3) + 0.1 * 200.
   EXPECT_NEAR(MomentumFinishTime({{0, 100}, {2, 200}}, 6), 170, 1e-9);
+}
+
+// The reference's per-epoch JobMetaData arithmetic, written out loop by loop: the oracle the
+// run-based ShockwaveJob must match bit for bit.
+struct PerEpochJob {
+  std::vector<int> batches;
+  std::vector<double> profiled, durations;
+  double samples_per_epoch, round_s;
+  int progress = 0;
+  std::map<int, std::pair<double, int>> measurements;
+
+  void Calibrate() {
+    if (measurements.empty()) return;
+    int previous_key = 0;
+    double measured = 0;
+    for (const auto& [key, m] : measurements) {
+      measured += m.first * round_s * (key - previous_key) * m.second;
+      previous_key = key;
+    }
+    const double span_s = round_s * measurements.rbegin()->first;
+    double profiled_span = 0, profiled_samples = 0;
+    size_t epoch = 0;
+    for (; epoch < profiled.size(); ++epoch) {
+      if (profiled_span + profiled[epoch] > span_s) break;
+      profiled_span += profiled[epoch];
+      profiled_samples += samples_per_epoch;
+    }
+    epoch = std::min(epoch, profiled.size() - 1);
+    const double partial_s = span_s - profiled_span;
+    if (partial_s > 0) profiled_samples += samples_per_epoch * partial_s / durations[epoch];
+    if (measured <= 0 || profiled_samples <= 0 ||
+        std::abs(measured - profiled_samples) / profiled_samples <= 0.4) {
+      return;
+    }
+    const double amplification = profiled_samples / measured;
+    for (size_t e = 0; e < durations.size(); ++e) durations[e] = profiled[e] * amplification;
+  }
+
+  double Remaining() const {
+    const int epochs = static_cast<int>(batches.size());
+    std::map<int, int> distinct;
+    for (int b : batches) ++distinct[b];
+    std::map<int, double> posterior;
+    for (const auto& [b, unused] : distinct) posterior[b] = 1.0 * epochs / distinct.size();
+    const int observed = std::min(progress + 1, epochs);
+    for (int e = 0; e < observed; ++e) posterior[batches[e]] += 1;
+    double concentration = 0;
+    for (const auto& [b, alpha] : posterior) concentration += alpha;
+    std::map<int, double> rebased;
+    for (const auto& [b, alpha] : posterior) rebased[b] = epochs * alpha / concentration;
+    for (int e = 0; e < observed; ++e) {
+      double& left = rebased[batches[e]];
+      if (left >= 1) left -= 1;
+    }
+    double rebased_total = 0;
+    for (const auto& [b, left] : rebased) rebased_total += left;
+    const int remaining = epochs - progress;
+    const int inflated = std::max(static_cast<int>(rebased_total + 1), remaining);
+    if (inflated <= 0 || remaining <= 0) return 1.0;
+    std::map<int, std::pair<double, int>> per_batch;
+    for (int e = 0; e < epochs; ++e) {
+      per_batch[batches[e]].first += durations[e];
+      ++per_batch[batches[e]].second;
+    }
+    double runtime = 0;
+    for (const auto& [b, left] : rebased) {
+      runtime += left * per_batch.at(b).first / per_batch.at(b).second;
+    }
+    return runtime * remaining / inflated;
+  }
+  double Prefix(int count) const {
+    double sum = 0;
+    for (int e = 0; e < count; ++e) sum += durations[e];
+    return sum;
+  }
+};
+
+TEST(ShockwaveJob, RunsMatchThePerEpochReferenceBitForBit) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int calibrated = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    PerEpochJob reference;
+    reference.samples_per_epoch = trial % 9 == 0 ? 0 : 1000 + std::floor(unit(rng) * 50000);
+    reference.round_s = 120;
+    std::vector<EpochRun> runs;
+    const int n_runs = 1 + static_cast<int>(unit(rng) * 5);
+    for (int r = 0; r < n_runs; ++r) {
+      const int batch = 16 << static_cast<int>(unit(rng) * 4);
+      // Whole seconds, as profiles are, or fractional (pseudo-epochs of type-less jobs).
+      const double duration =
+          trial % 4 == 0 ? 1 + unit(rng) * 300 : std::max(1.0, std::round(unit(rng) * 400));
+      const long long epochs = 1 + static_cast<long long>(unit(rng) * (trial % 5 == 0 ? 3000 : 40));
+      runs.push_back({batch, duration, epochs});
+      for (long long e = 0; e < epochs; ++e) {
+        reference.batches.push_back(batch);
+        reference.profiled.push_back(duration);
+      }
+    }
+    reference.durations = reference.profiled;
+    ShockwaveJob job(trial, 1, runs, reference.samples_per_epoch, 120, 0);
+    const int epochs = static_cast<int>(reference.batches.size());
+    ASSERT_EQ(job.epochs(), epochs);
+    int key = 1 + static_cast<int>(unit(rng) * 50);
+    for (int step = 0; step < 25; ++step) {
+      const int progress = std::min(epochs, reference.progress + static_cast<int>(unit(rng) * 8));
+      reference.progress = progress;
+      job.SetProgress(progress);
+      const double rate = 0.2 + unit(rng) * 5;
+      const int batch = reference.batches[std::min(progress, epochs - 1)];
+      reference.measurements[key] = {rate, batch};
+      job.RecordThroughput(key, rate, batch);
+      if (unit(rng) < 0.7) key += 1 + static_cast<int>(unit(rng) * 30);
+      reference.Calibrate();
+      job.Calibrate();
+      ASSERT_EQ(job.RemainingRuntime(), reference.Remaining()) << "trial " << trial;
+      ASSERT_EQ(job.CompletedRuntime(), reference.Prefix(progress)) << "trial " << trial;
+      const int observed = std::min(progress + 1, epochs);
+      ASSERT_EQ(job.InterpolatedEpochDuration(), reference.Prefix(observed) / observed);
+      ASSERT_EQ(job.EpochDuration(epochs - 1), reference.durations.back());
+    }
+    calibrated += reference.durations != reference.profiled;
+  }
+  EXPECT_GT(calibrated, 100);  // the comparison covers calibrated durations too
+}
+
+TEST(ShockwaveJob, MeasurementKeysMustNotGoBack) {
+  ShockwaveJob job(1, 1, {10}, {100}, 1000, 120, 0);
+  job.RecordThroughput(5, 1, 10);
+  job.RecordThroughput(5, 2, 10);  // replaces
+  EXPECT_THROW(job.RecordThroughput(4, 1, 10), std::logic_error);
+}
+
+TEST(ShockwaveJob, FinishTimeTargetSwitchesToRunningSumsWithoutAJump) {
+  // Past kTermByTermEstimates the average comes from running sums: the same value up to rounding.
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> unit(0, 1);
+  FinishTimeTarget target;
+  std::vector<std::pair<int, double>> series;
+  int round = 0;
+  for (int i = 0; i < 3 * FinishTimeTarget::kTermByTermEstimates; ++i) {
+    round += static_cast<int>(unit(rng) * 3);
+    const double finish = 1e5 + 1e4 * unit(rng);
+    target.Add(round, finish);
+    series.push_back({round, finish});
+    double total = 0, weighted = 0;
+    for (size_t j = 0; j < series.size(); ++j) {
+      const int next = j + 1 < series.size() ? series[j + 1].first : round + 2;
+      total += next - series[j].first;
+      weighted += (next - series[j].first) * series[j].second;
+    }
+    const double expected = 0.9 * (total > 0 ? weighted / total : 0) + 0.1 * series.back().second;
+    if (total > 0) {
+      EXPECT_NEAR(target.Value(round + 2), expected, 1e-9 * expected);
+    }
+  }
+  EXPECT_DOUBLE_EQ(MomentumFinishTime(series, round + 2), target.Value(round + 2));
 }
 
 ShockwavePlanJob PlanJob(int gpus, double epochs, double epoch_s, double remaining_s,
@@ -117,6 +276,101 @@ TEST(ShockwavePlan, RankRoundsPutsUrgentJobsFirstAndKeepsEveryCopy) {
   EXPECT_EQ(placed, rounds);
   EXPECT_NE(std::find(schedule[0].begin(), schedule[0].end(), 2), schedule[0].end());
   EXPECT_NE(std::find(schedule[1].begin(), schedule[1].end(), 2), schedule[1].end());
+}
+
+// The straightforward ranking (a full packing check of the remaining jobs for every job): the
+// oracle for RankRounds' shortcuts.
+std::vector<int> ReferenceMostRoom(const std::vector<int>& free_gpus, int gpus, int count) {
+  std::vector<int> rounds(free_gpus.size());
+  for (size_t t = 0; t < rounds.size(); ++t) rounds[t] = static_cast<int>(t);
+  std::stable_sort(rounds.begin(), rounds.end(),
+                   [&](int a, int b) { return free_gpus[a] > free_gpus[b]; });
+  std::vector<int> chosen;
+  for (int t : rounds) {
+    if (static_cast<int>(chosen.size()) == count || free_gpus[t] < gpus) break;
+    chosen.push_back(t);
+  }
+  return chosen;
+}
+
+bool ReferencePackInto(std::vector<size_t> jobs, const std::vector<int>& gpus,
+                       std::vector<int>* counts, std::vector<int>* free_gpus, bool drop) {
+  std::stable_sort(jobs.begin(), jobs.end(), [&](size_t a, size_t b) { return gpus[a] > gpus[b]; });
+  bool all = true;
+  for (size_t i : jobs) {
+    if ((*counts)[i] == 0) continue;
+    const std::vector<int> chosen = ReferenceMostRoom(*free_gpus, gpus[i], (*counts)[i]);
+    for (int t : chosen) (*free_gpus)[t] -= gpus[i];
+    if (static_cast<int>(chosen.size()) < (*counts)[i]) {
+      all = false;
+      if (!drop) return false;
+      (*counts)[i] = static_cast<int>(chosen.size());
+    }
+  }
+  return all;
+}
+
+std::vector<std::vector<int>> ReferenceRankRounds(const std::vector<int>& rounds,
+                                                  const std::vector<double>& priorities,
+                                                  const std::vector<int>& gpus, int capacity,
+                                                  int horizon) {
+  const size_t n = rounds.size();
+  std::vector<int> counts(n);
+  std::vector<int> free_gpus(horizon, capacity);
+  std::vector<size_t> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = i, counts[i] = std::min(rounds[i], horizon);
+  ReferencePackInto(all, gpus, &counts, &free_gpus, true);
+  std::vector<size_t> order = all;
+  auto urgency = [&](size_t i) {
+    return priorities[i] / (std::max(1, counts[i]) * static_cast<double>(gpus[i]));
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return urgency(a) > urgency(b); });
+  std::vector<std::vector<int>> schedule(horizon);
+  free_gpus.assign(horizon, capacity);
+  for (size_t k = 0; k < n; ++k) {
+    const size_t i = order[k];
+    if (counts[i] == 0) continue;
+    std::vector<int> chosen;
+    for (int t = 0; t < horizon && static_cast<int>(chosen.size()) < counts[i]; ++t) {
+      if (free_gpus[t] >= gpus[i]) chosen.push_back(t);
+    }
+    std::vector<int> trial = free_gpus;
+    for (int t : chosen) trial[t] -= gpus[i];
+    std::vector<size_t> rest(order.begin() + k + 1, order.end());
+    std::vector<int> rest_counts = counts;
+    if (static_cast<int>(chosen.size()) < counts[i] ||
+        !ReferencePackInto(rest, gpus, &rest_counts, &trial, false)) {
+      chosen = ReferenceMostRoom(free_gpus, gpus[i], counts[i]);
+    }
+    for (int t : chosen) {
+      free_gpus[t] -= gpus[i];
+      schedule[t].push_back(static_cast<int>(i));
+    }
+  }
+  for (auto& round : schedule) std::sort(round.begin(), round.end());
+  return schedule;
+}
+
+TEST(ShockwavePlan, RankRoundsMatchesTheFullCheckOnRandomInstances) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int instance = 0; instance < 400; ++instance) {
+    const int capacity = 4 << (instance % 4);
+    const int horizon = 1 + static_cast<int>(unit(rng) * 12);
+    const size_t n = 1 + static_cast<size_t>(unit(rng) * 40);
+    std::vector<int> rounds(n), gpus(n);
+    std::vector<double> priorities(n);
+    for (size_t i = 0; i < n; ++i) {
+      gpus[i] = std::min(capacity, 1 << static_cast<int>(unit(rng) * 4));
+      rounds[i] = static_cast<int>(unit(rng) * (horizon + 2));
+      // Ties in urgency are common in practice (weight 1 for every job on time).
+      priorities[i] = unit(rng) < 0.5 ? 1 : std::pow(1 + unit(rng), 12);
+    }
+    EXPECT_EQ(RankRounds(rounds, priorities, gpus, capacity, horizon),
+              ReferenceRankRounds(rounds, priorities, gpus, capacity, horizon))
+        << "instance " << instance;
+  }
 }
 
 // Checks that the plan's schedule is a packing of its counts.
@@ -257,6 +511,7 @@ Outcome Simulate(const Trace& trace, const ThroughputTable& table, const std::st
   SimConfig config;
   config.gpus = 32;
   config.round_s = 120;
+  config.isolated_time = IsolatedTime::kReferenceEpochs;  // the published runs' rho
   Simulator simulator(trace, &table, p.get(), config);
   SimResult result = simulator.Run();
   SummarizeSimulation(&result, Json::object());  // fills rho

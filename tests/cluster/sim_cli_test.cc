@@ -114,7 +114,11 @@ TEST(SimCli, BadInputsGiveClearErrors) {
   const std::pair<const char*, const char*> kBadOptions[] = {
       {"--colocation-base nope", "(--colocation-base) must be shockwave or least_served"},
       {"--max-jobs -1", "--max-jobs must be in [0, 10000000] (docs/limits.md), got -1"},
-      {"--gpus-per-node 0", "--gpus-per-node must be in [1, 1048576] (docs/limits.md), got 0"}};
+      {"--gpus-per-node 0", "--gpus-per-node must be in [1, 1048576] (docs/limits.md), got 0"},
+      {"--isolated-time whole", "--isolated-time must be exact or reference"},
+      {"--measure-window 5", "--measure-window expects BEGIN:END"},
+      {"--measure-window 30:20", "--measure-window must be BEGIN:END with 0 <= BEGIN < END"},
+      {"--arrival-rate-jph -3", "--arrival-rate-jph must be a positive number"}};
   for (const auto& [bad, expected] : kBadOptions) {
     result = RunCommand(std::string("sim --quiet --policy jigsaw ") + bad + " --out " +
                         (dir / "o").string());

@@ -7,6 +7,7 @@
 
 #include "cluster/sim_output.h"
 #include "core/error.h"
+#include "model/adaptation.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
 
@@ -109,6 +110,65 @@ TEST(Simulator, GnsJobsGrowTheirBatchAndFinishSooner) {
   EXPECT_LT(adaptive_result.jobs[0].isolated_s, fixed_result.jobs[0].isolated_s);
 }
 
+TEST(IsolatedRunTime, CountsTheJobsOwnIterationsUnlessAskedForTheReference) {
+  ThroughputTable table = SyntheticThroughputTable();
+  JobSpec job;
+  job.job_type = "ResNet-50 (batch size 16)";
+  job.model = "ResNet-50";
+  job.batch_size = 16;
+  job.total_steps = 625;  // a tenth of an epoch: 100,000 / 16 = 6,250 iterations per epoch
+  const double throughput = table.Isolated("v100", {job.job_type, 1});
+  EXPECT_DOUBLE_EQ(IsolatedRunTime(job, &table, "v100"), 625 / throughput);
+  EXPECT_DOUBLE_EQ(IsolatedRunTime(job, &table, "v100", IsolatedTime::kReferenceEpochs),
+                   100000.0 / 16 / throughput);
+  // With a batch-size schedule: whole epochs at their batch sizes, the last one partly.
+  job.job_type = "ResNet-18 (batch size 32)";
+  job.model = "ResNet-18";
+  job.batch_size = 32;
+  job.mode = AdaptationMode::kGns;
+  job.total_steps = 1563.0 * 59.5;  // 59.5 epochs
+  const double exact = IsolatedRunTime(job, &table, "v100");
+  const double reference = IsolatedRunTime(job, &table, "v100", IsolatedTime::kReferenceEpochs);
+  double expected = 0;
+  for (int epoch = 0; epoch < 60; ++epoch) {
+    const int batch = GnsBatchSize("ResNet-18", 32, 1, epoch);
+    const double at = table.Isolated("v100", {MakeJobType("ResNet-18", batch), 1});
+    expected += (epoch < 59 ? 1.0 : 0.5) * IterationsPerEpoch("ResNet-18", batch) / at;
+  }
+  EXPECT_NEAR(exact, expected, 1e-9 * expected);
+  EXPECT_LT(exact, reference);
+  // Type-less jobs count their work in seconds either way.
+  EXPECT_DOUBLE_EQ(IsolatedRunTime(UntypedJob(0, 0, 77, 2), nullptr, "v100"), 77);
+}
+
+TEST(Simulator, MeasurementWindowGivesSteadyStateMetricsAndEndsTheRun) {
+  // One GPU, a 100 s job every 200 s: half the GPU does useful work while jobs keep arriving.
+  Trace trace;
+  for (int i = 0; i < 10; ++i) trace.jobs.push_back(UntypedJob(i, 200.0 * i, 100, 1));
+  auto policy = MakePolicy("fifo");
+  SimConfig config;
+  config.gpus = 1;
+  config.window_begin = 2;
+  config.window_end = 6;
+  SimResult result = Simulator(trace, nullptr, policy.get(), config).Run();
+  ASSERT_TRUE(result.has_window);
+  EXPECT_DOUBLE_EQ(result.window_start_s, 400);
+  EXPECT_DOUBLE_EQ(result.window_end_s, 1200);
+  EXPECT_DOUBLE_EQ(result.window_useful_gpu_s, 400);
+  EXPECT_EQ(result.jobs_finished, 6);  // stopped once jobs 2..5 were done
+  EXPECT_LT(result.jobs[9].finish_s, 0);
+  Json summary = SummarizeSimulation(&result, Json::object());
+  EXPECT_DOUBLE_EQ(summary["window"]["goodput"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(summary["window"]["avg_jct_s"].get<double>(), 100);
+  EXPECT_EQ(summary["window"]["jobs"].get<int>(), 4);
+  EXPECT_EQ(summary["jobs_finished"].get<int>(), 6);
+  EXPECT_DOUBLE_EQ(summary["avg_jct_s"].get<double>(), 100);  // finished jobs only
+
+  config.window_begin = 6;
+  config.window_end = 6;
+  EXPECT_THROW(Simulator(trace, nullptr, policy.get(), config).Run(), UsageError);
+}
+
 // Runs every job, pairing the second half of the queue as guests on the first half's GPUs.
 class PairingPolicy : public Policy {
  public:
@@ -122,8 +182,10 @@ class PairingPolicy : public Policy {
     std::vector<Placement> placements;
     const size_t half = (jobs.size() + 1) / 2;
     for (size_t i = 0; i < half; ++i) {
-      Placement p{jobs[i].id, 0.6};
-      if (i + half < jobs.size()) p.partner_id = jobs[i + half].id, p.partner_rate = 0.5;
+      Placement p;
+      p.job_id = jobs[i].id;
+      p.rate = 0.6;
+      if (i + half < jobs.size()) p.guests.push_back({jobs[i + half].id, 0.5});
       placements.push_back(p);
     }
     return placements;

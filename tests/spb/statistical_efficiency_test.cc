@@ -119,9 +119,40 @@ TEST(SpbStatisticalEfficiency, VersionTwoEntriesCarryTheirIntervalAndSeeds) {
                                                         ParseSpbPlan("staircase"), 4);
   ASSERT_TRUE(e.known);
   EXPECT_DOUBLE_EQ(e.efficiency, 0.8);
-  EXPECT_DOUBLE_EQ(e.ci_low, 0.7);
-  EXPECT_DOUBLE_EQ(e.ci_high, 0.9);
+  EXPECT_DOUBLE_EQ(e.low, 0.7);
+  EXPECT_DOUBLE_EQ(e.high, 0.9);
   EXPECT_EQ(e.seeds, 3);
+}
+
+TEST(SpbStatisticalEfficiency, IntervalsAndModelNamesAsTheRuntimeSpellsThem) {
+  const std::string with_interval =
+      "    {\"model\": \"resnet18\", \"plan\": \"staircase\", \"workers\": 4,\n"
+      "     \"statistical_efficiency\": 0.9, \"statistical_efficiency_interval\": [0.85, 0.97],"
+      " \"seeds\": 3}";
+  StatisticalEfficiencyTable table =
+      ReadStatisticalEfficiency(WriteTemp("interval", File({with_interval})));
+  ASSERT_EQ(table.entries.size(), 1u);
+  EXPECT_EQ(table.entries[0].seeds, 3);
+  // The trace's "ResNet-18" is the runtime's "resnet18".
+  StatisticalEfficiency e =
+      LookupStatisticalEfficiency(table, "ResNet-18", ParseSpbPlan("staircase"), 8);
+  ASSERT_TRUE(e.known);
+  EXPECT_TRUE(e.has_interval);
+  EXPECT_DOUBLE_EQ(e.low, 0.85);
+  EXPECT_DOUBLE_EQ(e.efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(e.high, 0.97);
+  EXPECT_EQ(e.measured_model, "resnet18");
+  EXPECT_EQ(NormalizedModelName("ResNet-18"), "resnet18");
+  EXPECT_FALSE(LookupStatisticalEfficiency(table, "ResNet-50", ParseSpbPlan("staircase"), 4).known);
+  // An interval that does not contain the value, or is not two numbers, is an error.
+  const std::string outside =
+      "    {\"model\": \"lenet\", \"plan\": \"staircase\", \"workers\": 4,\n"
+      "     \"statistical_efficiency\": 0.9, \"statistical_efficiency_interval\": [0.5, 0.8]}";
+  ExpectInputError(WriteTemp("outside", File({outside})), 5, "0 <= low <= statistical_efficiency");
+  const std::string three =
+      "    {\"model\": \"lenet\", \"plan\": \"staircase\", \"workers\": 4,\n"
+      "     \"statistical_efficiency\": 0.9, \"statistical_efficiency_interval\": [0.5, 0.8, 1]}";
+  ExpectInputError(WriteTemp("three", File({three})), 5, "as [low, high]");
 }
 
 TEST(SpbStatisticalEfficiency, TheMeasuredDataFileLoads) {
@@ -137,7 +168,8 @@ TEST(SpbStatisticalEfficiency, TheMeasuredDataFileLoads) {
       EXPECT_GT(e.efficiency, 0);
       EXPECT_LE(e.efficiency, 1);
       EXPECT_GE(e.seeds, 3);
-      EXPECT_LE(e.ci_low, e.ci_high);
+      EXPECT_TRUE(e.has_interval);
+      EXPECT_LE(e.low, e.high);
     }
   }
 }

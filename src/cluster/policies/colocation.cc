@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "model/gpu_memory.h"
 #include "model/job_spec.h"
@@ -19,16 +20,26 @@ bool Typed(const PolicyJob& job) {
 
 }  // namespace
 
-std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs) {
-  std::vector<size_t> order(jobs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const double sa = ServedShare(jobs[a]), sb = ServedShare(jobs[b]);
-    if (sa != sb) return sa < sb;
-    if (jobs[a].arrival_s != jobs[b].arrival_s) return jobs[a].arrival_s < jobs[b].arrival_s;
-    return jobs[a].id < jobs[b].id;
+std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs,
+                                     std::vector<size_t> subset) {
+  std::vector<std::pair<double, size_t>> keyed;
+  keyed.reserve(subset.size());
+  for (size_t j : subset) keyed.push_back({ServedShare(jobs[j]), j});
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    const PolicyJob& ja = jobs[a.second];
+    const PolicyJob& jb = jobs[b.second];
+    if (ja.arrival_s != jb.arrival_s) return ja.arrival_s < jb.arrival_s;
+    return ja.id < jb.id;
   });
-  return order;
+  for (size_t k = 0; k < keyed.size(); ++k) subset[k] = keyed[k].second;
+  return subset;
+}
+
+std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs) {
+  std::vector<size_t> all(jobs.size());
+  std::iota(all.begin(), all.end(), 0);
+  return LeastServedOrder(jobs, std::move(all));
 }
 
 double WorkerMemoryMb(const PolicyJob& job) {
@@ -54,6 +65,27 @@ bool SameGangPairRates(const ThroughputTable& table, const std::string& worker_t
   *host_rate = std::min(1.0, pair->second.first / entry->isolated);
   *guest_rate = std::min(1.0, pair->second.second / guest_entry->isolated);
   return true;
+}
+
+ColocationConsistency CheckColocationEntries(const ThroughputTable& table,
+                                             const std::string& worker_type) {
+  ColocationConsistency result;
+  const auto* entries = table.Entries(worker_type);
+  if (entries == nullptr) return result;
+  for (const auto& [key, entry] : *entries) {
+    for (const auto& [partner, rates] : entry.colocated) {
+      const ThroughputEntry* other = table.Find(worker_type, partner);
+      if (other == nullptr || entry.isolated <= 0 || other->isolated <= 0 || rates.first <= 0 ||
+          rates.second <= 0) {
+        continue;
+      }
+      ++result.checked;
+      if (rates.first > 1.01 * entry.isolated || rates.second > 1.01 * other->isolated) {
+        ++result.faster_than_alone;
+      }
+    }
+  }
+  return result;
 }
 
 }  // namespace jigsaw

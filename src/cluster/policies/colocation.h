@@ -10,21 +10,33 @@
 
 namespace jigsaw {
 
-constexpr double kGpuMemoryMb = 16 * 1024;  // V100 16 GB, as in Shockwave's configs
-constexpr double kMinColocationGain = 0.1;  // combined normalised speed must beat 1 by this
-constexpr double kMinHostRate = 0.5;        // a host keeps at least half its speed
-
 // Least served first: run time / time since arrival, then arrival, then id (max-min fair in time).
+// Only the jobs in `subset` (indices into `jobs`) are ordered.
+std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs,
+                                     std::vector<size_t> subset);
 std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs);
 
 // Measured memory (MB) of one worker of the job at its current batch size; 0 if unknown.
 double WorkerMemoryMb(const PolicyJob& job);
 
-// Speeds of host and guest sharing the same GPUs, as fractions of their isolated throughputs,
-// from the table's co-location entries at the current batch sizes (same GPU count only).
+// Speeds of host and guest sharing the same GPUs, as fractions of their isolated throughputs:
+// the co-located throughputs of `table`'s entry for the pair at the current batch sizes divided
+// by the same table's isolated throughputs (same GPU count only). `table` must be one whose
+// co-location and isolated entries were measured together (Gavel's): Shockwave's tables copy
+// Gavel's co-location entries but re-measured the isolated ones, by 0.37x to 10x.
 bool SameGangPairRates(const ThroughputTable& table, const std::string& worker_type,
                        const PolicyJob& host, const PolicyJob& guest, double* host_rate,
                        double* guest_rate);
+
+// Co-location entries of `table` whose co-located throughput exceeds the same table's isolated
+// one by over 1% for either job (a sign that the two come from different measurements), and
+// how many entries were checked.
+struct ColocationConsistency {
+  int checked = 0;
+  int faster_than_alone = 0;
+};
+ColocationConsistency CheckColocationEntries(const ThroughputTable& table,
+                                             const std::string& worker_type);
 
 }  // namespace jigsaw
 

@@ -2,27 +2,31 @@
 //
 // The jobs that run alone on whole gangs come from a base planner: `shockwave` (default; its
 // plans are work-conserving and makespan-aware) or `least_served` (least-served first while gangs
-// fit). Each job left over is then offered to a placed job, choosing the placement with the largest
-// normalised goodput (host rate x host GPUs + guest rate x guest GPUs: what cluster_efficiency
-// sums), which must beat the host alone by kMinColocationGain x host GPUs while the host keeps
-// kMinHostRate and, slowed down, does not outlast the longest remaining job (it must not become the
-// makespan's critical path). Two kinds of placement:
-//  * packing: a same-size pair, both at full backprop, rates from the throughput table's
-//    co-location entries, if both workers fit in GPU memory (Shockwave's per-model profile);
-//  * SPB: a smaller guest on the shallowest workers of a multi-GPU host switched to a staircase
-//    plan. The host's iteration time comes from the SPB cost model (its full-depth worker still
-//    sets it) and it progresses at the plan's measured statistical efficiency; the guest gets the
-//    compute the shallow workers leave idle (rate = the smallest idle fraction over the GPUs it
-//    occupies) and must fit in their memory, which SPB shrinks.
-// Co-located jobs whose gangs span nodes share the nodes' NICs: when their combined egress
-// exceeds a NIC (and exceeds what either job sends alone, which its measured throughput already
-// includes), both rates are scaled down by that excess.
-// Policies: jigsaw (both kinds), packing (packing only: "packing without SPB") and spb_only
-// (SPB placements only: "SPB without packing"). The plan can change every round without a
-// restart: SPB changes which backward work a worker does, not its state.
+// fit). Each job left over, least served first, is then offered to the placed jobs (hosts); it
+// goes where it raises the normalised goodput (sum over jobs of rate x GPUs: what the goodput
+// metrics sum) the most, if that gain (net of what the host loses) exceeds min_gain x the GPUs
+// the guest occupies, the host keeps min_host_rate of its speed and, slowed down, does not
+// outlast the longest remaining job (the critical-path guard). Three kinds of placement
+// (ColocationTunables):
+//  * packing: a same-size pair, both at full backprop, rates from Gavel's measured co-location
+//    throughputs normalised by Gavel's own isolated ones, if both workers fit in GPU memory;
+//  * interleave: a same-size pair, both switched to staircase SPB with the guest's deepest worker
+//    on the host's shallowest GPU (and so on), so each GPU computes busy_host[k] +
+//    busy_guest[N-1-k] of an iteration; both jobs stretch by the busiest GPU's load (time
+//    slicing at iteration granularity) and progress at their statistical efficiency;
+//  * SPB guests: up to max_guests smaller jobs on disjoint sets of the shallowest workers of a
+//    host switched to staircase; a guest runs at full backprop at the smallest idle share
+//    (1 - busy) of the GPUs it occupies and must fit next to those workers' SPB-reduced memory.
+// Jobs time-sharing a GPU under SPB lose `sharing_overhead` of their speed; co-located jobs whose
+// gangs span nodes share the nodes' NICs. Policies: jigsaw (all kinds), packing (packing only)
+// and spb_only (the SPB kinds only). The plan can change every round without a restart: SPB
+// changes which backward work a worker does, not its state.
 #include <algorithm>
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -36,22 +40,48 @@
 namespace jigsaw {
 namespace {
 
-struct PairPlan {
-  double host_rate = 0, guest_rate = 0;        // progress rates (what the simulator applies)
-  double host_speed = 0, guest_speed = 0;      // iterations per second relative to isolated
-  double host_bytes = 1.0, guest_bytes = 1.0;  // bytes per iteration relative to full
+// Everything a placement decision reads about a job, shared by the jobs of one class (model,
+// batch size, GPUs, throughput).
+struct JobClass {
+  bool colocatable = false;  // typed, with a known memory footprint
+  double memory_mb = 0;
+  const SpbOption* staircase = nullptr;  // null: no SPB plan (unknown, or efficiency unknown)
+  double full_bytes = 0;                 // per worker and iteration at full backprop
+  int gpus = 1;
+  double throughput = 0;
+  const PolicyJob* example = nullptr;  // a job of the class (for table lookups)
 };
 
-// GPU-weighted progress of a pair: normalised goodput in GPUs' worth of isolated full backprop.
-double Goodput(const PolicyJob& host, const PolicyJob& guest, const PairPlan& plan) {
-  return plan.host_rate * host.scale_factor + plan.guest_rate * guest.scale_factor;
-}
+enum class HostMode { kAlone, kExclusive, kSpb };
+
+struct HostState {
+  size_t job = 0;  // index into the round's jobs
+  int job_class = 0;
+  HostMode mode = HostMode::kAlone;
+  int used_workers = 0;  // shallow workers taken by SPB guests
+  double rate = 1.0;
+  double speed = 1.0;  // iterations/s relative to isolated
+  double bytes = 1.0;  // bytes per iteration relative to full
+};
+
+// A guest's effect on a host, per (host class, host mode, used workers, guest class).
+struct Plan {
+  bool possible = false;
+  HostMode mode = HostMode::kAlone;
+  bool host_spb = false, guest_spb = false;  // who runs a staircase plan
+  double host_rate = 0, guest_rate = 0;
+  double host_speed = 0, guest_speed = 0;
+  double host_bytes = 1, guest_bytes = 1;
+};
 
 class JigsawPolicy : public Policy {
  public:
   JigsawPolicy(std::string name, const PolicyOptions& options, bool use_packing, bool use_spb)
       : name_(std::move(name)),
         options_(options),
+        tunables_(options.colocation),
+        pairs_(options.colocation_throughputs != nullptr ? options.colocation_throughputs
+                                                         : options.throughputs),
         use_packing_(use_packing),
         use_spb_(use_spb && options.spb != nullptr) {
     if (options.colocation_base == "shockwave") {
@@ -75,6 +105,7 @@ class JigsawPolicy : public Policy {
   }
   void ObserveCompletion(int job_id, double now_s) override {
     if (base_ != nullptr) base_->ObserveCompletion(job_id, now_s);
+    class_of_.erase(job_id);
   }
   void ObserveArrival(int job_id, double now_s) override {
     if (base_ != nullptr) base_->ObserveArrival(job_id, now_s);
@@ -88,119 +119,288 @@ class JigsawPolicy : public Policy {
 
   std::vector<Placement> PlanPlacements(const PolicyContext& context,
                                         const std::vector<PolicyJob>& jobs) override {
-    const std::vector<size_t> order = LeastServedOrder(jobs);
-    std::vector<Placement> placements;
-    std::vector<size_t> hosts;
-    std::vector<bool> placed(jobs.size(), false);
     // Hosts: the base plan's jobs in its order, or every job least served first, while they fit.
-    std::vector<size_t> candidates = order;
+    std::vector<size_t> candidates;
     if (base_ != nullptr) {
       std::unordered_map<int, size_t> index;
       for (size_t j = 0; j < jobs.size(); ++j) index[jobs[j].id] = j;
-      candidates.clear();
       for (int id : base_->PlanRound(context, jobs)) {
         auto it = index.find(id);
         if (it != index.end()) candidates.push_back(it->second);
       }
+    } else {
+      candidates = LeastServedOrder(jobs);
     }
+    std::vector<Placement> placements;
+    std::vector<HostState> hosts;
+    std::vector<char> placed(jobs.size(), 0);
     int free_gpus = context.gpus;
     for (size_t j : candidates) {
       if (placed[j] || jobs[j].scale_factor > free_gpus) continue;
       free_gpus -= jobs[j].scale_factor;
-      placements.push_back({jobs[j].id});
-      hosts.push_back(j);
-      placed[j] = true;
+      Placement placement;
+      placement.job_id = jobs[j].id;
+      placements.push_back(placement);
+      HostState host;
+      host.job = j;
+      hosts.push_back(host);
+      placed[j] = 1;
     }
-    double longest_remaining_s = 0;
-    for (const PolicyJob& job : jobs) {
-      longest_remaining_s = std::max(longest_remaining_s, job.remaining_isolated_s);
-    }
-    for (size_t j : order) {
-      if (placed[j]) continue;
-      int best = -1;
-      double best_gain = 0;
-      PairPlan best_plan;
-      for (size_t p = 0; p < placements.size(); ++p) {
-        if (placements[p].partner_id >= 0) continue;
-        const PolicyJob& host = jobs[hosts[p]];
-        PairPlan plan;
-        if (!PlanPair(host, jobs[j], &plan) || plan.host_rate < kMinHostRate) continue;
-        // Slowing the host must not make it the job that sets the makespan.
-        if (host.remaining_isolated_s / plan.host_rate > longest_remaining_s) continue;
-        const double gain = Goodput(host, jobs[j], plan) / host.scale_factor;
-        if (gain <= 1.0 + kMinColocationGain || gain <= best_gain) continue;
-        best = static_cast<int>(p);
-        best_gain = gain;
-        best_plan = plan;
-      }
-      if (best < 0) continue;
-      placements[best].rate = best_plan.host_rate;
-      placements[best].partner_id = jobs[j].id;
-      placements[best].partner_rate = best_plan.guest_rate;
-      placed[j] = true;
-    }
+    AddGuests(jobs, placed, &placements, &hosts);
     last_rates_.clear();
     for (const Placement& p : placements) {
       last_rates_[p.job_id] = p.rate;
-      if (p.partner_id >= 0) last_rates_[p.partner_id] = p.partner_rate;
+      for (const Guest& g : p.guests) last_rates_[g.job_id] = g.rate;
     }
     return placements;
   }
 
  private:
-  // The better of the allowed placement kinds for `guest` on `host`'s GPUs, NIC-shared.
-  bool PlanPair(const PolicyJob& host, const PolicyJob& guest, PairPlan* result) const {
-    const double host_memory = WorkerMemoryMb(host), guest_memory = WorkerMemoryMb(guest);
-    if (host_memory <= 0 || guest_memory <= 0) return false;
-    bool found = false;
-    double self = 0, partner = 0;
-    if (use_packing_ && options_.throughputs != nullptr &&
-        host_memory + guest_memory <= kGpuMemoryMb &&
-        SameGangPairRates(*options_.throughputs, options_.worker_type, host, guest, &self,
-                          &partner)) {
-      PairPlan plan{self, partner, self, partner};
-      ShareNics(host, guest, &plan);
-      *result = plan;
-      found = true;
+  // The class of a job (computed once per job and batch size).
+  int ClassOf(const PolicyJob& job) {
+    auto cached = class_of_.find(job.id);
+    if (cached != class_of_.end() && cached->second.first == job.batch_size) {
+      return cached->second.second;
     }
-    if (use_spb_ && guest.scale_factor < host.scale_factor) {
-      const std::vector<SpbOption>& options =
-          options_.spb->Options(host.spec->model, host.batch_size, host.scale_factor);
-      if (options.size() > 1) {
-        const SpbOption& spb = options[1];
-        double idle = 1.0;
-        bool fits = true;
-        for (int k = 0; k < guest.scale_factor; ++k) {
-          idle = std::min(idle, 1.0 - spb.worker_busy[k]);
-          fits &= host_memory * spb.worker_memory[k] + guest_memory <= kGpuMemoryMb;
+    const bool typed = job.spec != nullptr && job.spec->typed() && job.batch_size > 0;
+    const auto key = std::make_tuple(typed ? job.spec->model : std::string(), job.batch_size,
+                                     job.scale_factor, job.throughput);
+    auto it = class_index_.find(key);
+    if (it == class_index_.end()) {
+      JobClass c;
+      c.gpus = job.scale_factor;
+      c.throughput = job.throughput;
+      c.memory_mb = WorkerMemoryMb(job);
+      c.colocatable = typed && c.memory_mb > 0;
+      c.example = nullptr;
+      if (c.colocatable && options_.spb != nullptr) {
+        const std::vector<SpbOption>& spb =
+            options_.spb->Options(job.spec->model, job.batch_size, job.scale_factor);
+        if (use_spb_ && spb.size() > 1) c.staircase = &spb[1];
+        c.full_bytes =
+            options_.spb->FullBytesPerWorker(job.spec->model, job.batch_size, job.scale_factor);
+      }
+      // The example's spec and batch stay valid: JobSpecs outlive the run, and the class key
+      // includes everything the table lookups read.
+      example_jobs_.push_back(std::make_unique<PolicyJob>(job));
+      c.example = example_jobs_.back().get();
+      classes_.push_back(c);
+      it = class_index_.emplace(key, static_cast<int>(classes_.size()) - 1).first;
+    }
+    class_of_[job.id] = {job.batch_size, it->second};
+    return it->second;
+  }
+
+  // Offers every job not placed, least served first, to the hosts.
+  void AddGuests(const std::vector<PolicyJob>& jobs, const std::vector<char>& placed,
+                 std::vector<Placement>* placements, std::vector<HostState>* hosts) {
+    if (!use_packing_ && !use_spb_) return;
+    bool any_host = false;
+    for (HostState& host : *hosts) {
+      host.job_class = ClassOf(jobs[host.job]);
+      any_host |= classes_[host.job_class].colocatable;
+    }
+    if (!any_host) return;
+    std::vector<size_t> waiting;
+    for (size_t j = 0; j < jobs.size(); ++j) {
+      if (!placed[j] && classes_[ClassOf(jobs[j])].colocatable) waiting.push_back(j);
+    }
+    if (waiting.empty()) return;
+    double longest_remaining_s = 0;
+    for (const PolicyJob& job : jobs) {
+      longest_remaining_s = std::max(longest_remaining_s, job.remaining_isolated_s);
+    }
+    // Hosts by state, each group in placement order: hosts in one group are interchangeable
+    // except for their own remaining time and progress (the guard and the warm-up).
+    std::map<std::tuple<int, int, int>, std::set<size_t>> groups;
+    auto group_key = [&](const HostState& h) {
+      return std::make_tuple(h.job_class, static_cast<int>(h.mode), h.used_workers);
+    };
+    for (size_t p = 0; p < hosts->size(); ++p) {
+      const HostState& h = (*hosts)[p];
+      if (classes_[h.job_class].colocatable) groups[group_key(h)].insert(p);
+    }
+    std::map<std::tuple<int, int, int, int>, Plan> plans;  // this round's, per group and guest
+    for (size_t j : LeastServedOrder(jobs, waiting)) {
+      const int guest_class = ClassOf(jobs[j]);
+      int best_host = -1;
+      double best_gain = 0;
+      Plan best_plan;
+      for (const auto& [key, members] : groups) {
+        if (members.empty()) continue;
+        const auto plan_key =
+            std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), guest_class);
+        auto cached = plans.find(plan_key);
+        if (cached == plans.end()) {
+          const HostState& example = (*hosts)[*members.begin()];
+          cached = plans.emplace(plan_key, PlanGuest(example, guest_class)).first;
         }
-        if (fits && idle > 0) {
-          PairPlan plan;
-          plan.host_speed = 1.0 / spb.iteration_time;
-          plan.host_rate = spb.statistical_efficiency * plan.host_speed;
-          plan.guest_rate = plan.guest_speed = idle;
-          plan.host_bytes = spb.bytes;
-          ShareNics(host, guest, &plan);
-          if (!found || Goodput(host, guest, plan) > Goodput(host, guest, *result)) {
-            *result = plan;
-            found = true;
+        const Plan& plan = cached->second;
+        if (!plan.possible || (plan.guest_spb && !WarmedUp(jobs[j]))) continue;
+        // The group's first host the thresholds admit (hosts differ only in their own remaining
+        // time and progress); across groups the largest gain, then the lowest host index.
+        for (size_t p : members) {
+          if (best_host >= 0 && static_cast<int>(p) > best_host && best_gain >= 0 &&
+              Gain(jobs[(*hosts)[p].job], (*hosts)[p], jobs[j], plan) < best_gain) {
+            break;
           }
+          const HostState& host = (*hosts)[p];
+          if (!Admissible(jobs[host.job], host, plan, longest_remaining_s)) continue;
+          const double gain = Gain(jobs[host.job], host, jobs[j], plan);
+          if (best_host < 0 || gain > best_gain ||
+              (gain == best_gain && static_cast<int>(p) < best_host)) {
+            best_host = static_cast<int>(p);
+            best_gain = gain;
+            best_plan = plan;
+          }
+          break;
+        }
+      }
+      if (best_host < 0) continue;
+      HostState& host = (*hosts)[best_host];
+      groups[group_key(host)].erase(best_host);
+      host.mode = best_plan.mode;
+      host.rate = best_plan.host_rate;
+      host.speed = best_plan.host_speed;
+      host.bytes = best_plan.host_bytes;
+      Placement& placement = (*placements)[best_host];
+      placement.rate = host.rate;
+      placement.guests.push_back({jobs[j].id, best_plan.guest_rate});
+      if (best_plan.mode == HostMode::kSpb) {
+        host.used_workers += jobs[j].scale_factor;
+        if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
+            host.used_workers < jobs[host.job].scale_factor) {
+          groups[group_key(host)].insert(best_host);
         }
       }
     }
-    return found;
+  }
+
+  // Goodput the placement adds, in GPUs' worth of isolated full-backprop training.
+  static double Gain(const PolicyJob& host_job, const HostState& host, const PolicyJob& guest,
+                     const Plan& plan) {
+    return (plan.host_rate - host.rate) * host_job.scale_factor +
+           plan.guest_rate * guest.scale_factor;
+  }
+
+  // The thresholds that depend on the host itself, not only its class and state.
+  bool Admissible(const PolicyJob& host_job, const HostState& host, const Plan& plan,
+                  double longest_remaining_s) const {
+    if (plan.host_rate < tunables_.min_host_rate) return false;
+    if (plan.host_spb && host.mode == HostMode::kAlone && !WarmedUp(host_job)) return false;
+    // Slowing the host must not make it the job that sets the makespan.
+    if (tunables_.critical_path_guard && plan.host_rate < host.rate &&
+        host_job.remaining_isolated_s / plan.host_rate > longest_remaining_s) {
+      return false;
+    }
+    return true;
+  }
+
+  bool WarmedUp(const PolicyJob& job) const {
+    if (tunables_.spb_warmup <= 0) return true;
+    return job.total_steps > 0 && job.steps_run >= tunables_.spb_warmup * job.total_steps;
+  }
+
+  // The best allowed placement of a guest of `guest_class` on a host in `host`'s state; its
+  // gain must beat the min_gain threshold on the host and its guests together.
+  Plan PlanGuest(const HostState& host, int guest_class) const {
+    const JobClass& h = classes_[host.job_class];
+    const JobClass& g = classes_[guest_class];
+    Plan best;
+    auto consider = [&](Plan plan) {
+      ShareNics(h, g, &plan);
+      // The goodput the guest adds (net of what the host loses) must reach min_gain x the GPUs
+      // the guest occupies.
+      const double gain = (plan.host_rate - host.rate) * h.gpus + plan.guest_rate * g.gpus;
+      if (!(gain > tunables_.min_gain * g.gpus)) return;
+      if (!best.possible ||
+          gain > (best.host_rate - host.rate) * h.gpus + best.guest_rate * g.gpus) {
+        plan.possible = true;
+        best = plan;
+      }
+    };
+    const double gpu_memory = tunables_.gpu_memory_mb;
+    const double keep = 1.0 - tunables_.sharing_overhead;
+    if (host.mode == HostMode::kAlone && g.gpus == h.gpus) {
+      double self = 0, partner = 0;
+      if (use_packing_ && pairs_ != nullptr && h.memory_mb + g.memory_mb <= gpu_memory &&
+          SameGangPairRates(*pairs_, options_.worker_type, *h.example, *g.example, &self,
+                            &partner)) {
+        Plan plan;
+        plan.mode = HostMode::kExclusive;
+        plan.host_rate = plan.host_speed = self;
+        plan.guest_rate = plan.guest_speed = partner;
+        consider(plan);
+      }
+      if (tunables_.interleave && h.staircase != nullptr && g.staircase != nullptr) {
+        const SpbOption& a = *h.staircase;
+        const SpbOption& b = *g.staircase;
+        const int n = h.gpus;
+        double load = 1.0;
+        bool fits = true;
+        for (int k = 0; k < n; ++k) {
+          load = std::max(load, a.worker_busy[k] + b.worker_busy[n - 1 - k]);
+          fits &= h.memory_mb * Memory(a, k) + g.memory_mb * Memory(b, n - 1 - k) <= gpu_memory;
+        }
+        if (fits) {
+          Plan plan;
+          plan.mode = HostMode::kExclusive;
+          plan.host_speed = keep / (a.iteration_time * load);
+          plan.guest_speed = keep / (b.iteration_time * load);
+          plan.host_rate = a.statistical_efficiency * plan.host_speed;
+          plan.guest_rate = b.statistical_efficiency * plan.guest_speed;
+          plan.host_bytes = a.bytes;
+          plan.guest_bytes = b.bytes;
+          plan.host_spb = plan.guest_spb = true;
+          consider(plan);
+        }
+      }
+    }
+    if (tunables_.spb_guests && h.staircase != nullptr && host.mode != HostMode::kExclusive &&
+        host.used_workers + g.gpus <= h.gpus) {
+      const SpbOption& a = *h.staircase;
+      double idle = 1.0;
+      bool fits = true;
+      for (int k = host.used_workers; k < host.used_workers + g.gpus; ++k) {
+        idle = std::min(idle, 1.0 - a.worker_busy[k]);
+        fits &= h.memory_mb * Memory(a, k) + g.memory_mb <= gpu_memory;
+      }
+      if (fits && idle > 0) {
+        Plan plan;
+        plan.mode = HostMode::kSpb;
+        if (host.mode == HostMode::kSpb) {  // already in staircase
+          plan.host_speed = host.speed;
+          plan.host_rate = host.rate;
+        } else {
+          plan.host_speed = keep / a.iteration_time;
+          plan.host_rate = a.statistical_efficiency * plan.host_speed;
+        }
+        plan.host_bytes = a.bytes;
+        plan.host_spb = true;
+        plan.guest_rate = plan.guest_speed = keep * idle;
+        consider(plan);
+      }
+    }
+    return best;
+  }
+
+  // A staircase worker's memory relative to full backprop (1 when SPB's savings are not counted).
+  double Memory(const SpbOption& option, int worker) const {
+    return tunables_.spb_memory ? option.worker_memory[worker] : 1.0;
   }
 
   // Egress bytes/s one node of the job's gang puts on its NIC at `speed` x its isolated
   // throughput; 0 when the gang fits in one node or its bytes are unknown. With a ring across
   // nodes, one worker's share of the ring leaves each node per iteration.
-  double NodeEgress(const PolicyJob& job, double speed, double bytes_ratio) const {
-    if (job.scale_factor <= options_.gpus_per_node || options_.spb == nullptr) return 0;
-    return speed * job.throughput * bytes_ratio *
-           options_.spb->FullBytesPerWorker(job.spec->model, job.batch_size, job.scale_factor);
+  double NodeEgress(const JobClass& job, double speed, double bytes_ratio) const {
+    if (job.gpus <= options_.gpus_per_node) return 0;
+    return speed * job.throughput * bytes_ratio * job.full_bytes;
   }
 
-  void ShareNics(const PolicyJob& host, const PolicyJob& guest, PairPlan* plan) const {
+  // Co-located gangs that both span nodes share the NICs: when their combined egress exceeds a
+  // NIC (and what either sends alone, which its measured throughput already includes), both
+  // slow down by the excess.
+  void ShareNics(const JobClass& host, const JobClass& guest, Plan* plan) const {
     const double h = NodeEgress(host, plan->host_speed, plan->host_bytes);
     const double g = NodeEgress(guest, plan->guest_speed, plan->guest_bytes);
     if (h <= 0 || g <= 0) return;
@@ -212,10 +412,16 @@ class JigsawPolicy : public Policy {
 
   std::string name_;
   PolicyOptions options_;
+  ColocationTunables tunables_;
+  const ThroughputTable* pairs_;  // co-location entries and their isolated throughputs
   bool use_packing_;
   bool use_spb_;
   std::unique_ptr<Policy> base_;                // null: least served first
   std::unordered_map<int, double> last_rates_;  // job id -> rate in the last planned round
+  std::vector<JobClass> classes_;
+  std::map<std::tuple<std::string, int, int, double>, int> class_index_;
+  std::unordered_map<int, std::pair<int, int>> class_of_;  // job id -> (batch, class)
+  std::vector<std::unique_ptr<PolicyJob>> example_jobs_;
 };
 
 }  // namespace

@@ -119,11 +119,12 @@ class ShockwavePolicy : public Policy {
  private:
   struct State {
     ShockwaveJob job;
-    std::vector<std::pair<int, double>> finish_time_series;  // (round, fair-share finish)
+    FinishTimeTarget target;  // momentum average of the fair-share finish-time estimates
   };
 
   // Per-epoch profile from the throughput table: the job's batch-size schedule and, per epoch,
-  // dataset / batch / throughput at that batch (the last known throughput where absent).
+  // dataset / batch / throughput at that batch (the last known throughput where absent), as runs
+  // of equal epochs.
   ShockwaveJob MakeJob(const PolicyJob& view, const PolicyContext& context) const {
     const JobSpec* spec = view.spec;
     const int gpus = view.scale_factor;
@@ -132,44 +133,50 @@ class ShockwavePolicy : public Policy {
       const std::string& model = spec->model;
       const long long epochs =
           std::max(1LL, EpochsSpanned(model, spec->batch_size, spec->total_steps));
-      std::vector<int> batches =
-          table_ != nullptr ? BatchSizeSchedule(spec->mode, model, spec->batch_size, gpus, epochs)
-                            : std::vector<int>(epochs, spec->batch_size);
+      std::vector<EpochRun> runs;
+      if (table_ == nullptr || spec->mode == AdaptationMode::kStatic) {
+        runs.push_back({spec->batch_size, 0, epochs});
+      } else {
+        for (int batch : BatchSizeSchedule(spec->mode, model, spec->batch_size, gpus, epochs)) {
+          if (!runs.empty() && runs.back().batch_size == batch) {
+            ++runs.back().epochs;
+          } else {
+            runs.push_back({batch, 0, 1});
+          }
+        }
+      }
       const double dataset = DatasetSize(model);
       double throughput = view.throughput;
       if (table_ != nullptr) {
         const double base = table_->Isolated(worker_type_, {spec->job_type, gpus});
         if (base > 0) throughput = base;
       }
-      std::vector<double> durations;
-      durations.reserve(batches.size());
-      for (int batch : batches) {
+      for (EpochRun& run : runs) {
         if (table_ != nullptr) {
-          const double at = table_->Isolated(worker_type_, {MakeJobType(model, batch), gpus});
+          const double at =
+              table_->Isolated(worker_type_, {MakeJobType(model, run.batch_size), gpus});
           if (at > 0) throughput = at;
         }
-        durations.push_back(std::max(1.0, std::nearbyint(dataset / batch / throughput)));
+        run.duration_s = std::max(1.0, std::nearbyint(dataset / run.batch_size / throughput));
       }
-      return ShockwaveJob(view.id, gpus, std::move(batches), std::move(durations), dataset,
-                          context.round_s, context.now_s);
+      return ShockwaveJob(view.id, gpus, std::move(runs), dataset, context.round_s, context.now_s);
     }
     // No dataset model: pseudo-epochs of about one round each.
     const double total_s = std::max(1.0, view.total_isolated_s);
     const int epochs =
         static_cast<int>(std::clamp(std::ceil(total_s / context.round_s), 1.0, 1000.0));
-    return ShockwaveJob(view.id, gpus, std::vector<int>(epochs, 0),
-                        std::vector<double>(epochs, std::max(1.0, total_s / epochs)), 0,
+    return ShockwaveJob(view.id, gpus, {EpochRun{0, std::max(1.0, total_s / epochs), epochs}}, 0,
                         context.round_s, context.now_s);
   }
 
-  static int EpochsDone(const PolicyJob& view, int epochs) {
+  static long long EpochsDone(const PolicyJob& view, long long epochs) {
     const JobSpec* spec = view.spec;
     if (spec != nullptr && spec->typed() && DatasetSize(spec->model) > 0 && view.batch_size > 0) {
-      return static_cast<int>(
+      return static_cast<long long>(
           std::floor(view.steps_run / IterationsPerEpoch(spec->model, view.batch_size)));
     }
     if (view.total_steps <= 0) return 0;
-    return static_cast<int>(std::floor(view.steps_run / view.total_steps * epochs));
+    return static_cast<long long>(std::floor(view.steps_run / view.total_steps * epochs));
   }
 
   void Replan(const PolicyContext& context) {
@@ -183,7 +190,7 @@ class ShockwavePolicy : public Policy {
         State& state = states_.at(id);
         const double finish = state.job.submit_s() +
                               (state.job.CompletedRuntime() + state.job.RemainingRuntime()) / share;
-        state.finish_time_series.push_back({round_ptr_, finish});
+        state.target.Add(round_ptr_, finish);
       }
       reestimate_ = false;
     }
@@ -202,11 +209,11 @@ class ShockwavePolicy : public Policy {
       const ShockwaveJob& job = state.job;
       remaining[i] = job.RemainingRuntime();
       gpus[i] = job.gpus();
-      const double target = MomentumFinishTime(state.finish_time_series, round_ptr_);
+      const double target = state.target.Value(round_ptr_);
       ShockwavePlanJob plan_job;
       plan_job.gpus = job.gpus();
-      plan_job.epochs = job.epochs();
-      plan_job.epochs_done = job.progress();
+      plan_job.epochs = static_cast<double>(job.epochs());
+      plan_job.epochs_done = static_cast<double>(job.progress());
       plan_job.epoch_s = job.InterpolatedEpochDuration();
       plan_job.remaining_s = remaining[i];
       plan_job.max_remaining_s = (options_.rhomax * target - horizon_end_s) * share;

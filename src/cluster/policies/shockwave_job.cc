@@ -2,122 +2,256 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+#include <stdexcept>
+
+#include "core/repeated_sum.h"
 
 namespace jigsaw {
+namespace {
 
-ShockwaveJob::ShockwaveJob(int id, int gpus, std::vector<int> batch_schedule,
-                           std::vector<double> epoch_durations_s, double samples_per_epoch,
+std::vector<EpochRun> RunsOf(const std::vector<int>& batches,
+                             const std::vector<double>& durations) {
+  std::vector<EpochRun> runs;
+  for (size_t e = 0; e < batches.size() && e < durations.size(); ++e) {
+    if (!runs.empty() && runs.back().batch_size == batches[e] &&
+        runs.back().duration_s == durations[e]) {
+      ++runs.back().epochs;
+    } else {
+      runs.push_back({batches[e], durations[e], 1});
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+ShockwaveJob::ShockwaveJob(int id, int gpus, std::vector<EpochRun> runs, double samples_per_epoch,
                            double round_s, double submit_s)
     : id_(id),
       gpus_(gpus),
-      batch_schedule_(std::move(batch_schedule)),
-      profiled_(std::move(epoch_durations_s)),
-      durations_(profiled_),
       samples_per_epoch_(samples_per_epoch),
       round_s_(round_s),
       submit_s_(submit_s) {
-  std::map<int, int> distinct;
-  for (int batch : batch_schedule_) ++distinct[batch];
-  for (const auto& [batch, unused] : distinct) {
-    prior_[batch] = static_cast<double>(epochs()) / static_cast<double>(distinct.size());
+  for (const EpochRun& run : runs) {
+    if (run.epochs <= 0) continue;
+    batches_.push_back(run.batch_size);
+    epochs_ += run.epochs;
   }
+  if (epochs_ == 0) throw std::logic_error("ShockwaveJob needs at least one epoch");
+  std::sort(batches_.begin(), batches_.end());
+  batches_.erase(std::unique(batches_.begin(), batches_.end()), batches_.end());
+  for (const EpochRun& run : runs) {
+    if (run.epochs <= 0) continue;
+    const auto it = std::lower_bound(batches_.begin(), batches_.end(), run.batch_size);
+    runs_.push_back({run, static_cast<int>(it - batches_.begin())});
+  }
+  prior_.assign(batches_.size(),
+                static_cast<double>(epochs_) / static_cast<double>(batches_.size()));
+  UpdateDurations();
 }
 
-void ShockwaveJob::SetProgress(int epochs_done) {
-  progress_ = std::clamp(epochs_done, 0, epochs());
+ShockwaveJob::ShockwaveJob(int id, int gpus, const std::vector<int>& batch_schedule,
+                           const std::vector<double>& epoch_durations_s, double samples_per_epoch,
+                           double round_s, double submit_s)
+    : ShockwaveJob(id, gpus, RunsOf(batch_schedule, epoch_durations_s), samples_per_epoch, round_s,
+                   submit_s) {}
+
+double ShockwaveJob::EpochDuration(long long epoch) const {
+  for (const Run& run : runs_) {
+    if (epoch < run.epochs.epochs) return run.epochs.duration_s * amplification_;
+    epoch -= run.epochs.epochs;
+  }
+  return runs_.back().epochs.duration_s * amplification_;
+}
+
+void ShockwaveJob::SetProgress(long long epochs_done) {
+  const long long progress = std::clamp(epochs_done, 0LL, epochs_);
+  if (progress == progress_) return;
+  progress_ = progress;
+  UpdateProgress();
 }
 
 void ShockwaveJob::RecordThroughput(int round_key, double iterations_per_s, int batch_size) {
-  measurements_[round_key] = {iterations_per_s, batch_size};
+  if (measured_ && round_key < last_key_) {
+    throw std::logic_error("ShockwaveJob::RecordThroughput: round keys must not decrease");
+  }
+  if (measured_ && round_key > last_key_) {
+    // The last measurement is now final: it covers the rounds back to the one before it.
+    earlier_samples_ += last_rate_ * round_s_ * (last_key_ - previous_key_) * last_batch_;
+    previous_key_ = last_key_;
+  }
+  measured_ = true;
+  last_key_ = round_key;
+  last_rate_ = iterations_per_s;
+  last_batch_ = batch_size;
+}
+
+double ShockwaveJob::PrefixDuration(long long count) const {
+  double sum = 0;
+  for (const Run& run : runs_) {
+    if (count <= 0) break;
+    const long long take = std::min(count, run.epochs.epochs);
+    sum = RepeatedSum(sum, run.epochs.duration_s * amplification_, take);
+    count -= take;
+  }
+  return sum;
+}
+
+void ShockwaveJob::UpdateDurations() {
+  batch_duration_.assign(batches_.size(), 0.0);
+  batch_epochs_.assign(batches_.size(), 0);
+  for (const Run& run : runs_) {
+    double& sum = batch_duration_[run.batch_index];
+    sum = RepeatedSum(sum, run.epochs.duration_s * amplification_, run.epochs.epochs);
+    batch_epochs_[run.batch_index] += run.epochs.epochs;
+  }
+  UpdateProgress();
+}
+
+void ShockwaveJob::UpdateProgress() {
+  completed_s_ = PrefixDuration(progress_);
+  const long long observed = std::min(progress_ + 1, epochs_);
+  interpolated_s_ = PrefixDuration(observed) / static_cast<double>(observed);
+
+  // Dirichlet posterior: the prior plus one per observed epoch of each batch size.
+  std::vector<long long> seen(batches_.size(), 0);
+  long long left = observed;
+  for (const Run& run : runs_) {
+    if (left <= 0) break;
+    const long long take = std::min(left, run.epochs.epochs);
+    seen[run.batch_index] += take;
+    left -= take;
+  }
+  std::vector<double> posterior(batches_.size());
+  double concentration = 0;
+  for (size_t b = 0; b < batches_.size(); ++b) {
+    posterior[b] = RepeatedSum(prior_[b], 1.0, seen[b]);
+    concentration += posterior[b];
+  }
+  // Rebased to the job's epochs, minus one per observed epoch while at least one is left (each
+  // subtraction of 1 from a value >= 1 is exact, so subtracting them at once is too).
+  double rebased_total = 0;
+  std::vector<double> rebased(batches_.size());
+  for (size_t b = 0; b < batches_.size(); ++b) {
+    const double value = static_cast<double>(epochs_) * posterior[b] / concentration;
+    const long long whole = value >= 1 ? static_cast<long long>(std::floor(value)) : 0;
+    rebased[b] = value - static_cast<double>(std::min(seen[b], whole));
+    rebased_total += rebased[b];
+  }
+  const long long remaining_epochs = epochs_ - progress_;
+  const long long inflated_epochs =
+      std::max(static_cast<long long>(rebased_total + 1), remaining_epochs);
+  if (inflated_epochs <= 0 || remaining_epochs <= 0) {
+    remaining_s_ = 1.0;
+    return;
+  }
+  double runtime = 0;
+  for (size_t b = 0; b < batches_.size(); ++b) {
+    runtime += rebased[b] * batch_duration_[b] / static_cast<double>(batch_epochs_[b]);
+  }
+  remaining_s_ =
+      runtime * static_cast<double>(remaining_epochs) / static_cast<double>(inflated_epochs);
 }
 
 void ShockwaveJob::Calibrate() {
-  if (measurements_.empty()) return;
+  if (!measured_) return;
   // Measured samples extrapolate each measurement back to the previous one (or round 0).
-  int previous_key = 0;
-  double measured_samples = 0;
-  for (const auto& [key, measurement] : measurements_) {
-    measured_samples += measurement.first * round_s_ * (key - previous_key) * measurement.second;
-    previous_key = key;
+  const double measured_samples =
+      earlier_samples_ + last_rate_ * round_s_ * (last_key_ - previous_key_) * last_batch_;
+  if (measured_samples <= 0) return;  // nothing to compare (e.g. type-less jobs: batch 0)
+  const double span_s = round_s_ * last_key_;
+  // Profiled epochs that fit in the span, resuming the previous walk (the span only grows).
+  if (span_s < walk_.span_s) walk_ = Walk();
+  walk_.span_s = span_s;
+  while (walk_.run < runs_.size()) {
+    const EpochRun& run = runs_[walk_.run].epochs;
+    const long long left = run.epochs - walk_.in_run;
+    // The most epochs of this run whose running sum stays within the span (monotone in count).
+    long long fit = 0;
+    if (RepeatedSum(walk_.profiled_s, run.duration_s, left) <= span_s) {
+      fit = left;
+    } else {
+      long long lo = 0, hi = left - 1;
+      while (lo < hi) {
+        const long long mid = lo + (hi - lo + 1) / 2;
+        if (RepeatedSum(walk_.profiled_s, run.duration_s, mid) <= span_s) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      fit = lo;
+    }
+    walk_.profiled_s = RepeatedSum(walk_.profiled_s, run.duration_s, fit);
+    walk_.samples = RepeatedSum(walk_.samples, samples_per_epoch_, fit);
+    walk_.in_run += fit;
+    if (walk_.in_run < run.epochs) break;
+    ++walk_.run;
+    walk_.in_run = 0;
   }
-  const double span_s = round_s_ * measurements_.rbegin()->first;
-  double profiled_span_s = 0;
-  double profiled_samples = 0;
-  size_t epoch = 0;
-  for (; epoch < profiled_.size(); ++epoch) {
-    if (profiled_span_s + profiled_[epoch] > span_s) break;
-    profiled_span_s += profiled_[epoch];
-    profiled_samples += samples_per_epoch_;
-  }
-  epoch = std::min(epoch, profiled_.size() - 1);
-  const double partial_s = span_s - profiled_span_s;
+  // The epoch the span ends in (the last one if it covers them all).
+  const double partial_duration =
+      (walk_.run < runs_.size() ? runs_[walk_.run] : runs_.back()).epochs.duration_s *
+      amplification_;
+  double profiled_samples = walk_.samples;
+  const double partial_s = span_s - walk_.profiled_s;
   // Shockwave divides by the current (possibly calibrated) duration here, not the profiled one.
-  if (partial_s > 0) profiled_samples += samples_per_epoch_ * partial_s / durations_[epoch];
-  if (measured_samples <= 0 || profiled_samples <= 0 ||
+  if (partial_s > 0) profiled_samples += samples_per_epoch_ * partial_s / partial_duration;
+  if (profiled_samples <= 0 ||
       std::abs(measured_samples - profiled_samples) / profiled_samples <= 0.4) {
     return;
   }
-  const double amplification = profiled_samples / measured_samples;
-  for (size_t e = 0; e < durations_.size(); ++e) durations_[e] = profiled_[e] * amplification;
+  amplification_ = profiled_samples / measured_samples;
+  UpdateDurations();
 }
 
-double ShockwaveJob::RemainingRuntime() const {
-  const int observed = std::min(progress_ + 1, epochs());
-  std::map<int, double> posterior = prior_;
-  for (int e = 0; e < observed; ++e) posterior[batch_schedule_[e]] += 1;
-  double concentration = 0;
-  for (const auto& [batch, alpha] : posterior) concentration += alpha;
-  std::map<int, double> rebased;
-  for (const auto& [batch, alpha] : posterior) rebased[batch] = epochs() * alpha / concentration;
-  for (int e = 0; e < observed; ++e) {
-    double& left = rebased[batch_schedule_[e]];
-    if (left >= 1) left -= 1;
+void FinishTimeTarget::Add(int round, double finish_s) {
+  if (count_ > 0) {
+    // The previous estimate stayed current until this one.
+    const double weight = std::max(0, round - last_round_);
+    earlier_weight_ += weight;
+    earlier_weighted_finish_ += weight * last_finish_s_;
   }
-  double rebased_total = 0;
-  for (const auto& [batch, epochs_left] : rebased) rebased_total += epochs_left;
-  const int remaining_epochs = epochs() - progress_;
-  const int inflated_epochs = std::max(static_cast<int>(rebased_total + 1), remaining_epochs);
-  if (inflated_epochs <= 0 || remaining_epochs <= 0) return 1.0;
-
-  std::map<int, std::pair<double, int>> per_batch;  // batch -> (sum of durations, epochs)
-  for (int e = 0; e < epochs(); ++e) {
-    auto& entry = per_batch[batch_schedule_[e]];
-    entry.first += durations_[e];
-    ++entry.second;
+  ++count_;
+  last_round_ = round;
+  last_finish_s_ = finish_s;
+  finish_sum_ += finish_s;
+  if (count_ <= kTermByTermEstimates) {
+    series_.push_back({round, finish_s});
+  } else if (!series_.empty()) {
+    series_ = {};  // from now on the running sums alone
   }
-  double runtime = 0;
-  for (const auto& [batch, epochs_left] : rebased) {
-    const auto& entry = per_batch.at(batch);
-    runtime += epochs_left * entry.first / entry.second;
-  }
-  return runtime * remaining_epochs / inflated_epochs;
 }
 
-double ShockwaveJob::InterpolatedEpochDuration() const {
-  const int count = std::min(progress_ + 1, epochs());
-  return std::accumulate(durations_.begin(), durations_.begin() + count, 0.0) / count;
-}
-
-double ShockwaveJob::CompletedRuntime() const {
-  return std::accumulate(durations_.begin(), durations_.begin() + progress_, 0.0);
+double FinishTimeTarget::Value(int round) const {
+  if (count_ == 0) return 0;
+  double average = 0;
+  if (!series_.empty()) {
+    // Term by term, in the reference's order of operations.
+    double total = 0;
+    for (size_t i = 0; i < series_.size(); ++i) {
+      const int next = i + 1 < series_.size() ? series_[i + 1].first : round;
+      total += std::max(0, next - series_[i].first);
+    }
+    for (size_t i = 0; i < series_.size(); ++i) {
+      const int next = i + 1 < series_.size() ? series_[i + 1].first : round;
+      const double weight =
+          total > 0 ? std::max(0, next - series_[i].first) / total : 1.0 / series_.size();
+      average += weight * series_[i].second;
+    }
+  } else {
+    const double last_weight = std::max(0, round - last_round_);
+    const double total = earlier_weight_ + last_weight;
+    average = total > 0 ? (earlier_weighted_finish_ + last_weight * last_finish_s_) / total
+                        : finish_sum_ / static_cast<double>(count_);
+  }
+  return 0.9 * average + 0.1 * last_finish_s_;
 }
 
 double MomentumFinishTime(const std::vector<std::pair<int, double>>& series, int round) {
-  if (series.empty()) return 0;
-  std::vector<double> weights(series.size());
-  double total = 0;
-  for (size_t i = 0; i < series.size(); ++i) {
-    const int next = i + 1 < series.size() ? series[i + 1].first : round;
-    weights[i] = std::max(0, next - series[i].first);
-    total += weights[i];
-  }
-  double average = 0;
-  for (size_t i = 0; i < series.size(); ++i) {
-    const double weight = total > 0 ? weights[i] / total : 1.0 / series.size();
-    average += weight * series[i].second;
-  }
-  return 0.9 * average + 0.1 * series.back().second;
+  FinishTimeTarget target;
+  for (const auto& [at, finish] : series) target.Add(at, finish);
+  return target.Value(round);
 }
 
 }  // namespace jigsaw

@@ -13,21 +13,23 @@ namespace {
 constexpr double kEpsilon = 1e-9;
 constexpr size_t kLocalSearchMaxJobs = 48;
 
-double BaseLog(const ShockwavePlanProblem& problem, size_t base) {
-  const double b = problem.bases[base];
-  return std::log(b == 0 ? problem.log_origin : b);
+std::vector<double> BaseLogs(const ShockwavePlanProblem& problem) {
+  std::vector<double> logs;
+  for (double b : problem.bases) logs.push_back(std::log(b == 0 ? problem.log_origin : b));
+  return logs;
 }
 
-double LogApproximation(const ShockwavePlanProblem& problem, double u) {
+double LogApproximation(const ShockwavePlanProblem& problem, const std::vector<double>& logs,
+                        double u) {
   const std::vector<double>& bases = problem.bases;
-  if (u <= bases.front()) return BaseLog(problem, 0);
+  if (u <= bases.front()) return logs[0];
   for (size_t j = 0; j + 1 < bases.size(); ++j) {
     if (u <= bases[j + 1]) {
       const double t = (u - bases[j]) / (bases[j + 1] - bases[j]);
-      return BaseLog(problem, j) + t * (BaseLog(problem, j + 1) - BaseLog(problem, j));
+      return logs[j] + t * (logs[j + 1] - logs[j]);
     }
   }
-  return BaseLog(problem, bases.size() - 1);
+  return logs.back();
 }
 
 double PlannableRuntime(const ShockwavePlanJob& job) {
@@ -38,26 +40,22 @@ double PlannedRuntime(const ShockwavePlanJob& job, int n, double round_s) {
   return std::min(n * round_s, PlannableRuntime(job));
 }
 
-double Utility(const ShockwavePlanProblem& problem, const ShockwavePlanJob& job, int n) {
+double Utility(const ShockwavePlanProblem& problem, const std::vector<double>& logs,
+               const ShockwavePlanJob& job, int n) {
   const double planned_epochs = PlannedRuntime(job, n, problem.round_s) / job.epoch_s;
   const double u = (job.epochs_done + planned_epochs) / job.epochs;
-  return job.weight * LogApproximation(problem, u) /
+  return job.weight * LogApproximation(problem, logs, u) /
          (static_cast<double>(problem.jobs.size()) * problem.rounds);
+}
+
+double Utility(const ShockwavePlanProblem& problem, const ShockwavePlanJob& job, int n) {
+  return Utility(problem, BaseLogs(problem), job, n);
 }
 
 // Rounds after which the job's planned run time stops growing.
 int SaturationRounds(const ShockwavePlanJob& job, const ShockwavePlanProblem& problem) {
   const double rounds = std::ceil(PlannableRuntime(job) / problem.round_s - kEpsilon);
   return static_cast<int>(std::clamp(rounds, 0.0, static_cast<double>(problem.rounds)));
-}
-
-// Fewest rounds bringing rem down to `bound`, or -1 if no number of rounds does.
-int MinRounds(const ShockwavePlanJob& job, const ShockwavePlanProblem& problem, double bound) {
-  const int saturation = SaturationRounds(job, problem);
-  if (PlannedRemaining(job, saturation, problem.round_s) > bound + kEpsilon) return -1;
-  const double needed_s = job.remaining_s - bound;
-  if (needed_s <= kEpsilon) return 0;
-  return std::min(saturation, static_cast<int>(std::ceil(needed_s / problem.round_s - kEpsilon)));
 }
 
 // The planner's budget: work units, and optionally wall-clock time (see ShockwavePlanLimits).
@@ -96,39 +94,93 @@ struct Unit {
 // Jobs placed into rounds one copy at a time.
 class RoundPacking {
  public:
-  RoundPacking(int horizon, int capacity, size_t jobs)
-      : free_(horizon, capacity), in_(jobs, std::vector<bool>(horizon, false)), count_(jobs, 0) {}
+  RoundPacking(int horizon, int capacity, size_t jobs) { Reset(horizon, capacity, jobs); }
+
+  // Empties the packing (reusing its storage).
+  void Reset(int horizon, int capacity, size_t jobs) {
+    horizon_ = horizon;
+    free_.assign(horizon, capacity);
+    in_.assign(jobs * horizon, 0);
+    static_assert(kIn < -(1 << 29), "kIn must keep free + kIn negative");
+    count_.assign(jobs, 0);
+    total_free_ = static_cast<long long>(horizon) * capacity;
+  }
 
   // Puts one more copy of `job` into the round with the most room among those it is not in;
   // false if none has room.
   bool Add(size_t job, int gpus) {
-    int best = -1;
-    for (int t = 0; t < static_cast<int>(free_.size()); ++t) {
-      if (in_[job][t] || free_[t] < gpus) continue;
-      if (best < 0 || free_[t] > free_[best]) best = t;
-    }
-    if (best < 0) return false;
-    in_[job][best] = true;
+    int* in = &in_[job * horizon_];
+    // Two passes, the first easy to vectorise: the most room among the rounds the job is not in
+    // (kIn pushes the others far below zero), then the earliest such round.
+    int most = kIn;
+    for (int t = 0; t < horizon_; ++t) most = std::max(most, free_[t] + in[t]);
+    if (most < gpus) return false;
+    int best = 0;
+    while (free_[best] + in[best] != most) ++best;
+    in[best] = kIn;
     free_[best] -= gpus;
+    total_free_ -= gpus;
     ++count_[job];
     return true;
   }
   int count(size_t job) const { return count_[job]; }
+  // GPUs free over all rounds: no gang larger than this can be added any more.
+  long long total_free() const { return total_free_; }
   std::vector<std::vector<int>> schedule() const {
-    std::vector<std::vector<int>> rounds(free_.size());
-    for (size_t job = 0; job < in_.size(); ++job) {
-      for (size_t t = 0; t < free_.size(); ++t) {
-        if (in_[job][t]) rounds[t].push_back(static_cast<int>(job));
+    std::vector<std::vector<int>> rounds(horizon_);
+    for (size_t job = 0; job < count_.size(); ++job) {
+      for (int t = 0; t < horizon_; ++t) {
+        if (in_[job * horizon_ + t]) rounds[t].push_back(static_cast<int>(job));
       }
     }
     return rounds;
   }
 
  private:
+  int horizon_ = 0;
   std::vector<int> free_;
-  std::vector<std::vector<bool>> in_;
+  static constexpr int kIn = -(1 << 30);  // added to a round's free GPUs when the job is in it
+  std::vector<int> in_;                   // job-major: job * horizon + round, 0 or kIn
   std::vector<int> count_;
+  long long total_free_ = 0;
 };
+
+// Per job, the utility and the planned remaining time at every count it can usefully take
+// (0..saturation), computed once per plan: the level scan asks for them many times.
+class JobCurves {
+ public:
+  explicit JobCurves(const ShockwavePlanProblem& problem) {
+    const std::vector<double> logs = BaseLogs(problem);
+    for (const ShockwavePlanJob& job : problem.jobs) {
+      const int saturation = SaturationRounds(job, problem);
+      saturation_.push_back(saturation);
+      offset_.push_back(utility_.size());
+      for (int n = 0; n <= saturation; ++n) {
+        utility_.push_back(Utility(problem, logs, job, n));
+        remaining_.push_back(PlannedRemaining(job, n, problem.round_s));
+      }
+    }
+  }
+  int saturation(size_t job) const { return saturation_[job]; }
+  // n <= saturation(job).
+  double utility(size_t job, int n) const { return utility_[offset_[job] + n]; }
+  double remaining(size_t job, int n) const { return remaining_[offset_[job] + n]; }
+
+ private:
+  std::vector<int> saturation_;
+  std::vector<size_t> offset_;
+  std::vector<double> utility_, remaining_;
+};
+
+// Fewest rounds bringing rem down to `bound`, or -1 if no number of rounds does.
+int MinRounds(const ShockwavePlanJob& job, const ShockwavePlanProblem& problem,
+              const JobCurves& curves, size_t i, double bound) {
+  const int saturation = curves.saturation(i);
+  if (curves.remaining(i, saturation) > bound + kEpsilon) return -1;
+  const double needed_s = job.remaining_s - bound;
+  if (needed_s <= kEpsilon) return 0;
+  return std::min(saturation, static_cast<int>(std::ceil(needed_s / problem.round_s - kEpsilon)));
+}
 
 // Packs the counts biggest gangs first; false if some copy finds no round.
 bool PackCounts(const ShockwavePlanProblem& problem, const std::vector<int>& counts,
@@ -148,39 +200,65 @@ bool PackCounts(const ShockwavePlanProblem& problem, const std::vector<int>& cou
   return true;
 }
 
-// Up to `count` distinct rounds with room for `gpus`, most free GPUs first (earlier on ties).
-std::vector<int> MostRoom(const std::vector<int>& free_gpus, int gpus, int count) {
-  std::vector<int> rounds(free_gpus.size());
-  std::iota(rounds.begin(), rounds.end(), 0);
-  std::stable_sort(rounds.begin(), rounds.end(),
-                   [&](int a, int b) { return free_gpus[a] > free_gpus[b]; });
-  std::vector<int> chosen;
-  for (int t : rounds) {
-    if (static_cast<int>(chosen.size()) == count || free_gpus[t] < gpus) break;
-    chosen.push_back(t);
-  }
-  return chosen;
-}
+// "Most room" choices over a fixed number of rounds, without allocating per call.
+class RoomChooser {
+ public:
+  RoomChooser() = default;
 
-// Packs (*counts)[i] copies of each job in `jobs` into distinct rounds, biggest gangs first,
-// each into the rounds with the most room. Returns whether every copy fit; with `drop`, the
-// counts are lowered to what fit.
-bool PackInto(std::vector<size_t> jobs, const std::vector<int>& gpus, std::vector<int>* counts,
-              std::vector<int>* free_gpus, bool drop) {
-  std::stable_sort(jobs.begin(), jobs.end(), [&](size_t a, size_t b) { return gpus[a] > gpus[b]; });
-  bool all = true;
-  for (size_t i : jobs) {
-    if ((*counts)[i] == 0) continue;
-    const std::vector<int> chosen = MostRoom(*free_gpus, gpus[i], (*counts)[i]);
-    for (int t : chosen) (*free_gpus)[t] -= gpus[i];
-    if (static_cast<int>(chosen.size()) < (*counts)[i]) {
-      all = false;
-      if (!drop) return false;
-      (*counts)[i] = static_cast<int>(chosen.size());
+  // Up to `count` distinct rounds with room for `gpus`: those with the most free GPUs, earlier
+  // rounds first on ties, into `chosen` (cleared first; in round order).
+  void MostRoom(const std::vector<int>& free_gpus, int gpus, int count, std::vector<int>* chosen) {
+    chosen->clear();
+    room_.clear();
+    for (int free : free_gpus) {
+      if (free >= gpus) room_.push_back(free);
+    }
+    const int horizon = static_cast<int>(free_gpus.size());
+    if (static_cast<int>(room_.size()) <= count) {
+      for (int t = 0; t < horizon; ++t) {
+        if (free_gpus[t] >= gpus) chosen->push_back(t);
+      }
+      return;
+    }
+    if (count <= 0) return;
+    // The count-th most room, then every round with more and the earliest ones with as much.
+    std::nth_element(room_.begin(), room_.begin() + (count - 1), room_.end(), std::greater<int>());
+    const int threshold = room_[count - 1];
+    int ties = count;
+    for (int free : room_) ties -= free > threshold;
+    for (int t = 0; t < horizon; ++t) {
+      if (free_gpus[t] > threshold || (free_gpus[t] == threshold && ties-- > 0)) {
+        chosen->push_back(t);
+      }
     }
   }
-  return all;
-}
+
+  // Packs (*counts)[i] copies of each job of `biggest_first` (already in the packing order:
+  // biggest gangs first) for which `skip(i)` is false into distinct rounds, each into the rounds
+  // with the most room. Returns whether every copy fit; with `drop`, the counts are lowered to
+  // what fit, otherwise it stops at the first copy that does not fit.
+  template <typename Skip>
+  bool Pack(const std::vector<size_t>& biggest_first, const Skip& skip,
+            const std::vector<int>& gpus, std::vector<int>* counts, std::vector<int>* free_gpus,
+            bool drop) {
+    bool all = true;
+    for (size_t i : biggest_first) {
+      if ((*counts)[i] == 0 || skip(i)) continue;
+      MostRoom(*free_gpus, gpus[i], (*counts)[i], &chosen_);
+      for (int t : chosen_) (*free_gpus)[t] -= gpus[i];
+      if (static_cast<int>(chosen_.size()) < (*counts)[i]) {
+        all = false;
+        if (!drop) return false;
+        (*counts)[i] = static_cast<int>(chosen_.size());
+      }
+    }
+    return all;
+  }
+
+ private:
+  std::vector<int> room_;
+  std::vector<int> chosen_;
+};
 
 // Local search on the counts: moves one round from job a to job b (or two rounds to b when a's
 // gang is at least twice b's), or adds a round to b, while the objective improves and the counts
@@ -276,32 +354,37 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
     return best;
   }
 
+  const JobCurves curves(problem);
   // Lower bounds from the caps on rem, and the largest max-rem worth considering.
   std::vector<int> capped_min(n_jobs);
   double top_level = 0;
+  // No max-rem below the largest remaining time at saturation is feasible.
+  double floor_level = 0;
   for (size_t i = 0; i < n_jobs; ++i) {
-    capped_min[i] = MinRounds(problem.jobs[i], problem, problem.jobs[i].max_remaining_s);
+    capped_min[i] = MinRounds(problem.jobs[i], problem, curves, i, problem.jobs[i].max_remaining_s);
     if (capped_min[i] < 0) return best;
-    top_level =
-        std::max(top_level, PlannedRemaining(problem.jobs[i], capped_min[i], problem.round_s));
+    top_level = std::max(top_level, curves.remaining(i, capped_min[i]));
+    floor_level = std::max(floor_level, curves.remaining(i, curves.saturation(i)));
   }
 
   // Marginal units, made non-increasing per job so that equal gains keep round order.
   std::vector<Unit> units;
   std::vector<double> levels;
+  int smallest_gang = problem.gpus;
   for (size_t i = 0; i < n_jobs; ++i) {
     const ShockwavePlanJob& job = problem.jobs[i];
-    const int saturation = SaturationRounds(job, problem);
+    smallest_gang = std::min(smallest_gang, job.gpus);
+    const int saturation = curves.saturation(i);
     double previous_gain = std::numeric_limits<double>::infinity();
     for (int n = 1; n <= saturation; ++n) {
-      const double gain =
-          std::min(previous_gain, Utility(problem, job, n) - Utility(problem, job, n - 1));
+      const double gain = std::min(previous_gain, curves.utility(i, n) - curves.utility(i, n - 1));
       previous_gain = gain;
       if (gain > 0) units.push_back({gain / job.gpus, static_cast<int>(i), n});
     }
     for (int n = capped_min[i]; n <= saturation; ++n) {
-      const double level = PlannedRemaining(job, n, problem.round_s);
-      if (level <= top_level + kEpsilon) levels.push_back(level);
+      const double level = curves.remaining(i, n);
+      // Levels below floor_level - epsilon are infeasible (and sort after every feasible one).
+      if (level <= top_level + kEpsilon && level + kEpsilon >= floor_level) levels.push_back(level);
     }
   }
   std::stable_sort(units.begin(), units.end(),
@@ -316,7 +399,7 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
   auto minimum_rounds = [&](double level) {
     long long load = 0;
     for (size_t i = 0; i < n_jobs; ++i) {
-      const int n = MinRounds(problem.jobs[i], problem, level);
+      const int n = MinRounds(problem.jobs[i], problem, curves, i, level);
       if (n < 0) return false;
       minimum[i] = std::max(capped_min[i], n);
       load += static_cast<long long>(minimum[i]) * problem.jobs[i].gpus;
@@ -342,11 +425,13 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
   std::iota(biggest_first.begin(), biggest_first.end(), 0);
   std::stable_sort(biggest_first.begin(), biggest_first.end(),
                    [&](size_t a, size_t b) { return problem.jobs[a].gpus > problem.jobs[b].gpus; });
+  RoundPacking packing(problem.rounds, problem.gpus, n_jobs);
+  std::vector<int> rounds(n_jobs);
   for (size_t l = 0; l <= last_feasible; ++l) {
     minimum_rounds(levels[l]);
     // Every round taken is placed at once (into the round with the most room the job is not in
     // yet), so the counts always have a packing.
-    RoundPacking packing(problem.rounds, problem.gpus, n_jobs);
+    packing.Reset(problem.rounds, problem.gpus, n_jobs);
     bool placed_minimum = true;
     for (size_t i : biggest_first) {
       for (int c = 0; c < minimum[i] && placed_minimum; ++c) {
@@ -355,16 +440,18 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
     }
     if (!placed_minimum) break;
     for (const Unit& unit : units) {
+      if (packing.total_free() < smallest_gang) break;  // no unit fits any more
       if (unit.n != packing.count(unit.job) + 1) continue;
       packing.Add(unit.job, problem.jobs[unit.job].gpus);
     }
-    std::vector<int> rounds(n_jobs);
     double utility = 0;
+    double max_remaining = 0;
     for (size_t i = 0; i < n_jobs; ++i) {
       rounds[i] = packing.count(i);
-      utility += Utility(problem, problem.jobs[i], rounds[i]);
+      utility += curves.utility(i, rounds[i]);
+      max_remaining = std::max(max_remaining, curves.remaining(i, rounds[i]));
     }
-    const double objective = ShockwaveObjective(problem, rounds);
+    const double objective = utility - problem.k * max_remaining;
     if (objective > best.objective) {
       best.objective = objective;
       best.rounds = rounds;
@@ -401,6 +488,12 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
                                          const std::vector<double>& priorities,
                                          const std::vector<int>& gpus, int capacity, int horizon) {
   const size_t n_jobs = rounds.size();
+  RoomChooser rooms;
+  auto biggest_first = [&](std::vector<size_t> jobs) {
+    std::stable_sort(jobs.begin(), jobs.end(),
+                     [&](size_t a, size_t b) { return gpus[a] > gpus[b]; });
+    return jobs;
+  };
   // Feasible counts first: biggest gangs first, each into the rounds with the most room.
   std::vector<int> counts(n_jobs, 0);
   {
@@ -408,7 +501,9 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
     std::vector<size_t> jobs(n_jobs);
     std::iota(jobs.begin(), jobs.end(), 0);
     for (size_t i : jobs) counts[i] = std::min(rounds[i], horizon);
-    PackInto(jobs, gpus, &counts, &free_gpus, /*drop=*/true);
+    rooms.Pack(
+        biggest_first(jobs), [](size_t) { return false; }, gpus, &counts, &free_gpus,
+        /*drop=*/true);
   }
 
   std::vector<size_t> order(n_jobs);
@@ -418,26 +513,56 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return urgency(a) > urgency(b); });
+  // The jobs still to place after position k, in the packing order, and how many GPUs they need
+  // in one round at most (if every round has that much room, they certainly pack).
+  std::vector<size_t> position(n_jobs);
+  std::vector<size_t> placed_later;
+  for (size_t k = 0; k < n_jobs; ++k) {
+    position[order[k]] = k;
+    if (counts[order[k]] > 0) placed_later.push_back(order[k]);
+  }
+  placed_later = biggest_first(std::move(placed_later));
+  std::vector<long long> gpus_from(n_jobs + 1, 0);
+  for (size_t k = n_jobs; k-- > 0;) {
+    gpus_from[k] = gpus_from[k + 1] + (counts[order[k]] > 0 ? gpus[order[k]] : 0);
+  }
+
   std::vector<std::vector<int>> schedule(horizon);
-  std::vector<int> free_gpus(horizon, capacity);
+  std::vector<int> free_gpus(horizon, capacity), trial(horizon);
+  std::vector<int> earliest, most_room;
+  std::vector<char> in_earliest(horizon);
   for (size_t k = 0; k < order.size(); ++k) {
     const size_t i = order[k];
     if (counts[i] == 0) continue;
     // Earliest rounds with room, unless that leaves the remaining jobs no packing; then the
     // rounds with the most room.
-    std::vector<int> chosen;
-    for (int t = 0; t < horizon && static_cast<int>(chosen.size()) < counts[i]; ++t) {
-      if (free_gpus[t] >= gpus[i]) chosen.push_back(t);
+    earliest.clear();
+    for (int t = 0; t < horizon && static_cast<int>(earliest.size()) < counts[i]; ++t) {
+      if (free_gpus[t] >= gpus[i]) earliest.push_back(t);
     }
-    std::vector<int> trial = free_gpus;
-    for (int t : chosen) trial[t] -= gpus[i];
-    std::vector<size_t> rest(order.begin() + k + 1, order.end());
-    std::vector<int> rest_counts = counts;
-    if (static_cast<int>(chosen.size()) < counts[i] ||
-        !PackInto(rest, gpus, &rest_counts, &trial, /*drop=*/false)) {
-      chosen = MostRoom(free_gpus, gpus[i], counts[i]);
+    rooms.MostRoom(free_gpus, gpus[i], counts[i], &most_room);
+    const std::vector<int>* chosen = &most_room;
+    if (static_cast<int>(earliest.size()) == counts[i]) {
+      std::fill(in_earliest.begin(), in_earliest.end(), 0);
+      for (int t : earliest) in_earliest[t] = 1;
+      bool same = most_room.size() == earliest.size();
+      for (int t : most_room) same = same && in_earliest[t];
+      if (same) {
+        chosen = &earliest;  // both choices agree: nothing to check
+      } else {
+        trial = free_gpus;
+        for (int t : earliest) trial[t] -= gpus[i];
+        const bool rest_fits_everywhere =
+            gpus_from[k + 1] <= *std::min_element(trial.begin(), trial.end());
+        if (rest_fits_everywhere ||
+            rooms.Pack(
+                placed_later, [&](size_t j) { return position[j] <= k; }, gpus, &counts, &trial,
+                /*drop=*/false)) {
+          chosen = &earliest;
+        }
+      }
     }
-    for (int t : chosen) {
+    for (int t : *chosen) {
       free_gpus[t] -= gpus[i];
       schedule[t].push_back(static_cast<int>(i));
     }
@@ -453,6 +578,7 @@ ShockwavePlan SolveShockwaveMilpWithCbc(const ShockwavePlanProblem& problem, dou
   const int horizon = problem.rounds;
   const size_t n_bases = problem.bases.size();
   const double scale = static_cast<double>(n_jobs) * horizon;
+  const std::vector<double> logs = BaseLogs(problem);
   MixedIntegerProgram mip(MixedIntegerProgram::Sense::kMaximize);
   std::vector<std::vector<int>> s(n_jobs, std::vector<int>(horizon));
   const int max_remaining = mip.AddVariable(0, MixedIntegerProgram::kInfinity, -problem.k);
@@ -463,7 +589,7 @@ ShockwavePlan SolveShockwaveMilpWithCbc(const ShockwavePlanProblem& problem, dou
     const int remaining = mip.AddVariable(0, job.max_remaining_s, 0);
     std::vector<int> lambda(n_bases), boundary(n_bases);
     for (size_t b = 0; b < n_bases; ++b) {
-      lambda[b] = mip.AddVariable(0, 1, job.weight * BaseLog(problem, b) / scale);
+      lambda[b] = mip.AddVariable(0, 1, job.weight * logs[b] / scale);
       boundary[b] = mip.AddBinaryVariable(0);
     }
     std::vector<std::pair<int, double>> run = {{planned, job.epoch_s}};
