@@ -15,7 +15,12 @@
 namespace jigsaw {
 
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv) {
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every malformed command line is a usage error (exit 2).
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   try {
     return action ? action() : 0;
   } catch (const InputError& e) {

@@ -1,5 +1,6 @@
 // What both executables' main() share: parse, run the chosen subcommand's action, and report
-// errors uniformly ("jigsaw: <file:line: message>"; exit 2 for bad input or usage, 1 otherwise).
+// errors uniformly ("jigsaw: <file:line: message>"; exit 2 for bad input or usage, including a
+// malformed command line, 1 otherwise).
 #ifndef JIGSAW_CLI_CLI_MAIN_H_
 #define JIGSAW_CLI_CLI_MAIN_H_
 
