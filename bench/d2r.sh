@@ -37,7 +37,7 @@ run_one() {
   local dir="$OUT/$study/$name"
   mkdir -p "$dir"
   rm -f "$dir/error.txt"
-  if ! build/jigsaw d2r --quiet --topology "$file" --fail "$fail" --policy "$policy" \
+  if ! /usr/bin/time -f "%e %U %S" -o "$dir/time.txt" build/jigsaw d2r --quiet --topology "$file" --fail "$fail" --policy "$policy" \
       --traffic "$TRAFFIC" --max-flows "$MAX_FLOWS" --seed 1 --out "$dir" 2>"$dir/stderr.txt"; then
     cp "$dir/stderr.txt" "$dir/error.txt"
   fi

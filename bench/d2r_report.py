@@ -104,6 +104,18 @@ def report(out, study):
           f"{sum(int(r['violating_flows']) for r in d2r)}, peak held per switch "
           f"{max((int(r['peak_held']) for r in d2r), default=0)} packets")
     print(f"Policies: {', '.join(sorted(policies))}")
+    costs = []
+    for name in summaries:
+        path = os.path.join(study_dir, name, "time.txt")
+        if os.path.exists(path):
+            with open(path) as f:
+                fields = f.read().split()
+            if len(fields) == 3:
+                costs.append((float(fields[1]) + float(fields[2]), float(fields[0]), name))
+    if costs:
+        costs.sort(reverse=True)
+        print(f"CPU per graph: total {sum(c[0] for c in costs):.1f} s; slowest: " +
+              ", ".join(f"{name} {cpu:.1f} s" for cpu, _, name in costs[:5]))
     if failures:
         print(f"Graphs that failed ({len(failures)}):")
         for name, message in failures:

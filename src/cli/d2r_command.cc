@@ -149,7 +149,7 @@ void AddD2rCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--detection-delay", o->detection,
                       "failure to detection at the adjacent switches, all schemes (0us)");
   command->add_option("--switch-latency", o->switch_latency, "per-hop pipeline latency (1us)");
-  command->add_option("--ttl", o->study.timing.ttl, "hops before a looping packet dies (255)");
+  command->add_option("--ttl", o->study.timing.ttl, "IP time to live: hops a packet may take (64)");
   command->add_option("--d2r-pass", o->pass, "D2R: one recirculation pass (1us)");
   command->add_option("--d2r-adjacency-per-pass", o->study.timing.adjacency_per_pass,
                       "D2R: adjacency entries one BFS pass examines (1)");

@@ -134,7 +134,7 @@ std::vector<Flow> MakeFlows(Router& router, Router& plain, const Timing& timing,
       int32_t plain_hops = plain.Distance(0, src, 0, dst);
       int32_t hops =
           policy.NodeAllowed(src) ? router.Distance(0, src, policy.Start(src), dst) : kUnreachable;
-      if (hops == kUnreachable || hops > policy.HopBudget(plain_hops)) {
+      if (hops == kUnreachable || hops > std::min(policy.HopBudget(plain_hops), timing.ttl)) {
         ++stats->not_compliant;
         continue;
       }
@@ -165,7 +165,7 @@ std::vector<Flow> MakeFlows(Router& router, Router& plain, const Timing& timing,
           HopTime(topology, timing, topology.FindLink(flow.path[i - 1], flow.path[i]));
     }
     flow.plain_hops = plain.Distance(0, src, 0, dst);
-    flow.hop_budget = policy.HopBudget(flow.plain_hops);
+    flow.hop_budget = std::min(policy.HopBudget(flow.plain_hops), timing.ttl);
     const double golden = 0.6180339887498949;
     double fraction = std::fmod((flows.size() + 1) * golden, 1.0);
     flow.phase = static_cast<net::Time>(fraction * period);

@@ -10,8 +10,9 @@
 //   pairs:N           N scenarios of two distinct links each (seeded, distinct pairs)
 //
 // Traffic: every ordered pair (src, dst) of distinct allowed nodes in one component whose
-// failure-free compliant path exists and meets the stretch bound, each sending `rate` packets per
-// second with a per-flow phase; a seeded sample of max_flows pairs when there are more.
+// failure-free compliant path exists and meets the hop budget, each sending `rate` packets per
+// second with a per-flow phase; a seeded sample of max_flows pairs when there are more. A flow's
+// hop budget is the stretch bound's, capped by the TTL (a longer path cannot deliver).
 #ifndef JIGSAW_D2R_SCENARIO_H_
 #define JIGSAW_D2R_SCENARIO_H_
 
@@ -41,7 +42,7 @@ struct Flow {
   std::vector<int> path;    // failure-free compliant route (the routing rule's)
   net::Time path_time = 0;  // time a packet takes along `path`
   int plain_hops = 0;       // failure-free unconstrained shortest hop count
-  int hop_budget = 0;       // from the stretch bound (INT32_MAX without)
+  int hop_budget = 0;       // min(stretch bound, TTL)
   net::Time phase = 0;      // first packet time modulo the period
 };
 

@@ -14,7 +14,7 @@ struct Timing {
   net::Time detection = 0;                       // failure -> adjacent switch knows
   net::Time switch_latency = net::kMicrosecond;  // one pipeline traversal per hop
   uint32_t packet_bytes = 1500;                  // data packets (serialisation per hop)
-  int ttl = 255;                                 // hops before a looping packet is dropped
+  int ttl = 64;  // IP time to live set by the sending host (the Linux default): hops per packet
 
   // D2R data plane.
   net::Time pass = net::kMicrosecond;  // one recirculation pass (ingress + egress + loopback)
