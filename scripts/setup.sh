@@ -6,7 +6,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev
   coinor-libclp-dev coinor-libcbc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libtorch-dev libgloo-dev zlib1g-dev libjpeg62-turbo-dev dataset-fashion-mnist
+  libtorch-dev libgloo-dev zlib1g-dev libjpeg62-turbo-dev dataset-fashion-mnist libpugixml-dev
   time python3 jq iproute2 bc
 )
 missing=()

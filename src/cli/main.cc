@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   jigsaw::CommandAction action;
   jigsaw::AddSimCommand(app, &action);
   jigsaw::AddNetCommand(app, &action);
+  jigsaw::AddD2rCommand(app, &action);
   jigsaw::AddPsCommand(app, &action);
   jigsaw::AddTlightsCommand(app, &action);
   jigsaw::AddTlightsReportCommand(app, &action);

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Tables for bench/d2r.sh: one per study, aggregated over every scenario of every graph.
+
+Usage: bench/d2r_report.py OUT_DIR STUDY...   (reads OUT_DIR/STUDY/<graph>/scenarios.csv)
+Recovery is per scenario the latest disruption of any flow (ms after the failure); packets lost
+are the scheme's losses after detection at the bench's per-flow rate; the violation rate is over
+affected flows that still had a compliant path; stretch is final hops / failure-free hops.
+"""
+import csv
+import json
+import os
+import sys
+
+SCHEMES = ["d2r", "controller", "link_state", "lfa"]
+WORK = {"d2r": "recirculations", "controller": "rules installed", "link_state": "FIB updates",
+        "lfa": "LFA repairs"}
+
+
+def percentile(values, p):
+    if not values:
+        return 0.0
+    values = sorted(values)
+    rank = (len(values) - 1) * p / 100.0
+    low = int(rank)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (rank - low)
+
+
+def load(study_dir):
+    rows, failures, graphs, summaries = [], [], 0, {}
+    for name in sorted(os.listdir(study_dir)):
+        path = os.path.join(study_dir, name)
+        if not os.path.isdir(path):
+            continue
+        graphs += 1
+        error = os.path.join(path, "error.txt")
+        if os.path.exists(error):
+            with open(error) as f:
+                failures.append((name, f.read().strip()))
+            continue
+        with open(os.path.join(path, "summary.json")) as f:
+            summaries[name] = json.load(f)
+        with open(os.path.join(path, "scenarios.csv")) as f:
+            for row in csv.DictReader(f):
+                row["graph"] = name
+                rows.append(row)
+    return rows, failures, graphs, summaries
+
+
+def report(out, study):
+    study_dir = os.path.join(out, study)
+    rows, failures, graphs, summaries = load(study_dir)
+    timing = ""
+    time_file = os.path.join(study_dir, "time.txt")
+    if os.path.exists(time_file):
+        with open(time_file) as f:
+            wall, cpu = f.read().split()
+        timing = f"; {wall} s wall, {cpu} s CPU"
+    scenarios = {(r["graph"], r["scenario"]) for r in rows}
+    policies = {s["policy"].split(":")[0] for s in summaries.values()}
+    flows = sum(s["traffic"]["flows"] for s in summaries.values())
+    rate = next(iter(summaries.values()))["traffic"]["rate"] if summaries else "?"
+    print(f"### {study}: {graphs} graphs, {len(scenarios)} failure scenarios, "
+          f"{flows} flows at {rate} each{timing}")
+    print()
+    print("| scheme | recovery median ms | p99 ms | max ms | lost total | lost/failure median | "
+          "p99 | mean | unavoidable | held | violation rate | mean stretch | not restored | work |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    by_scheme = {s: [r for r in rows if r["scheme"] == s] for s in SCHEMES}
+    recovery = {}
+    for scheme in SCHEMES:
+        rs = by_scheme[scheme]
+        live = [r for r in rs if int(r["flows_recoverable"]) > 0]
+        rec = [float(r["recovery_us"]) / 1000 for r in live]
+        recovery[scheme] = {(r["graph"], r["scenario"]): float(r["recovery_us"]) for r in live}
+        lost = [int(r["lost"]) for r in live]
+        recoverable = sum(int(r["flows_recoverable"]) for r in rs)
+        violating = sum(int(r["violating_flows"]) for r in rs)
+        stretch_flows = sum(int(r["stretch_flows"]) for r in rs)
+        stretch = sum(float(r["stretch_sum"]) for r in rs) / stretch_flows if stretch_flows else 1
+        print(f"| {scheme} | {percentile(rec, 50):.3f} | {percentile(rec, 99):.3f} | "
+              f"{max(rec, default=0):.3f} | {sum(int(r['lost']) for r in rs)} | "
+              f"{percentile(lost, 50):.0f} | {percentile(lost, 99):.0f} | "
+              f"{(sum(lost) / len(lost) if lost else 0):.1f} | "
+              f"{sum(int(r['lost_unavoidable']) for r in rs)} | "
+              f"{sum(int(r['held']) for r in rs)} | "
+              f"{(violating / recoverable if recoverable else 0):.4f} ({violating}/{recoverable}) | "
+              f"{stretch:.4f} | {sum(int(r['not_restored']) for r in rs)} | "
+              f"{sum(float(r['work']) for r in rs):.0f} {WORK[scheme]} |")
+    print()
+    speedup = [recovery["controller"][k] / v for k, v in recovery["d2r"].items() if v > 0]
+    if speedup:
+        worst = min(recovery["d2r"], key=lambda k: recovery["controller"][k] / recovery["d2r"][k]
+                    if recovery["d2r"][k] > 0 else float("inf"))
+        print(f"D2R speed-up over the controller per scenario: median {percentile(speedup, 50):.0f}x, "
+              f"p1 {percentile(speedup, 1):.0f}x, min {min(speedup):.0f}x "
+              f"({worst[0]} {worst[1]}); below 100x: {sum(s < 100 for s in speedup)} of "
+              f"{len(speedup)}")
+    d2r = by_scheme["d2r"]
+    print(f"D2R: packets lost after detection {sum(int(r['lost']) for r in d2r)} "
+          f"(of which no compliant continuation within the hop budget "
+          f"{sum(int(r['dropped_no_continuation']) for r in d2r)}, buffer overflow "
+          f"{sum(int(r['buffer_overflow']) for r in d2r)}), flows violating the policy "
+          f"{sum(int(r['violating_flows']) for r in d2r)}, peak held per switch "
+          f"{max((int(r['peak_held']) for r in d2r), default=0)} packets")
+    print(f"Policies: {', '.join(sorted(policies))}")
+    costs = []
+    for name in summaries:
+        path = os.path.join(study_dir, name, "time.txt")
+        if os.path.exists(path):
+            with open(path) as f:
+                fields = f.read().split()
+            if len(fields) == 3:
+                costs.append((float(fields[1]) + float(fields[2]), float(fields[0]), name))
+    if costs:
+        costs.sort(reverse=True)
+        print(f"CPU per graph: total {sum(c[0] for c in costs):.1f} s; slowest: " +
+              ", ".join(f"{name} {cpu:.1f} s" for cpu, _, name in costs[:5]))
+    if failures:
+        print(f"Graphs that failed ({len(failures)}):")
+        for name, message in failures:
+            print(f"  {name}: {message}")
+    else:
+        print("Graphs that failed to parse or run: none")
+    print()
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: d2r_report.py OUT_DIR STUDY...")
+    for study in sys.argv[2:]:
+        report(sys.argv[1], study)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+// D2R: policy-compliant rerouting computed in the data plane (a reconstruction; docs/d2r.md).
+//
+// Registers of every switch hold the topology (adjacency entries and one link-state bit per link)
+// and, per automaton state q, a breadth-first tree rooted at (self, q): per product node its
+// distance, parent and first hop, which give the next hop to every destination.
+//
+// On a failure: each live end detects it after Timing::detection and floods a failure notice in
+// the data plane (one pass per switch, deduplicated by a register, re-multicast on live ports).
+// A switch that learns of a failed link checks with one register read per tree whether the link
+// is a tree edge (the parent of its far end is its near end). If it is, the notice packet
+// recirculates to recompute that tree: one pass per Timing::adjacency_per_pass adjacency entries
+// examined (queue pop, link-state read, visited test-and-set, distance/parent/first-hop write).
+// While it computes, a packet whose next hop is a port the switch knows is down is held
+// (recirculated; on each pass it reads its destination's entry in the new tree) until the BFS
+// discovers its destination, whose first hop is then final, and forwarded on its new route from
+// then (dropped at the end of the BFS if the destination was not found). Every other packet is
+// forwarded by the old tree until the new one is complete (at worst it takes a detour through a
+// switch that has already rerouted). A notice that arrives during a computation restarts it with
+// the larger failure set. Forwarding follows the routing rule of routing.h on the failures the
+// switch knows; a packet whose hop budget cannot be met from here is dropped, never forwarded on a
+// non-compliant path.
+#ifndef JIGSAW_D2R_D2R_SCHEME_H_
+#define JIGSAW_D2R_D2R_SCHEME_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "d2r/scheme.h"
+
+namespace jigsaw::d2r {
+
+// Register state per switch for a topology and policy (the same on every switch).
+struct RegisterState {
+  int64_t adjacency_bits = 0;   // 2 entries per link: neighbour id + link id
+  int64_t link_state_bits = 0;  // one per link
+  int64_t tree_bits = 0;        // per tree and product node: dist, parent, first hop
+  int64_t queue_bits = 0;       // BFS queue (one product node id per slot)
+  int64_t policy_entries = 0;   // automaton transition table entries (match-action, not registers)
+  int64_t total_bits() const { return adjacency_bits + link_state_bits + tree_bits + queue_bits; }
+};
+RegisterState D2rRegisters(const Topology& topology, int num_states);
+
+class D2rScheme : public Scheme {
+ public:
+  explicit D2rScheme(ScenarioContext& context);
+
+  const char* name() const override { return "d2r"; }
+  Decision Decide(int x, const Packet& packet, net::Time t, net::Time* next_change) override;
+  net::Time LastChange() const override { return last_change_; }
+  Json Totals() const override;
+  Json PerSwitch() const override;
+
+  // When switch x learned of failure i (net::kNever if never): for tests and outputs.
+  net::Time LearnTime(int x, int i) const { return learn_[x][i]; }
+
+ private:
+  struct Epoch {
+    net::Time start;
+    net::Time done;  // new tree ready
+    // Destinations that were behind a port known to be down, and when the BFS found their new
+    // first hop (done when it finds none), by destination.
+    std::vector<std::pair<int, net::Time>> release;
+    int old_set;  // failure set the old tree was computed for
+    int new_set;  // failure set of the new tree
+  };
+  struct SwitchWork {
+    int64_t recomputations = 0;
+    int64_t bfs_passes = 0;
+    int64_t notices = 0;
+    net::Time busy = 0;          // time spent computing
+    net::Time longest_hold = 0;  // longest wait for the destinations behind a dead port
+  };
+
+  void Flood();
+  void PlanTree(int x, int q);
+  net::Time ComputeTime(int set, int x, int q, SwitchWork* work);
+  // Fills epoch->release for a computation started at t.
+  void PlanReleases(Epoch* epoch, int x, int q, net::Time t);
+  // Whether x knows at time t that `link` is down.
+  bool KnowsDown(int x, int link, net::Time t) const;
+
+  ScenarioContext& context_;
+  int q_;
+  std::vector<std::vector<net::Time>> learn_;  // [switch][failure]
+  std::vector<int> failure_of_link_;           // link -> failure index, -1
+  std::vector<std::vector<Epoch>> epochs_;     // [switch * Q + q]
+  std::vector<SwitchWork> work_;
+  net::Time last_change_ = 0;
+};
+
+}  // namespace jigsaw::d2r
+
+#endif  // JIGSAW_D2R_D2R_SCHEME_H_

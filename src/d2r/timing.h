@@ -1,0 +1,42 @@
+// The timing constants of every scheme, with their defaults. docs/d2r.md gives the source of each
+// default (published measurement, standard, or stated assumption); every one is a CLI option.
+#ifndef JIGSAW_D2R_TIMING_H_
+#define JIGSAW_D2R_TIMING_H_
+
+#include <cstdint>
+
+#include "net/units.h"
+
+namespace jigsaw::d2r {
+
+struct Timing {
+  // Common to all schemes.
+  net::Time detection = 0;                       // failure -> adjacent switch knows
+  net::Time switch_latency = net::kMicrosecond;  // one pipeline traversal per hop
+  uint32_t packet_bytes = 1500;                  // data packets (serialisation per hop)
+  int ttl = 64;  // IP time to live set by the sending host (the Linux default): hops per packet
+
+  // D2R data plane.
+  net::Time pass = net::kMicrosecond;  // one recirculation pass (ingress + egress + loopback)
+  int adjacency_per_pass = 1;          // adjacency entries a BFS pass can examine
+  int64_t buffer_packets = 4096;       // packets a switch can hold while it computes
+
+  // Central SDN controller.
+  net::Time controller_compute = 10 * net::kMillisecond;  // recompute all routes
+  net::Time rule_install = net::kMillisecond;             // per changed rule, serial per switch
+
+  // Link-state IGP (also what restores LFA-protected traffic to its final routes).
+  net::Time lsa_generation = 10 * net::kMillisecond;  // detection -> LSA sent
+  net::Time flood_per_hop = 2 * net::kMillisecond;    // LSA processing before re-flooding
+  net::Time spf_delay = 50 * net::kMillisecond;       // initial SPF back-off (RFC 8405)
+  net::Time spf_base = net::kMillisecond;             // SPF run: base + per node
+  net::Time spf_per_node = 5 * net::kMicrosecond;
+  net::Time fib_per_entry = 100 * net::kMicrosecond;  // per changed FIB entry, serial
+
+  // Precomputed fast reroute (loop-free alternates).
+  net::Time lfa_switchover = 0;  // backup next hop is pre-installed in hardware
+};
+
+}  // namespace jigsaw::d2r
+
+#endif  // JIGSAW_D2R_TIMING_H_

@@ -1,0 +1,245 @@
+// D2R and the baselines on small topologies: what each loses, holds and violates, and the timing
+// of notices, computations and rule installs.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "d2r/d2r_scheme.h"
+#include "d2r/install_plan.h"
+#include "d2r/packet_sim.h"
+#include "d2r/study.h"
+#include "test_graphs.h"
+
+namespace jigsaw::d2r {
+namespace {
+
+StudyOptions Options(const std::string& policy, const std::string& traffic = "10000pps") {
+  StudyOptions options;
+  options.topology = "test";
+  options.policy = policy;
+  options.traffic = traffic;
+  options.max_flows = 100000;
+  return options;
+}
+
+Scenario Fail(const Topology& t, std::vector<std::pair<int, int>> links) {
+  Scenario scenario;
+  scenario.name = "test";
+  for (auto [a, b] : links) scenario.links.push_back(t.FindLink(a, b));
+  return scenario;
+}
+
+const SchemeResult& Scheme(const ScenarioResult& result, const std::string& name) {
+  for (const SchemeResult& r : result.schemes) {
+    if (r.scheme == name) return r;
+  }
+  ADD_FAILURE() << "no scheme " << name;
+  return result.schemes.front();
+}
+
+TEST(PacketModel, CountsEmissionsExactly) {
+  // Packets at 3 + 10k.
+  EXPECT_EQ(CountEmissions(3, 10, 0, 100), 10);
+  EXPECT_EQ(CountEmissions(3, 10, 3, 4), 1);
+  EXPECT_EQ(CountEmissions(3, 10, 4, 13), 0);
+  EXPECT_EQ(CountEmissions(3, 10, -100, 0), 10);  // -97 .. -7
+  EXPECT_EQ(CountEmissions(3, 10, 50, 50), 0);
+}
+
+// On every single-link failure of random 2-connected-ish graphs, with waypoint and avoidance
+// policies, D2R loses nothing after detection, violates nothing and reacts >= 100x faster than
+// the controller.
+TEST(Schemes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
+  Rng rng(3);
+  int scenarios = 0, d2r_held = 0, controller_lost = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    Topology t = RandomGraph(8, 0.35, &rng);
+    const std::string policy = trial % 3 == 0   ? "shortest"
+                               : trial % 3 == 1 ? "waypoint:random"
+                                                : "waypoint:random+avoid:node:random";
+    Study study(Options(policy, "100kpps"),
+                t);  // a packet every 10 us: some arrive mid-computation
+    for (int link = 0; link < study.topology().num_links(); ++link) {
+      Scenario scenario;
+      scenario.name = "link";
+      scenario.links = {link};
+      ScenarioResult result = study.Run(scenario, false);
+      if (result.flows_recoverable == 0) continue;
+      ++scenarios;
+      const SchemeResult& d2r = Scheme(result, "d2r");
+      const SchemeResult& controller = Scheme(result, "controller");
+      SCOPED_TRACE("trial " + std::to_string(trial) + " link " + std::to_string(link));
+      EXPECT_EQ(d2r.lost, 0);
+      EXPECT_EQ(d2r.violating_flows, 0);
+      EXPECT_EQ(d2r.not_restored, 0);
+      EXPECT_GT(d2r.recovery, 0);
+      EXPECT_GE(controller.recovery, 100 * d2r.recovery);
+      EXPECT_EQ(controller.violating_flows, 0);  // policy-aware, and it drops rather than detours
+      d2r_held += d2r.held > 0;
+      controller_lost += controller.lost > 0;
+      // Everyone's final routes are the same shortest compliant routes.
+      EXPECT_DOUBLE_EQ(d2r.stretch_sum, controller.stretch_sum);
+      EXPECT_DOUBLE_EQ(d2r.stretch_sum, Scheme(result, "link_state").stretch_sum);
+    }
+  }
+  EXPECT_GT(scenarios, 50);
+  EXPECT_EQ(d2r_held, scenarios);  // the detecting switch holds packets while it computes
+  EXPECT_EQ(controller_lost, scenarios);
+}
+
+TEST(Schemes, LfaViolatesAnAvoidancePolicyThatD2rKeeps) {
+  // 0-1 primary; 2 is avoided but is 0's loop-free alternate towards 1; 0-3-4-1 complies.
+  Topology t = MakeGraph(5, {{0, 1}, {0, 2}, {2, 1}, {0, 3}, {3, 4}, {4, 1}});
+  Study study(Options("avoid:node:N2"), t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{0, 1}}), false);
+  ASSERT_GT(result.flows_recoverable, 0);
+  EXPECT_GT(Scheme(result, "lfa").violating_flows, 0);
+  EXPECT_GT(Scheme(result, "lfa").noncompliant_packets, 0);
+  EXPECT_EQ(Scheme(result, "d2r").violating_flows, 0);
+  EXPECT_EQ(Scheme(result, "d2r").lost, 0);
+  EXPECT_EQ(Scheme(result, "link_state").violating_flows, 0);
+}
+
+TEST(Schemes, LfaLoopsOnADoubleFailureWhereD2rDoesNot) {
+  // Triangle 0-1-2 with a long way round 0-3-4-1; 0-1 and 2-1 fail together: 0 and 2 are each
+  // other's alternate towards 1, so LFA traffic ping-pongs until the IGP converges.
+  Topology t = MakeGraph(5, {{0, 1}, {0, 2}, {2, 1}, {0, 3}, {3, 4}, {4, 1}});
+  Study study(Options("shortest"), t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{0, 1}, {2, 1}}), true);
+  ASSERT_GT(result.flows_recoverable, 0);
+  EXPECT_GT(Scheme(result, "lfa").lost, 0);
+  EXPECT_EQ(Scheme(result, "d2r").lost, 0);
+  EXPECT_EQ(Scheme(result, "d2r").not_restored, 0);
+}
+
+TEST(Schemes, UnrecoverableFlowsAreCountedNotSimulated) {
+  // A line: failing the middle link leaves no path for the flows that crossed it.
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
+  Study study(Options("shortest"), t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{1, 2}}), false);
+  EXPECT_EQ(result.flows_affected, 8);  // {0,1} x {2,3} both ways
+  EXPECT_EQ(result.flows_recoverable, 0);
+  for (const SchemeResult& r : result.schemes) {
+    EXPECT_EQ(r.recovery, 0);
+    EXPECT_EQ(r.lost, 0);
+  }
+}
+
+TEST(Schemes, NoticesFloodAndComputationsAreCharged) {
+  // Line 0-1-2-3, 100 us links: 2-3 fails; 0 learns two hops (2 x (pass + 100 us)) after 2.
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.detection = 5 * net::kMicrosecond;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
+  D2rScheme d2r(context);
+  const net::Time hop = timing.pass + 100 * net::kMicrosecond;
+  EXPECT_EQ(d2r.LearnTime(2, 0), timing.detection);
+  EXPECT_EQ(d2r.LearnTime(3, 0), timing.detection);
+  EXPECT_EQ(d2r.LearnTime(1, 0), timing.detection + hop);
+  EXPECT_EQ(d2r.LearnTime(0, 0), timing.detection + 2 * hop);
+  // Switch 2 recomputes its tree over the surviving 0-1-2: it reads every adjacency entry of the
+  // nodes it reaches (0: 1 entry, 1: 2, 2: 2) = 5 passes.
+  Json totals = d2r.Totals();
+  EXPECT_EQ(totals["switches_recomputing"], 4);
+  const Json per_switch = d2r.PerSwitch();
+  ASSERT_EQ(per_switch.size(), 4u);
+  EXPECT_EQ(per_switch[2]["switch"], "N2");
+  EXPECT_EQ(per_switch[2]["bfs_passes"], 5);
+  EXPECT_DOUBLE_EQ(per_switch[2]["compute_us"].get<double>(), 5.0);
+  // During the computation a packet for 3 is held at 2; afterwards it has no route.
+  net::Time change;
+  Decision held = d2r.Decide(2, {3, 0, 0, INT32_MAX}, timing.detection, &change);
+  EXPECT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, timing.detection + 5 * timing.pass);
+  Decision after = d2r.Decide(2, {3, 0, 0, INT32_MAX}, held.until, &change);
+  EXPECT_EQ(after.kind, Decision::kDrop);
+  // A packet for 1 at 2 is never held: its route does not use the failed link.
+  EXPECT_EQ(d2r.Decide(2, {1, 0, 0, INT32_MAX}, timing.detection, &change).kind,
+            Decision::kForward);
+}
+
+TEST(Schemes, RulesAreInstalledOneAfterTheOther) {
+  // Ring 0-1-2-3-0: after 0-1 fails, switch 0 changes its routes to 1 (and to 2, tie-broken
+  // through 1 before) one entry at a time.
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  Policy policy(t);
+  Router router(t, policy);
+  InstallPlan plan(router);
+  const int set = router.Intern({t.FindLink(0, 1)});
+  const net::Time start = 7 * net::kMillisecond, per = net::kMillisecond;
+  const net::Time end = plan.AddRound({{0, start}}, set, per)[0];
+  EXPECT_EQ(plan.entries_written(0), 2);  // destinations 1 and 2 move to neighbour 3
+  EXPECT_EQ(end, start + 2 * per);
+  net::Time change;
+  EXPECT_EQ(plan.SetAt(0, 0, 1, start, &change), 0);
+  EXPECT_EQ(change, start + per);
+  EXPECT_EQ(plan.SetAt(0, 0, 1, start + per, &change), set);
+  EXPECT_EQ(change, net::kNever);
+  EXPECT_EQ(plan.SetAt(0, 0, 2, start + per, &change), 0);
+  EXPECT_EQ(change, start + 2 * per);
+  EXPECT_EQ(plan.SetAt(0, 0, 3, start, &change), 0);  // unchanged entry
+  EXPECT_EQ(change, net::kNever);
+  // A second round waits for the first.
+  EXPECT_EQ(plan.AddRound({{0, start}}, 0, per)[0], start + 4 * per);
+}
+
+TEST(Schemes, BufferBoundTurnsHeldPacketsIntoLosses) {
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  StudyOptions options = Options("shortest", "1Mpps");
+  options.timing.buffer_packets = 2;
+  options.timing.pass = 10 * net::kMicrosecond;
+  Study study(options, t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{0, 1}}), false);
+  const SchemeResult& d2r = Scheme(result, "d2r");
+  EXPECT_GT(d2r.peak_held, 2);
+  // Both ends of the failed link hold packets; each overflows its own buffer.
+  EXPECT_GE(d2r.buffer_overflow, d2r.peak_held - 2);
+  EXPECT_EQ(d2r.lost, d2r.buffer_overflow);
+}
+
+TEST(Schemes, DetectionDelayLossesAreUnavoidableAndEqual) {
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  StudyOptions options = Options("shortest");
+  options.timing.detection = net::kMillisecond;
+  Study study(options, t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{0, 1}}), false);
+  const int64_t unavoidable = result.schemes[0].lost_unavoidable;
+  EXPECT_GT(unavoidable, 0);
+  for (const SchemeResult& r : result.schemes) {
+    EXPECT_EQ(r.lost_unavoidable, unavoidable) << r.scheme;
+    EXPECT_GE(r.recovery, net::kMillisecond) << r.scheme;
+  }
+  EXPECT_EQ(Scheme(result, "d2r").lost, 0);
+}
+
+TEST(Schemes, StretchBoundDropsRatherThanViolates) {
+  // Ring of 6: after 0-1 fails, 0 -> 1 takes 5 hops; with stretch 2 (budget 2) no compliant
+  // path remains from 0, and packets already past the source cannot be saved either.
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+  Study study(Options("stretch:3"), t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{0, 1}}), false);
+  EXPECT_GT(result.flows_affected, result.flows_recoverable);
+  const SchemeResult& d2r = Scheme(result, "d2r");
+  EXPECT_EQ(d2r.violating_flows, 0);
+  EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
+}
+
+TEST(Schemes, RunsAreDeterministic) {
+  Rng rng(5);
+  Topology t = RandomGraph(9, 0.3, &rng);
+  Study a(Options("waypoint:random"), t), b(Options("waypoint:random"), t);
+  Scenario scenario;
+  scenario.name = "x";
+  scenario.links = {0, 3};
+  ScenarioResult ra = a.Run(scenario, true), rb = b.Run(scenario, true);
+  ASSERT_EQ(ra.schemes.size(), rb.schemes.size());
+  for (size_t s = 0; s < ra.schemes.size(); ++s) {
+    EXPECT_EQ(SchemeJson(ra.schemes[s], Timing()).dump(),
+              SchemeJson(rb.schemes[s], Timing()).dump());
+  }
+}
+
+}  // namespace
+}  // namespace jigsaw::d2r
