@@ -29,7 +29,7 @@ case "$MODEL" in
   resnet20)
     DATASET=cifar10; EPOCHS="${EPOCHS:-3}"; BATCH="${BATCH:-32}"; LR="${LR:-0.1}"
     WD="${WD:-0.0005}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}"
-    TARGET="${TARGET:-0.70}"; WARMUP="${WARMUP:-1}" ;;
+    TARGET="${TARGET:-0.65}"; WARMUP="${WARMUP:-1}" ;;
   *) echo "spb_bench: MODEL must be lenet or resnet20" >&2; exit 2 ;;
 esac
 SEEDS="${SEEDS:-0 1 2}"
