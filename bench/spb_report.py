@@ -209,7 +209,8 @@ def write_efficiency(a, efficiencies, any_full):
             "target_accuracy": a.target, "seeds": e["seeds"],
             "per_seed": [round(v, 4) for v in e["values"]],
             "statistical_efficiency": round(min(1.0, e["mean"]), 4),
-            "ci_95": [round(e["ci"][0], 4), round(e["ci"][1], 4)],
+            # One seed has no interval: null (the reader requires seeds == 1 then).
+            "ci_95": (None if e["seeds"] < 2 else [round(e["ci"][0], 4), round(e["ci"][1], 4)]),
             "command": "bench/spb_bench.sh MODEL=" + a.model,
         })
     data["entries"] = kept

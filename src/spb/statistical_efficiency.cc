@@ -102,14 +102,16 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
         entry.seeds = static_cast<int>(JsonInteger(e.at("seeds"), "seeds", 1, 1'000'000));
       }
       if (v2) entry.dataset = e.at("dataset").get<std::string>();
-      // v2: the 95% interval of the uncapped mean over seeds (may pass 1); v1: an optional
-      // interval that must contain the value.
+      // v2: the 95% interval of the uncapped mean over seeds (may pass 1; null for a single
+      // seed, which has none); v1: an optional interval that must contain the value.
       const char* interval_key = v2 ? "ci_95" : "statistical_efficiency_interval";
-      if (v2 || e.contains(interval_key)) {
+      const bool single_seed_v2 = v2 && entry.seeds == 1 && e.at(interval_key).is_null();
+      if ((v2 && !single_seed_v2) || (!v2 && e.contains(interval_key))) {
         const Json& interval = e.at(interval_key);
         if (!interval.is_array() || interval.size() != 2) {
-          throw InputError(
-              path, line, std::string("expected ") + interval_key + " as [low, high], two numbers");
+          throw InputError(path, line,
+                           std::string("expected ") + interval_key +
+                               " as [low, high], two numbers (null only for one seed)");
         }
         entry.ci_low = JsonNumber(interval[0], interval_key, -1e9, 1e9);
         entry.ci_high = JsonNumber(interval[1], interval_key, -1e9, 1e9);

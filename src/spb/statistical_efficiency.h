@@ -12,7 +12,7 @@
 // "statistical_efficiency_interval": [low, high] (low <= value <= high) and "seeds", and the
 // provenance fields batch_per_worker, plan_iterations, epoch_test_accuracy and command. A v2
 // entry needs all of model, dataset, plan, workers, batch_per_worker, plan_iterations, seeds,
-// statistical_efficiency, ci_95 and command.
+// statistical_efficiency, ci_95 and command (ci_95 null for a single seed).
 //
 // Lookup contract:
 //   * plan kind full: always known, 1.0 (full is the reference), measured or not;

@@ -124,6 +124,27 @@ TEST(SpbStatisticalEfficiency, VersionTwoEntriesCarryTheirIntervalAndSeeds) {
   EXPECT_EQ(e.seeds, 3);
 }
 
+TEST(SpbStatisticalEfficiency, ASingleSeedHasNoIntervalAndSaysSo) {
+  auto file = [](int seeds) {
+    return "{\"format\": \"jigsaw-spb-statistical-efficiency-v2\", \"entries\": [\n"
+           "  {\"model\": \"resnet20\", \"dataset\": \"cifar10\", \"plan\": \"staircase\",\n"
+           "   \"workers\": 4, \"batch_per_worker\": 32, \"plan_iterations\": 1170,\n"
+           "   \"seeds\": " +
+           std::to_string(seeds) +
+           ", \"statistical_efficiency\": 0.6, \"ci_95\": null,\n"
+           "   \"command\": \"bench/spb_bench.sh\"}]}\n";
+  };
+  StatisticalEfficiency e =
+      LookupStatisticalEfficiency(ReadStatisticalEfficiency(WriteTemp("oneseed", file(1))),
+                                  "resnet20", ParseSpbPlan("staircase"), 4);
+  ASSERT_TRUE(e.known);
+  EXPECT_FALSE(e.has_interval);
+  EXPECT_EQ(e.seeds, 1);
+  EXPECT_DOUBLE_EQ(e.low, 0.6);
+  EXPECT_DOUBLE_EQ(e.high, 0.6);
+  ExpectInputError(WriteTemp("threeseeds", file(3)), 2, "null only for one seed");
+}
+
 TEST(SpbStatisticalEfficiency, IntervalsAndModelNamesAsTheRuntimeSpellsThem) {
   const std::string with_interval =
       "    {\"model\": \"resnet18\", \"plan\": \"staircase\", \"workers\": 4,\n"
