@@ -5,8 +5,12 @@
 
 namespace jigsaw {
 
-void CheckJsonText(const std::string& name, std::string_view text) {
-  int depth = 0;
+namespace {
+
+// Calls visit(i, c, line) for every character of `text` outside string literals (escapes
+// included); visit returns the index of the last character it consumed (i for just c).
+template <typename Visit>
+void ScanOutsideStrings(std::string_view text, Visit visit) {
   int line = 1;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -22,7 +26,18 @@ void CheckJsonText(const std::string& name, std::string_view text) {
     }
     if (c == '"') {
       in_string = true;
-    } else if (c == '{' || c == '[') {
+      continue;
+    }
+    i = visit(i, c, line);
+  }
+}
+
+}  // namespace
+
+void CheckJsonText(const std::string& name, std::string_view text) {
+  int depth = 0;
+  ScanOutsideStrings(text, [&](size_t i, char c, int line) {
+    if (c == '{' || c == '[') {
       if (++depth > kMaxJsonDepth) {
         throw InputError(name, line,
                          "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
@@ -44,9 +59,27 @@ void CheckJsonText(const std::string& name, std::string_view text) {
             name, line,
             "number '" + Excerpt(token) + "' is out of range (expected a finite double)");
       }
-      i = end - 1;
+      return end - 1;
     }
-  }
+    return i;
+  });
+}
+
+std::vector<int> JsonArrayEntryLines(std::string_view text) {
+  std::vector<int> lines;
+  std::vector<char> stack;
+  ScanOutsideStrings(text, [&](size_t i, char c, int line) {
+    if (c == '{' || c == '[') {
+      if (c == '{' && stack.size() == 2 && stack[0] == '{' && stack[1] == '[') {
+        lines.push_back(line);
+      }
+      stack.push_back(c);
+    } else if ((c == '}' || c == ']') && !stack.empty()) {
+      stack.pop_back();
+    }
+    return i;
+  });
+  return lines;
 }
 
 }  // namespace jigsaw

@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/error.h"
 #include "core/limits.h"
@@ -31,6 +32,10 @@ class JsonValueError : public std::invalid_argument {
 // Throws InputError(name, line, ...) if `text` nests deeper than kMaxJsonDepth or holds a number
 // that is not finite as a double.
 void CheckJsonText(const std::string& name, std::string_view text);
+
+// 1-based line of every object that is an element of an array that is a value of the root
+// object, in file order: the entries of {"entries": [{...}, ...]} (for file:line errors).
+std::vector<int> JsonArrayEntryLines(std::string_view text);
 
 // CheckJsonText, then parse; a syntax error is InputError(name, its line, expected + ": " + the
 // parser's message).

@@ -12,37 +12,6 @@
 namespace jigsaw {
 namespace {
 
-// 1-based line of every object that is an element of an array that is a value of the root
-// object, in file order: the entries of {"entries": [{...}, ...]}.
-std::vector<int> EntryLines(const std::string& text) {
-  std::vector<int> lines;
-  std::vector<char> stack;
-  int line = 1;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') ++line;
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (c == '{' && stack.size() == 2 && stack[0] == '{' && stack[1] == '[')
-        lines.push_back(line);
-      stack.push_back(c);
-    } else if ((c == '}' || c == ']') && !stack.empty()) {
-      stack.pop_back();
-    }
-  }
-  return lines;
-}
-
 bool SamePlan(const SpbPlan& a, const SpbPlan& b) {
   if (a.kind != b.kind) return false;
   if (a.kind == SpbPlanKind::kFreeze) return a.freeze_depth == b.freeze_depth;
@@ -65,7 +34,7 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
   if (!json.contains("entries") || !json["entries"].is_array()) {
     throw InputError(path, 0, "expected an \"entries\" array");
   }
-  const std::vector<int> lines = EntryLines(text);
+  const std::vector<int> lines = JsonArrayEntryLines(text);
   StatisticalEfficiencyTable table;
   table.path = path;
   for (size_t i = 0; i < json["entries"].size(); ++i) {
