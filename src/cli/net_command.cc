@@ -451,7 +451,9 @@ int RunNet(const NetOptions& options) {
     std::fprintf(stderr,
                  "net: %s %s: simulated %.3f us in %.2f s wall (%.0f events/s, slowdown %.0fx), "
                  "%llu events\n",
-                 options.topology.c_str(), net::CcModeName(config.cc),
+                 options.topology.c_str(),
+                 config.transport == net::TransportKind::kRdma ? net::CcModeName(config.cc)
+                                                               : TransportName(config),
                  net::ToMicroseconds(stats.now), wall, stats.events / std::max(wall, 1e-9),
                  wall / std::max(static_cast<double>(stats.now) * 1e-12, 1e-18),
                  static_cast<unsigned long long>(stats.events));

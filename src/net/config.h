@@ -63,8 +63,9 @@ struct HomaParams {
 };
 
 struct Pl2Params {
-  uint32_t burst_packets = 16;    // most packets one reservation covers
-  int max_requests_per_host = 8;  // reservations a host may hold (asked or granted, not sent)
+  uint32_t burst_packets = 16;        // most packets one reservation covers
+  int max_requests_per_host = 8;      // reservations a host may hold (asked or granted, not sent)
+  uint32_t requests_per_message = 3;  // of which one message may hold
   Time bulk_horizon = 8 * kMicrosecond;    // multi-burst messages book at most this far ahead
   Time small_horizon = 40 * kMicrosecond;  // one-burst messages book at most this far ahead
 };

@@ -57,8 +57,8 @@ bool Pl2Transport::SendRequest(uint32_t host_index, uint32_t id, bool leave_for_
   // A message asks for at most two bursts ahead: one being sent, one booked behind it. Bulk
   // leaves two of the host's requests to one-burst messages.
   const int limit = config_.pl2.max_requests_per_host - (leave_for_small ? 2 : 0);
-  if (message.unrequested == 0 || message.outstanding >= 2 || host.outstanding >= limit ||
-      message.retry_at > network_->now()) {
+  if (message.unrequested == 0 || message.outstanding >= config_.pl2.requests_per_message ||
+      host.outstanding >= limit || message.retry_at > network_->now()) {
     return false;
   }
   const uint64_t bytes = std::min(message.unrequested, burst_bytes);
@@ -126,6 +126,8 @@ void Pl2Transport::SwitchReceive(uint32_t switch_index, uint16_t in_local, uint3
     ports.rx_free.assign(network_->SwitchNumPorts(switch_index), 0);
     ports.tx_free.assign(network_->SwitchNumPorts(switch_index), 0);
     ports.ticket.assign(network_->SwitchNumPorts(switch_index), 0);
+    ports.gap_start.assign(network_->SwitchNumPorts(switch_index), 0);
+    ports.gap_end.assign(network_->SwitchNumPorts(switch_index), 0);
   }
   Packet& packet = network_->packet(handle);
   const Time now = network_->now();
@@ -144,11 +146,30 @@ void Pl2Transport::SwitchReceive(uint32_t switch_index, uint16_t in_local, uint3
   const Time f = FirstPacketTime(packet.seq, rate);
   const Time dur = WireTime(packet.seq, rate);
   const Time guard = kGuardControls * c;
+  const Time lead = now + 2 * d + f + m + kLeadControls * c;
   const Time earliest = std::max(ports.rx_free[e], ports.tx_free[i] + f + d);
-  const Time start = std::max(now + 2 * d + f + m + kLeadControls * c, earliest);
-  const bool accept = packet.prio == kBulk
-                          ? start - now <= config_.pl2.bulk_horizon && ports.ticket[e] <= now
-                          : start - now <= config_.pl2.small_horizon;
+  Time start = std::max(lead, earliest);
+  // The uplink's one remembered idle gap (left before a booking far ahead) takes the burst if it
+  // fits there whole.
+  bool in_gap = false;
+  if (ports.gap_end[i] > ports.gap_start[i]) {
+    const Time early = std::max({lead, ports.rx_free[e], ports.gap_start[i] + f + d});
+    if (early < start && early - f - d + dur + guard <= ports.gap_end[i]) {
+      start = early;
+      in_gap = true;
+    }
+  }
+  // A retry may find its slot up to one full burst later than bulk_horizon (gaps that uplink
+  // bookings leave on the egress); beyond that it queues again, which resynchronises the tickets.
+  const Time retry_horizon = config_.pl2.bulk_horizon + config_.pl2.burst_packets * m;
+  bool accept = false;
+  if (packet.prio == kSmall) {
+    accept = start - now <= config_.pl2.small_horizon;
+  } else if (packet.prio == kRetry) {
+    accept = start - now <= retry_horizon;
+  } else {
+    accept = start - now <= config_.pl2.bulk_horizon && ports.ticket[e] <= now;
+  }
   packet.dst_host = src;
   packet.size = config_.ack_bytes;
   packet.type = PacketType::kGrant;
@@ -157,7 +178,16 @@ void Pl2Transport::SwitchReceive(uint32_t switch_index, uint16_t in_local, uint3
     // airtime, so retries keep arriving when their slot is bulk_horizon away.
     if (packet.prio != kRetry && ports.ticket[e] > now) ports.ticket[e] += dur + guard;
     ports.rx_free[e] = start + dur + guard;
-    ports.tx_free[i] = start - f - d + dur + guard;
+    const Time send = start - f - d;
+    if (in_gap) {
+      ports.gap_start[i] = send + dur + guard;
+    } else {
+      if (send > std::max(ports.tx_free[i], now)) {
+        ports.gap_start[i] = std::max(ports.tx_free[i], now);
+        ports.gap_end[i] = send;
+      }
+      ports.tx_free[i] = send + dur + guard;
+    }
     packet.ecn = 0;
     packet.sent_at = start - f - d;
     ++stats_.grants;

@@ -4,24 +4,32 @@
 // Senders ask before sending. A host sends a 64-byte REQUEST for one burst of at most
 // burst_packets packets of a message; the switch, in its data plane, books the burst and answers
 // with a GRANT carrying the time the sender must start, or a REJECT carrying when to ask again.
-// Per switch port p (one per host) it keeps three 64-bit registers:
+// Per switch port p (one per host) it keeps five 64-bit registers:
 //   rx_free[p]: when the egress towards p is free of booked data (switch egress time),
 //   tx_free[p]: when the uplink from p is free of booked data (sender time),
+//   gap[p]:     start and end of one idle interval left on that uplink before a later booking,
 //   ticket[p]:  the tail of the virtual queue of rejected bulk requests for egress p.
 // A request from ingress port i for destination port e carries the burst's bytes (hence its wire
 // time `dur` and its first packet's wire time `f`) and a class: SMALL (the whole message is this
 // burst), BULK, or RETRY (BULK holding a ticket). With link delay d, control-packet wire time c,
 // MTU wire time m, at the request's arrival time `now` the switch computes
+//   lead     = now + 2d + f + m + 3c
 //   earliest = max(rx_free[e], tx_free[i] + f + d)
-//   start    = max(now + 2d + f + m + 3c, earliest)     (egress time of the burst's first packet)
-//   accept   = start - now <= small_horizon                        for SMALL and RETRY
+//   start    = max(lead, earliest)                      (egress time of the burst's first packet)
+//   early    = max(lead, rx_free[e], gap_start[i] + f + d)
+//   in_gap   = early < start and early - f - d + dur + 2c <= gap_end[i];  if so start = early
+//   accept   = start - now <= small_horizon                        for SMALL
+//              start - now <= bulk_horizon + burst_packets * m      for RETRY
 //              start - now <= bulk_horizon and ticket[e] <= now    for BULK
-//   accept:  rx_free[e] = start + dur + 2c;  tx_free[i] = start - f - d + dur + 2c;
+//   accept:  rx_free[e] = start + dur + 2c;  send = start - f - d
+//            in_gap: gap_start[i] = send + dur + 2c
+//            else:   if send > max(tx_free[i], now): gap[i] = [max(tx_free[i], now), send)
+//                    tx_free[i] = send + dur + 2c
 //            if not RETRY and ticket[e] > now: ticket[e] += dur + 2c;
 //            GRANT(send at start - f - d)
 //   reject:  t = max(ticket[e], earliest - bulk_horizon);  ticket[e] = t + dur + 2c;
 //            REJECT(ask again at t - d - c, as RETRY)
-// i.e. three registers read and written, about ten adds, maxes and compares per request and no
+// i.e. five registers read and written, about twenty adds, maxes and compares per request and no
 // per-flow state: bounded state and work, as a Tofino-class pipeline allows (the division-free
 // wire times come from the request). Data packets are plain data to the switch. The lead covers
 // the grant's trip (it may wait for one data packet in service and a few control packets); the
@@ -99,6 +107,8 @@ class Pl2Transport : public Transport {
     std::vector<Time> rx_free;
     std::vector<Time> tx_free;
     std::vector<Time> ticket;
+    std::vector<Time> gap_start;
+    std::vector<Time> gap_end;
   };
 
   void TryRequest(uint32_t host);

@@ -12,7 +12,9 @@
 //   to `hot_host`, at the rate that makes all bytes offered to the hot host's link (requests +
 //   bulk) `load` times its capacity; "400%" = 4.0.
 // * ML: a ring all-reduce of `ml_bytes` (ResNet-50: 25.6 M fp32 parameters = 102.2 MB) over
-//   `ml_hosts` hosts spread evenly over the rack starting at `hot_host` (net/collective.h), run
+//   `ml_hosts` hosts spread evenly over the rack from hot_host + 1 (so not the memcached server,
+//   whose link is overloaded by design; the job's hosts are RPC clients and bulk senders too;
+//   net/collective.h), run
 //   back to back with `ml_compute` between iterations while arrivals last; an iteration's transfer
 //   time is its all-reduce's duration.
 // Arrivals stop at `duration`; the run ends when every RPC is answered or at duration + drain.
