@@ -134,6 +134,7 @@ void HomaTransport::Receive(uint32_t host_index, uint32_t handle) {
     message.granted = UnscheduledBytes(id);
     message.have.assign((flow.bytes / config_.payload_bytes + 64) / 64, 0);
     host.in.push_back(id);
+    if (message.granted < flow.bytes) host.to_grant.insert({flow.bytes, id});
     ArmTimer(host_index, true);
   }
   const uint64_t index = seq / config_.payload_bytes;
@@ -144,7 +145,12 @@ void HomaTransport::Receive(uint32_t host_index, uint32_t handle) {
     return;
   }
   word |= bit;
+  const bool to_grant = message.granted < flow.bytes;
+  if (to_grant) host.to_grant.erase({flow.bytes - message.received, id});
   message.received += payload;
+  if (to_grant && message.received < flow.bytes) {
+    host.to_grant.insert({flow.bytes - message.received, id});
+  }
   message.last_progress = network_->now();
   if (message.received == flow.bytes) {
     message.done = true;
@@ -153,42 +159,22 @@ void HomaTransport::Receive(uint32_t host_index, uint32_t handle) {
     host.in.erase(std::find(host.in.begin(), host.in.end(), id));
     flow.rcv_nxt = flow.bytes;
     SendControl(host_index, flow.src_host, id, PacketType::kDone, flow.bytes, 0);
-    Regrant(host_index);
+    Regrant(host_index, id);
     // Last: the observer may add flows, which moves every Flow.
     network_->MarkDelivered(id);
     return;
   }
-  if (flow.bytes > UnscheduledBytes(id)) Regrant(host_index);
+  if (flow.bytes > UnscheduledBytes(id)) Regrant(host_index, id);
 }
 
-void HomaTransport::Regrant(uint32_t host_index) {
+void HomaTransport::Regrant(uint32_t host_index, uint32_t arrived) {
   Host& host = hosts_[host_index];
-  // Candidates: incomplete messages with bytes still to grant, fewest bytes left first.
+  // The `overcommit` messages with bytes still to grant and the fewest bytes left to receive.
   const int overcommit = std::clamp(config_.homa.overcommit, 1, kNumPriorities);
   uint32_t chosen[kNumPriorities];
-  uint64_t chosen_left[kNumPriorities];
   int count = 0;
-  auto better = [](uint64_t left_a, uint32_t a, uint64_t left_b, uint32_t b) {
-    return left_a < left_b || (left_a == left_b && a < b);
-  };
-  for (uint32_t id : host.in) {
-    const InMessage& message = in_[id];
-    const uint64_t bytes = network_->flow(id).bytes;
-    if (message.granted >= bytes) continue;
-    const uint64_t left = bytes - message.received;
-    if (count == overcommit &&
-        !better(left, id, chosen_left[overcommit - 1], chosen[overcommit - 1])) {
-      continue;
-    }
-    int slot = count < overcommit ? count : overcommit - 1;
-    while (slot > 0 && better(left, id, chosen_left[slot - 1], chosen[slot - 1])) {
-      chosen[slot] = chosen[slot - 1];
-      chosen_left[slot] = chosen_left[slot - 1];
-      --slot;
-    }
-    chosen[slot] = id;
-    chosen_left[slot] = left;
-    if (count < overcommit) ++count;
+  for (auto it = host.to_grant.begin(); it != host.to_grant.end() && count < overcommit; ++it) {
+    chosen[count++] = it->second;
   }
   const int levels = config_.homa.unscheduled_levels;
   for (int rank = 0; rank < count; ++rank) {
@@ -202,16 +188,17 @@ void HomaTransport::Regrant(uint32_t host_index) {
       message.granted = target;
       message.told = true;
       ++stats_.grants;
+      if (target == flow.bytes) host.to_grant.erase({flow.bytes - message.received, id});
       const uint8_t prio = static_cast<uint8_t>(std::min(levels + rank, kNumPriorities - 1));
       SendControl(host_index, flow.src_host, id, PacketType::kGrant, target, prio);
     }
   }
-  // Tell the senders of messages that wait for a grant that their message arrived.
-  for (uint32_t id : host.in) {
-    InMessage& message = in_[id];
-    if (message.told || message.granted >= network_->flow(id).bytes) continue;
+  // A message that must wait for its grant: tell its sender that it arrived.
+  InMessage& message = in_[arrived];
+  const Flow& flow = network_->flow(arrived);
+  if (!message.told && !message.done && message.granted < flow.bytes) {
     message.told = true;
-    SendControl(host_index, network_->flow(id).src_host, id, PacketType::kGrant, 0,
+    SendControl(host_index, flow.src_host, arrived, PacketType::kGrant, 0,
                 static_cast<uint8_t>(kNumPriorities - 1));
   }
 }

@@ -16,6 +16,8 @@
 #define JIGSAW_NET_HOMA_H_
 
 #include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "net/config.h"
@@ -72,12 +74,15 @@ class HomaTransport : public Transport {
   struct Host {
     std::vector<uint32_t> out;  // active outbound messages
     std::vector<uint32_t> in;   // incomplete inbound messages
+    // Inbound messages with bytes still to grant, by (bytes left to receive, flow): SRPT order.
+    std::set<std::pair<uint64_t, uint32_t>> to_grant;
     bool sender_timer = false;
     bool receiver_timer = false;
   };
 
   void Grow();
-  void Regrant(uint32_t host);
+  // Grants after a data packet of `arrived` reached `host` (or completed it).
+  void Regrant(uint32_t host, uint32_t arrived);
   void SendControl(uint32_t from_host, uint32_t to_host, uint32_t flow, PacketType type,
                    uint64_t seq, uint8_t prio);
   void ArmTimer(uint32_t host, bool receiver);
