@@ -126,6 +126,11 @@ Network::Network(const Topology& topology, const NetConfig& config)
                              std::to_string(nodes_[host].num_ports));
       }
     }
+    if (config_.transport == TransportKind::kPl2 && switch_nodes_.size() != 1) {
+      throw InputError(topology.name, 0,
+                       "PL2 schedules the links of one rack switch; this topology has " +
+                           std::to_string(switch_nodes_.size()) + " switches (use rack:...)");
+    }
     if (config_.transport == TransportKind::kHoma) {
       transport_ = std::make_unique<HomaTransport>(this);
     } else {
