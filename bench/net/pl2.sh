@@ -2,7 +2,8 @@
 # PL2 vs the baselines on a 32 x 100 Gbps rack (docs/pl2.md): for offered loads of 50/100/200/400%
 # into the memcached server's link, memcached-like RPC latency (p50/p99/p99.9), drops, the largest
 # switch queue and the hot link's goodput per transport, then the ML ring all-reduce's iteration
-# transfer time p50/p99 per transport, each over several seeds (spread shown), and the speed of the
+# transfer time p50/p99 per transport, each over several seeds (spread shown); the same for PL2 and
+# Homa-like when the ring includes the loaded server (2 MB model, 50/100%); and the speed of the
 # 400% run at full ResNet-50 size for 100 ms simulated.
 # Usage: bench/net/pl2.sh [out_dir]
 #   SEEDS="1 2 3"  DURATION=10ms  ML_BYTES=10.2MB (ResNet-50 / 10)  TRANSPORTS="pl2 homa ..."
@@ -19,16 +20,24 @@ FULL="${FULL:-1}"
 TOPOLOGY="rack:hosts=32,gbps=100"
 mkdir -p "$OUT"
 
-run() {  # transport load seed duration ml_bytes dir
+run() {  # transport load seed duration ml_bytes dir [placement]
   nice -n 10 ./build/jigsaw net --topology "$TOPOLOGY" --transport "$1" --load "$2" --seed "$3" \
-    --duration "$4" --drain 2ms --ml-bytes "$5" --ml-hosts 8 --payload 1452 --out "$6" \
-    2>"$6.speed" >/dev/null || { echo "jigsaw net failed for $1 $2 seed $3" >&2; exit 1; }
+    --duration "$4" --drain 2ms --ml-bytes "$5" --ml-hosts 8 --ml-placement "${7:-away}" \
+    --payload 1452 --out "$6" 2>"$6.speed" >/dev/null ||
+    { echo "jigsaw net failed for $1 $2 seed $3" >&2; exit 1; }
 }
 
 for transport in $TRANSPORTS; do
   for load in $LOADS; do
     for seed in $SEEDS; do
       run "$transport" "$load" "$seed" "$DURATION" "$ML_BYTES" "$OUT/$transport-${load%\%}-$seed"
+    done
+  done
+done
+for transport in pl2 homa; do
+  for load in 50% 100%; do
+    for seed in $SEEDS; do
+      run "$transport" "$load" "$seed" "$DURATION" 2MB "$OUT/ws-$transport-${load%\%}-$seed" with-server
     done
   done
 done
@@ -98,6 +107,16 @@ for l in loads:
     if ("pl2", l) in rows and ("homa", l) in rows:
         a, b = rows[("pl2", l)], rows[("homa", l)]
         print(f"| {l} | {a:.1f} | {b:.1f} | {100 * (a - b) / b:+.1f}% |")
+print()
+print("# ML ring through the loaded server (2 MB model, ring from host 0): iteration transfer time (us), pooled over seeds")
+print("| transport | load | iterations | p50 | p99 | RPC p99 |")
+print("|---|---|---|---|---|---|")
+for t in ("pl2", "homa"):
+    for l in ("50%", "100%"):
+        r = [load(f"{out}/ws-{t}-{l.rstrip('%')}-{s}")["rack"] for s in seeds]
+        it = [i for x in r for i in x["ml"]["iteration_times_us"]]
+        print(f"| {t} | {l} | {len(it)} | {pct(it, 50):.1f} | {pct(it, 99):.1f} | "
+              f"{spread([x['rpc']['p99_us'] for x in r])} |")
 if full == "1":
     print()
     print("# Full size: ResNet-50 (102.2 MB) all-reduce + 400% load, 100 ms simulated, seed 1")

@@ -56,6 +56,7 @@ struct NetOptions {
   std::string ml_bytes = "0";
   int ml_hosts = 8;
   int ml_chunks = 1;
+  std::string ml_placement = "away";
 };
 
 // "400%" or "4" -> 4.0.
@@ -240,6 +241,11 @@ int RunNet(const NetOptions& options) {
     RequireCountInRange("--ml-chunks", options.ml_chunks, 1, kMaxChunks);
     rack_spec.ml_hosts = static_cast<uint32_t>(options.ml_hosts);
     rack_spec.ml_chunks = options.ml_chunks;
+    if (options.ml_placement != "away" && options.ml_placement != "with-server") {
+      throw UsageError("--ml-placement '" + Excerpt(options.ml_placement) +
+                       "': expected away or with-server");
+    }
+    rack_spec.ml_with_server = options.ml_placement == "with-server";
     rack_spec.seed = options.seed;
   }
   std::vector<net::Workload> workloads;
@@ -367,6 +373,7 @@ int RunNet(const NetOptions& options) {
     Json ml;
     ml["bytes"] = rack_spec.ml_bytes;
     ml["hosts"] = rack_spec.ml_bytes > 0 ? rack_spec.ml_hosts : 0;
+    ml["placement"] = options.ml_placement;
     std::vector<double> iterations;
     for (net::Time t : result.ml_iterations) iterations.push_back(Us(t));
     ml["iterations"] = iterations.size();
@@ -499,6 +506,9 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
                       "ring all-reduce size per iteration, e.g. 102MB (ResNet-50); 0 = none");
   command->add_option("--ml-hosts", options->ml_hosts, "training hosts (default 8)");
   command->add_option("--ml-chunks", options->ml_chunks, "all-reduce pipelined chunks (1)");
+  command->add_option("--ml-placement", options->ml_placement,
+                      "training hosts away from the loaded server (away) or including it "
+                      "(with-server)");
   command->add_option("--workload", options->workloads,
                       "ASTRA-sim 1.0 workload file; repeat for jobs sharing the fabric");
   command->add_option("--traffic", options->traffic, "permutation:<bytes> or incast:<n>:<bytes>");

@@ -36,7 +36,8 @@ class RackDriver : public NetObserver, public CollectiveClient {
     const uint32_t hosts = network_->num_hosts();
     const uint32_t stride = hosts / spec_.ml_hosts;
     for (uint32_t r = 0; r < spec_.ml_hosts; ++r) {
-      ml_.hosts.push_back((spec_.hot_host + 1 + r * stride) % hosts);
+      const uint32_t first = spec_.hot_host + (spec_.ml_with_server ? 0 : 1);
+      ml_.hosts.push_back((first + r * stride) % hosts);
     }
     ml_.type = CollectiveType::kAllReduce;
     ml_.bytes = spec_.ml_bytes;

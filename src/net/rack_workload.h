@@ -14,7 +14,8 @@
 // * ML: a ring all-reduce of `ml_bytes` (ResNet-50: 25.6 M fp32 parameters = 102.2 MB) over
 //   `ml_hosts` hosts spread evenly over the rack from hot_host + 1 (so not the memcached server,
 //   whose link is overloaded by design; the job's hosts are RPC clients and bulk senders too;
-//   net/collective.h), run
+//   net/collective.h) or, with ml_with_server, from hot_host (one ring step then crosses the
+//   overloaded link), run
 //   back to back with `ml_compute` between iterations while arrivals last; an iteration's transfer
 //   time is its all-reduce's duration.
 // Arrivals stop at `duration`; the run ends when every RPC is answered or at duration + drain.
@@ -39,6 +40,7 @@ struct RackWorkloadSpec {
   uint64_t bulk_max = 1'000'000;
   uint64_t ml_bytes = 0;  // 0: no training job
   uint32_t ml_hosts = 8;
+  bool ml_with_server = false;  // the ring starts at hot_host instead of hot_host + 1
   int ml_chunks = 1;
   Time ml_compute = 0;
   uint64_t seed = 1;

@@ -200,6 +200,10 @@ TEST(NetCli, RackExperimentReportsLatencyQueuesAndMl) {
       RunCli(" --topology fattree:k=4 --transport pl2 --traffic incast:2:1MB --out " + a);
   EXPECT_EQ(pl2_fabric.status, 2);
   EXPECT_NE(pl2_fabric.stderr_text.find("one rack switch"), std::string::npos);
+  Result placement =
+      RunCli(" --topology rack:hosts=8 --transport pl2 --load 1 --ml-placement side --out " + a);
+  EXPECT_EQ(placement.status, 2);
+  EXPECT_NE(placement.stderr_text.find("--ml-placement 'side'"), std::string::npos);
   Result no_ml_hosts = RunCli(
       " --topology rack:hosts=4 --transport pl2 --load 1 --ml-bytes 1MB"
       " --ml-hosts 9 --out " +
