@@ -175,6 +175,8 @@ Json StatsJson(const net::NetStats& stats) {
   json["pfc_pause_time_us"] = Us(stats.pause_time);
   json["max_queue_bytes"] = stats.max_queue_bytes;
   json["avg_queue_bytes"] = RoundTo(stats.avg_queue_bytes, 1);
+  json["max_nic_control_packets"] = stats.max_nic_control_packets;
+  json["max_switch_control_packets"] = stats.max_switch_control_packets;
   return json;
 }
 

@@ -314,7 +314,7 @@ uint32_t Network::AllocatePacket() {
 void Network::SendControl(uint32_t host, uint32_t handle) {
   ++stats_.ack_packets;
   const uint32_t port = host_port_[host];
-  ports_[port].control.Push(handle);
+  PushControl(ports_[port], handle);
   Kick(port);
 }
 
@@ -322,7 +322,7 @@ void Network::SwitchSendControl(uint32_t switch_index, uint32_t handle) {
   ++stats_.ack_packets;
   const Packet& packet = packets_[handle];
   const uint32_t out = RoutePort(switch_nodes_[switch_index], packet.dst_host, packet.flow);
-  ports_[out].control.Push(handle);
+  PushControl(ports_[out], handle);
   Kick(out);
 }
 
@@ -464,7 +464,7 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
   const uint32_t out_index = RoutePort(in.node, packet.dst_host, packet.flow);
   Port& out = ports_[out_index];
   if (packet.type != PacketType::kData) {
-    out.control.Push(handle);
+    PushControl(out, handle);
     Kick(out_index);
     return;
   }
@@ -563,7 +563,7 @@ void Network::HostReceiveData(uint32_t node, uint32_t handle) {
   packet.dst_host = flow.src_host;
   ++stats_.ack_packets;
   const uint32_t out = RoutePort(node, flow.src_host, id);
-  ports_[out].control.Push(handle);
+  PushControl(ports_[out], handle);
   Kick(out);
   if (just_delivered && observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
 }
@@ -622,6 +622,11 @@ void Network::RetransmitTimeout(uint32_t id) {
   if (flow.snd_una < flow.bytes) ArmRetransmitTimer(id);
 }
 
+void Network::PushControl(Port& port, uint32_t handle) {
+  port.control.Push(handle);
+  port.max_control = std::max<uint64_t>(port.max_control, port.control.size());
+}
+
 std::vector<PortReport> Network::SwitchPorts() const {
   std::vector<PortReport> reports;
   for (const Port& port : ports_) {
@@ -652,6 +657,9 @@ NetStats Network::Stats() const {
       ++stats.ports_ever_paused;
       stats.pause_time += port.pause_time + (port.paused ? now_ - port.paused_since : 0);
     }
+    uint64_t& max_control = nodes_[port.node].is_switch ? stats.max_switch_control_packets
+                                                        : stats.max_nic_control_packets;
+    max_control = std::max(max_control, port.max_control);
     if (!nodes_[port.node].is_switch || port.tx_bytes == 0) continue;
     stats.max_queue_bytes = std::max(stats.max_queue_bytes, port.max_queue);
     if (now_ > 0) {

@@ -62,6 +62,10 @@ struct NetStats {
   uint64_t max_queue_bytes = 0;
   double avg_queue_bytes = 0;  // time average, mean over switch ports that carried data
   uint64_t peak_packets = 0;   // packets alive at once (pool size)
+  // Control packets (ACK, grant, request) waiting at one port, at most: NIC ports (hosts pull data
+  // one packet at a time, so this is all a NIC ever queues) and switch ports.
+  uint64_t max_nic_control_packets = 0;
+  uint64_t max_switch_control_packets = 0;
 };
 
 // Queue statistics of one switch egress port.
@@ -138,6 +142,7 @@ class Network {
     PacketFifo data[kNumPriorities];
     uint32_t data_mask = 0;  // bit p: data[p] not empty
     PacketFifo control;
+    uint64_t max_control = 0;  // packets
     uint64_t queued_bytes = 0;
     uint64_t tx_bytes = 0;
     // Host NIC ports: the queue pairs with data to send or to have acknowledged.
@@ -181,6 +186,7 @@ class Network {
   void Drop(uint32_t packet);
   void ComputePathTiming(Flow& flow, uint32_t id);
   void TransportSend(uint32_t port);
+  void PushControl(Port& port, uint32_t handle);
 
   NetConfig config_;
   std::string topology_name_;
