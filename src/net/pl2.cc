@@ -54,8 +54,8 @@ bool Pl2Transport::SendRequest(uint32_t host_index, uint32_t id, bool leave_for_
   Message& message = messages_[id];
   const Flow& flow = network_->flow(id);
   const uint64_t burst_bytes = uint64_t{config_.pl2.burst_packets} * config_.payload_bytes;
-  // A message asks for at most two bursts ahead: one being sent, one booked behind it. Bulk
-  // leaves two of the host's requests to one-burst messages.
+  // A message asks for at most requests_per_message bursts ahead (one being sent, the next ones
+  // booked behind it). Bulk leaves two of the host's requests to one-burst messages.
   const int limit = config_.pl2.max_requests_per_host - (leave_for_small ? 2 : 0);
   if (message.unrequested == 0 || message.outstanding >= config_.pl2.requests_per_message ||
       host.outstanding >= limit || message.retry_at > network_->now()) {
