@@ -1,7 +1,8 @@
-// `jigsaw net`: the packet-level RoCE fabric simulator (src/net) on a topology, with either
-// ASTRA-sim workloads (one job per --workload, sharing the fabric) or synthetic --traffic; writes
-// summary.json and flows.csv to --out. Wall-clock speed goes to stderr only, so equal inputs and
-// seed give byte-identical files.
+// `jigsaw net`: the packet-level fabric simulator (src/net) on a topology, with either ASTRA-sim
+// workloads (one job per --workload, sharing the fabric), synthetic --traffic, or the PL2 rack
+// experiment (--load: memcached-like RPCs, bulk incast and a ring all-reduce, net/rack_workload.h)
+// under a --transport; writes summary.json and flows.csv to --out. Wall-clock speed goes to stderr
+// only, so equal inputs and seed give byte-identical files.
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -16,7 +17,10 @@
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "net/collective.h"
+#include "net/homa.h"
 #include "net/network.h"
+#include "net/pl2.h"
+#include "net/rack_workload.h"
 #include "net/topology.h"
 #include "net/traffic.h"
 #include "net/workload.h"
@@ -39,11 +43,90 @@ struct NetOptions {
   double cycle_ns = 1.0;
   std::string window = "on";
   std::string pfc = "on";
-  std::string buffer = "32MiB";
+  std::string buffer;  // empty: the topology's (rack) or 32MiB
   int payload = 1000;
   std::string stop;
   bool quiet = false;
+  // The rack experiment.
+  std::string transport;
+  std::string load;
+  double rpc_load = 0.05;
+  std::string duration = "10ms";
+  std::string drain = "5ms";
+  std::string ml_bytes = "0";
+  int ml_hosts = 8;
+  int ml_chunks = 1;
+  std::string ml_placement = "away";
 };
+
+// "400%" or "4" -> 4.0.
+double ParseLoad(const std::string& text) {
+  std::string number = text;
+  double scale = 1;
+  if (!number.empty() && number.back() == '%') {
+    number.pop_back();
+    scale = 0.01;
+  }
+  try {
+    size_t used = 0;
+    double value = std::stod(number, &used) * scale;
+    if (used == number.size() && value > 0 && value <= 100) return value;
+  } catch (const std::exception&) {
+  }
+  throw UsageError("--load '" + Excerpt(text) + "': expected a load like 400% or 4 (0..10000%)");
+}
+
+// Applies --transport: which host transport, CC law, PFC and ECN it runs with.
+void ApplyTransport(const std::string& name, net::NetConfig* config) {
+  config->transport = net::TransportKind::kRdma;
+  if (name == "pl2" || name == "homa") {
+    config->transport = name == "pl2" ? net::TransportKind::kPl2 : net::TransportKind::kHoma;
+    config->pfc = false;
+    config->ecn = false;
+  } else if (name == "dctcp") {
+    config->cc = net::CcMode::kDctcp;
+    config->pfc = false;
+  } else if (name == "dcqcn") {
+    config->cc = net::CcMode::kDcqcn;
+    config->pfc = true;
+  } else if (name == "lossy") {
+    config->cc = net::CcMode::kReno;
+    config->pfc = false;
+    config->ecn = false;
+  } else {
+    throw UsageError("--transport '" + Excerpt(name) +
+                     "': expected pl2, homa, dctcp, dcqcn or lossy");
+  }
+}
+
+const char* TransportName(const net::NetConfig& config) {
+  switch (config.transport) {
+    case net::TransportKind::kPl2:
+      return "pl2";
+    case net::TransportKind::kHoma:
+      return "homa";
+    case net::TransportKind::kRdma:
+      break;
+  }
+  return "rdma";
+}
+
+Json LatencyJson(std::vector<double> values, uint64_t unfinished) {
+  Json json;
+  json["count"] = values.size() + unfinished;
+  json["unfinished"] = unfinished;
+  if (values.empty()) {
+    json["p50_us"] = Json();
+    json["p99_us"] = Json();
+    json["p999_us"] = Json();
+    return json;
+  }
+  json["p50_us"] = RoundTo(Percentile(values, 50), 3);
+  json["p99_us"] = RoundTo(Percentile(values, 99), 3);
+  json["p999_us"] = RoundTo(Percentile(values, 99.9), 3);
+  json["max_us"] = RoundTo(Max(values), 3);
+  return json;
+}
 
 std::vector<int> ParseDims(const std::string& text) {
   std::vector<int> dims;
@@ -82,6 +165,9 @@ Json StatsJson(const net::NetStats& stats) {
   json["ack_packets"] = stats.ack_packets;
   json["retransmitted_packets"] = stats.retransmitted_packets;
   json["drops"] = stats.drops;
+  json["payload_sent_bytes"] = stats.payload_sent;
+  json["payload_received_bytes"] = stats.payload_received;
+  json["payload_dropped_bytes"] = stats.payload_dropped;
   json["ecn_marks"] = stats.ecn_marks;
   json["pfc_pause_frames"] = stats.pause_frames;
   json["pfc_resume_frames"] = stats.resume_frames;
@@ -89,12 +175,17 @@ Json StatsJson(const net::NetStats& stats) {
   json["pfc_pause_time_us"] = Us(stats.pause_time);
   json["max_queue_bytes"] = stats.max_queue_bytes;
   json["avg_queue_bytes"] = RoundTo(stats.avg_queue_bytes, 1);
+  json["max_nic_control_packets"] = stats.max_nic_control_packets;
+  json["max_switch_control_packets"] = stats.max_switch_control_packets;
   return json;
 }
 
 int RunNet(const NetOptions& options) {
-  if (options.workloads.empty() == options.traffic.empty()) {
-    throw UsageError("give either --workload (one or more) or --traffic");
+  const bool rack = !options.load.empty();
+  if (static_cast<int>(!options.workloads.empty()) + static_cast<int>(!options.traffic.empty()) +
+          static_cast<int>(rack) !=
+      1) {
+    throw UsageError("give either --workload (one or more), --traffic or --load (exactly one)");
   }
   net::NetConfig config;
   if (!net::ParseCcMode(options.cc, &config.cc)) {
@@ -104,13 +195,15 @@ int RunNet(const NetOptions& options) {
   config.seed = options.seed;
   config.window = ParseOnOff(options.window, "--window");
   config.pfc = ParseOnOff(options.pfc, "--pfc");
-  if (!net::ParseBytes(options.buffer, &config.buffer_bytes) || config.buffer_bytes < 65536) {
+  if (!options.buffer.empty() &&
+      (!net::ParseBytes(options.buffer, &config.buffer_bytes) || config.buffer_bytes < 65536)) {
     throw UsageError("--buffer '" + Excerpt(options.buffer) +
                      "': expected a size of at least 64KiB");
   }
   if (options.payload < 64 || options.payload > 9000)
     throw UsageError("--payload must be 64..9000");
   config.payload_bytes = static_cast<uint32_t>(options.payload);
+  if (!options.transport.empty()) ApplyTransport(options.transport, &config);
   config.progress = !options.quiet;
   net::Time stop = net::kNever;
   if (!options.stop.empty() && !net::ParseDuration(options.stop, &stop)) {
@@ -122,6 +215,41 @@ int RunNet(const NetOptions& options) {
   RequireOptionInRange("--cycle-ns", options.cycle_ns, 0, kMaxCycleNs);
 
   net::Topology topology = net::LoadTopology(options.topology);
+  if (options.buffer.empty()) {
+    config.buffer_bytes =
+        topology.switch_buffer_bytes > 0 ? topology.switch_buffer_bytes : uint64_t{32} << 20;
+  }
+  net::RackWorkloadSpec rack_spec;
+  if (rack) {
+    rack_spec.load = ParseLoad(options.load);
+    RequireOptionInRange("--rpc-load", options.rpc_load, 0, 0.99);
+    rack_spec.rpc_load = options.rpc_load;
+    if (!net::ParseDuration(options.duration, &rack_spec.duration) || rack_spec.duration <= 0 ||
+        rack_spec.duration > 10 * net::kSecond) {
+      throw UsageError("--duration '" + Excerpt(options.duration) +
+                       "': expected a duration of at most 10s like 10ms");
+    }
+    if (!net::ParseDuration(options.drain, &rack_spec.drain) ||
+        rack_spec.drain > 10 * net::kSecond) {
+      throw UsageError("--drain '" + Excerpt(options.drain) +
+                       "': expected a duration of at most 10s like 5ms");
+    }
+    if (!net::ParseBytes(options.ml_bytes, &rack_spec.ml_bytes) ||
+        rack_spec.ml_bytes > (uint64_t{1} << 40)) {
+      throw UsageError("--ml-bytes '" + Excerpt(options.ml_bytes) +
+                       "': expected a size like 102MB (0 = no training job)");
+    }
+    RequireCountInRange("--ml-hosts", options.ml_hosts, 2, 4096);
+    RequireCountInRange("--ml-chunks", options.ml_chunks, 1, kMaxChunks);
+    rack_spec.ml_hosts = static_cast<uint32_t>(options.ml_hosts);
+    rack_spec.ml_chunks = options.ml_chunks;
+    if (options.ml_placement != "away" && options.ml_placement != "with-server") {
+      throw UsageError("--ml-placement '" + Excerpt(options.ml_placement) +
+                       "': expected away or with-server");
+    }
+    rack_spec.ml_with_server = options.ml_placement == "with-server";
+    rack_spec.seed = options.seed;
+  }
   std::vector<net::Workload> workloads;
   for (const std::string& path : options.workloads)
     workloads.push_back(net::ReadAstraWorkload(path));
@@ -139,6 +267,7 @@ int RunNet(const NetOptions& options) {
   summary["hosts"] = network.num_hosts();
   summary["switches"] = topology.num_switches();
   summary["links"] = topology.links.size();
+  summary["transport"] = options.transport.empty() ? TransportName(config) : options.transport;
   summary["cc"] = net::CcModeName(config.cc);
   summary["seed"] = options.seed;
   summary["window"] = config.window;
@@ -201,6 +330,91 @@ int RunNet(const NetOptions& options) {
       jobs_json.push_back(std::move(job));
     }
     summary["jobs"] = std::move(jobs_json);
+  } else if (rack) {
+    if (rack_spec.ml_bytes > 0 && static_cast<uint32_t>(options.ml_hosts) > network.num_hosts()) {
+      throw UsageError("--ml-hosts " + std::to_string(options.ml_hosts) + ": the topology has " +
+                       std::to_string(network.num_hosts()) + " hosts");
+    }
+    net::RackResult result = net::RunRackWorkload(&network, rack_spec);
+    Json rack_json;
+    rack_json["load"] = rack_spec.load;
+    rack_json["rpc_load"] = rack_spec.rpc_load;
+    rack_json["hot_host"] = rack_spec.hot_host;
+    rack_json["duration_us"] = Us(rack_spec.duration);
+    // RPC latency by response size; unfinished RPCs are counted, never averaged in.
+    const std::vector<std::pair<const char*, uint64_t>> buckets = {
+        {"le_1KB", 1000}, {"le_10KB", 10'000}, {"le_100KB", 100'000}, {"gt_100KB", UINT64_MAX}};
+    std::vector<std::vector<double>> by_bucket(buckets.size());
+    std::vector<uint64_t> unfinished_by_bucket(buckets.size(), 0);
+    std::vector<double> all;
+    uint64_t rpc_unfinished = 0;
+    for (const net::RpcRecord& rpc : result.rpcs) {
+      size_t b = 0;
+      while (rpc.response_bytes > buckets[b].second) ++b;
+      if (rpc.done < 0) {
+        ++rpc_unfinished;
+        ++unfinished_by_bucket[b];
+        continue;
+      }
+      const double latency = net::ToMicroseconds(rpc.done - rpc.issued);
+      all.push_back(latency);
+      by_bucket[b].push_back(latency);
+    }
+    Json rpc_json = LatencyJson(all, rpc_unfinished);
+    Json bucket_json;
+    for (size_t b = 0; b < buckets.size(); ++b) {
+      bucket_json[buckets[b].first] = LatencyJson(by_bucket[b], unfinished_by_bucket[b]);
+    }
+    rpc_json["by_response_size"] = bucket_json;
+    rack_json["rpc"] = rpc_json;
+    Json bulk;
+    bulk["messages"] = result.bulk_messages;
+    bulk["bytes"] = result.bulk_bytes;
+    bulk["delivered"] = result.bulk_delivered;
+    rack_json["bulk"] = bulk;
+    Json ml;
+    ml["bytes"] = rack_spec.ml_bytes;
+    ml["hosts"] = rack_spec.ml_bytes > 0 ? rack_spec.ml_hosts : 0;
+    ml["placement"] = options.ml_placement;
+    std::vector<double> iterations;
+    for (net::Time t : result.ml_iterations) iterations.push_back(Us(t));
+    ml["iterations"] = iterations.size();
+    ml["iteration_p50_us"] =
+        iterations.empty() ? Json() : Json(RoundTo(Percentile(iterations, 50), 3));
+    ml["iteration_p99_us"] =
+        iterations.empty() ? Json() : Json(RoundTo(Percentile(iterations, 99), 3));
+    ml["iteration_times_us"] = iterations;
+    rack_json["ml"] = ml;
+    Json ports = Json::array();
+    for (const net::PortReport& port : network.SwitchPorts()) {
+      Json p;
+      p["switch"] = port.switch_node;
+      p["to_node"] = port.peer_node;
+      p["max_queue_bytes"] = port.max_queue_bytes;
+      p["mean_queue_bytes"] = RoundTo(port.avg_queue_bytes, 1);
+      p["tx_bytes"] = port.tx_bytes;
+      ports.push_back(std::move(p));
+    }
+    rack_json["switch_ports"] = std::move(ports);
+    if (const auto* pl2 = dynamic_cast<const net::Pl2Transport*>(network.transport())) {
+      Json j;
+      j["requests"] = pl2->stats().requests;
+      j["grants"] = pl2->stats().grants;
+      j["rejects"] = pl2->stats().rejects;
+      j["max_host_backlog_bytes"] = pl2->stats().max_host_backlog_bytes;
+      j["max_start_lateness_us"] = Us(pl2->stats().max_grant_lateness);
+      j["queue_bound_bytes"] = net::Pl2Transport::QueueBound(config);
+      rack_json["pl2"] = j;
+    }
+    if (const auto* homa = dynamic_cast<const net::HomaTransport*>(network.transport())) {
+      Json j;
+      j["grants"] = homa->stats().grants;
+      j["resend_requests"] = homa->stats().resend_requests;
+      j["sender_timeouts"] = homa->stats().sender_timeouts;
+      j["duplicate_packets"] = homa->stats().duplicate_packets;
+      rack_json["homa"] = j;
+    }
+    summary["rack"] = std::move(rack_json);
   } else {
     net::TrafficSpec spec = net::ParseTrafficSpec(options.traffic);
     net::AddTraffic(&network, spec, options.seed);
@@ -246,12 +460,14 @@ int RunNet(const NetOptions& options) {
     std::fprintf(stderr,
                  "net: %s %s: simulated %.3f us in %.2f s wall (%.0f events/s, slowdown %.0fx), "
                  "%llu events\n",
-                 options.topology.c_str(), net::CcModeName(config.cc),
+                 options.topology.c_str(),
+                 config.transport == net::TransportKind::kRdma ? net::CcModeName(config.cc)
+                                                               : TransportName(config),
                  net::ToMicroseconds(stats.now), wall, stats.events / std::max(wall, 1e-9),
                  wall / std::max(static_cast<double>(stats.now) * 1e-12, 1e-18),
                  static_cast<unsigned long long>(stats.events));
   }
-  if (unfinished > 0 || unfinished_jobs > 0) {
+  if (!rack && (unfinished > 0 || unfinished_jobs > 0)) {
     // Exit 3: the outputs are written, but the run ended (--stop, or no events left) before
     // every flow and job finished; a partial run is never reported as success.
     std::fprintf(stderr,
@@ -273,10 +489,28 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command
       ->add_option(
           "--topology", options->topology,
-          "ns-3/HPCC topology file, or fattree:k=16,rate=100Gbps,delay=1us, or "
+          "ns-3/HPCC topology file, or rack:hosts=32,gbps=100,delay=500ns,buffer=16MiB, or "
+          "fattree:k=16,rate=100Gbps,delay=1us, or "
           "clos:leaves=8,spines=8,hosts=16,rate=200Gbps,host_delay=5us,fabric_delay=12.5us")
       ->required();
-  command->add_option("--cc", options->cc, "none (line rate + PFC), dcqcn, dctcp, timely, hpcc");
+  command->add_option("--cc", options->cc,
+                      "none (line rate + PFC), dcqcn, dctcp, timely, hpcc, reno (TCP-like AIMD)");
+  command->add_option("--transport", options->transport,
+                      "pl2, homa, dctcp (no PFC), dcqcn (PFC), lossy (TCP-like, no PFC); "
+                      "overrides --cc/--pfc");
+  command->add_option("--load", options->load,
+                      "PL2 rack experiment: offered load into the hot host, e.g. 400%");
+  command->add_option("--rpc-load", options->rpc_load,
+                      "memcached responses as a fraction of a link (default 0.05)");
+  command->add_option("--duration", options->duration, "rack experiment arrivals window (10ms)");
+  command->add_option("--drain", options->drain, "extra time for answers after it (5ms)");
+  command->add_option("--ml-bytes", options->ml_bytes,
+                      "ring all-reduce size per iteration, e.g. 102MB (ResNet-50); 0 = none");
+  command->add_option("--ml-hosts", options->ml_hosts, "training hosts (default 8)");
+  command->add_option("--ml-chunks", options->ml_chunks, "all-reduce pipelined chunks (1)");
+  command->add_option("--ml-placement", options->ml_placement,
+                      "training hosts away from the loaded server (away) or including it "
+                      "(with-server)");
   command->add_option("--workload", options->workloads,
                       "ASTRA-sim 1.0 workload file; repeat for jobs sharing the fabric");
   command->add_option("--traffic", options->traffic, "permutation:<bytes> or incast:<n>:<bytes>");
@@ -290,7 +524,8 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--cycle-ns", options->cycle_ns, "nanoseconds per workload compute cycle");
   command->add_option("--window", options->window, "BDP window on|off");
   command->add_option("--pfc", options->pfc, "PFC on|off (off = lossy, go-back-N)");
-  command->add_option("--buffer", options->buffer, "switch shared buffer, e.g. 32MiB");
+  command->add_option("--buffer", options->buffer,
+                      "switch shared buffer, e.g. 32MiB (default: the rack's, else 32MiB)");
   command->add_option("--payload", options->payload, "payload bytes per packet");
   command->add_option("--stop", options->stop, "stop after this much simulated time, e.g. 10ms");
   command->add_flag("--quiet", options->quiet, "no progress or speed lines on stderr");

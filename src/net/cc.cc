@@ -32,6 +32,9 @@ void CongestionControl::OnAck(uint32_t id, Flow& flow, const Packet& ack, const 
     case CcMode::kHpcc:
       HpccAck(flow, ack, hops);
       return;
+    case CcMode::kReno:
+      RenoAck(flow, ack);
+      return;
   }
 }
 
@@ -143,6 +146,23 @@ void CongestionControl::DctcpAck(Flow& flow, const Packet& ack) const {
     cc.high_seq = flow.snd_nxt;
   }
   if (!cc.cwr && new_batch) flow.rate = Clamp(flow, flow.rate + p.rate_ai_bps);
+}
+
+// --- TCP-like loss-based AIMD ------------------------------------------------------------------
+
+void CongestionControl::RenoAck(Flow& flow, const Packet& ack) const {
+  CcState& cc = flow.cc;
+  if (cc.cwr && ack.seq > cc.high_seq) cc.cwr = false;
+  if (ack.type == PacketType::kNack && !cc.cwr) {
+    flow.rate = Clamp(flow, flow.rate / 2);
+    cc.cwr = true;
+    cc.high_seq = flow.snd_nxt;
+    return;
+  }
+  if (!cc.cwr && ack.seq > cc.last_update_seq) {
+    cc.last_update_seq = flow.snd_nxt;
+    flow.rate = Clamp(flow, flow.rate + config_.dctcp.rate_ai_bps);
+  }
 }
 
 // --- TIMELY ----------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 // End-host congestion-control laws: DCQCN, DCTCP, TIMELY and HPCC, as the HPCC ns-3 fork runs them
-// (../shared/research/network.md §2.2), each reacting to per-packet ACKs by changing Flow::rate.
+// (../shared/research/network.md §2.2), each reacting to per-packet ACKs by changing Flow::rate;
+// and `reno`, a TCP-like loss-based AIMD for lossy Ethernet (a NACK halves the rate once per
+// window, each window without loss adds DctcpParams::rate_ai_bps).
 //
 // DCQCN's periodic alpha and rate-decrease timers are evaluated lazily (alpha is caught up to the
 // current time when it is read; a decrease check is scheduled only on the grid point after a CNP),
@@ -39,6 +41,7 @@ class CongestionControl {
   void DcqcnDecrease(uint32_t id, Flow& flow, Time now);
   void DcqcnIncrease(uint32_t id, Flow& flow, Time now);
   void DctcpAck(Flow& flow, const Packet& ack) const;
+  void RenoAck(Flow& flow, const Packet& ack) const;
   void TimelyAck(Flow& flow, const Packet& ack, Time now) const;
   void HpccAck(Flow& flow, const Packet& ack, const IntHop* hops) const;
   double Clamp(const Flow& flow, double rate) const;

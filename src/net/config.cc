@@ -43,6 +43,8 @@ bool ParseCcMode(std::string_view text, CcMode* mode) {
     *mode = CcMode::kTimely;
   } else if (text == "hpcc") {
     *mode = CcMode::kHpcc;
+  } else if (text == "reno") {
+    *mode = CcMode::kReno;
   } else {
     return false;
   }
@@ -61,6 +63,8 @@ const char* CcModeName(CcMode mode) {
       return "timely";
     case CcMode::kHpcc:
       return "hpcc";
+    case CcMode::kReno:
+      return "reno";
   }
   return "?";
 }

@@ -13,7 +13,7 @@
 namespace jigsaw::net {
 
 // `kNone` = line rate + window + PFC, the study's baseline (CC_MODE 12 in the fork).
-enum class CcMode : uint8_t { kNone, kDcqcn, kDctcp, kTimely, kHpcc };
+enum class CcMode : uint8_t { kNone, kDcqcn, kDctcp, kTimely, kHpcc, kReno };
 
 bool ParseCcMode(std::string_view text, CcMode* mode);
 const char* CcModeName(CcMode mode);
@@ -52,7 +52,26 @@ struct HpccParams {
   int int_header_bytes = 42;  // carried by every data packet when HPCC is on
 };
 
+// Which host transport runs: the built-in RDMA queue pairs (with `cc`), or one of transport.h.
+enum class TransportKind : uint8_t { kRdma, kHoma, kPl2 };
+
+struct HomaParams {
+  uint64_t rtt_bytes = 0;      // unscheduled prefix and per-message grant window; 0 = one BDP
+  int unscheduled_levels = 4;  // priorities 0..levels-1 for unscheduled bytes, the rest scheduled
+  int overcommit = 4;          // messages a receiver grants to at once
+  Time resend_timeout = 200 * kMicrosecond;
+};
+
+struct Pl2Params {
+  uint32_t burst_packets = 16;        // most packets one reservation covers
+  int max_requests_per_host = 8;      // reservations a host may hold (asked or granted, not sent)
+  uint32_t requests_per_message = 3;  // of which one message may hold
+  Time bulk_horizon = 8 * kMicrosecond;    // multi-burst messages book at most this far ahead
+  Time small_horizon = 40 * kMicrosecond;  // one-burst messages book at most this far ahead
+};
+
 struct NetConfig {
+  TransportKind transport = TransportKind::kRdma;
   CcMode cc = CcMode::kNone;
   uint32_t payload_bytes = 1000;
   uint32_t header_bytes = 48;
@@ -79,6 +98,8 @@ struct NetConfig {
   DctcpParams dctcp;
   TimelyParams timely;
   HpccParams hpcc;
+  HomaParams homa;
+  Pl2Params pl2;
 
   uint32_t data_packet_bytes(uint32_t payload) const {
     return payload + header_bytes + (cc == CcMode::kHpcc ? hpcc.int_header_bytes : 0);

@@ -1,23 +1,27 @@
 #include "net/network.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 #include <string>
 
 #include "core/error.h"
 #include "core/progress.h"
+#include "net/homa.h"
+#include "net/pl2.h"
 
 namespace jigsaw::net {
 namespace {
 
 enum EventType : uint8_t {
-  kArrive,      // a = receiving port, b = packet
-  kTxDone,      // a = port
-  kPfcFrame,    // a = port to pause/resume, b = 1 pause / 0 resume
-  kWake,        // a = host port whose rate limiters may have opened
-  kFlowStart,   // a = flow
-  kTimer,       // a = observer token
-  kRetransmit,  // a = flow
+  kArrive,          // a = receiving port, b = packet
+  kTxDone,          // a = port
+  kPfcFrame,        // a = port to pause/resume, b = 1 pause / 0 resume
+  kWake,            // a = host port whose rate limiters may have opened
+  kFlowStart,       // a = flow
+  kTimer,           // a = observer token
+  kRetransmit,      // a = flow
+  kTransportTimer,  // a, b = the transport's operands
 };
 
 uint64_t Mix(uint64_t x) {
@@ -61,6 +65,7 @@ Network::Network(const Topology& topology, const NetConfig& config)
     n.num_ports = static_cast<uint32_t>(ends[node].size());
     if (n.is_switch) {
       n.index = switch_count++;
+      switch_nodes_.push_back(node);
     } else {
       n.index = static_cast<uint32_t>(host_nodes_.size());
       host_nodes_.push_back(node);
@@ -111,7 +116,30 @@ Network::Network(const Topology& topology, const NetConfig& config)
   }
   if (!config_.pfc) losses_possible_ = true;
   routing_ = std::make_unique<Routing>(neighbors, topology.is_switch, host_nodes_);
+  for (uint32_t host : host_nodes_) host_port_.push_back(nodes_[host].first_port);
+  if (config_.transport != TransportKind::kRdma) {
+    for (uint32_t host : host_nodes_) {
+      if (nodes_[host].num_ports != 1) {
+        throw InputError(topology.name, 0,
+                         "the Homa and PL2 transports need one NIC port per host; node " +
+                             std::to_string(host) + " has " +
+                             std::to_string(nodes_[host].num_ports));
+      }
+    }
+    if (config_.transport == TransportKind::kPl2 && switch_nodes_.size() != 1) {
+      throw InputError(topology.name, 0,
+                       "PL2 schedules the links of one rack switch; this topology has " +
+                           std::to_string(switch_nodes_.size()) + " switches (use rack:...)");
+    }
+    if (config_.transport == TransportKind::kHoma) {
+      transport_ = std::make_unique<HomaTransport>(this);
+    } else {
+      transport_ = std::make_unique<Pl2Transport>(this);
+    }
+  }
 }
+
+Network::~Network() = default;
 
 uint32_t Network::RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const {
   auto choices = routing_->NextPorts(node, dst_host);
@@ -210,6 +238,9 @@ void Network::Dispatch(const Event& event) {
     case kRetransmit:
       RetransmitTimeout(event.a);
       break;
+    case kTransportTimer:
+      transport_->OnTimer(event.a, event.b);
+      break;
     case kEventDcqcnDecrease:
     case kEventDcqcnIncrease: {
       Flow& flow = flows_[event.a];
@@ -224,6 +255,10 @@ void Network::Dispatch(const Event& event) {
 
 void Network::StartFlow(uint32_t id) {
   Flow& flow = flows_[id];
+  if (transport_ != nullptr) {
+    transport_->Start(id);
+    return;
+  }
   cc_.Start(flow);
   flow.next_avail = now_;
   ports_[flow.src_port].flows.push_back(id);
@@ -239,13 +274,85 @@ void Network::Kick(uint32_t port_index) {
   }
   if (port.paused) return;
   if (nodes_[port.node].is_switch) {
-    if (port.data.empty()) return;
-    uint32_t packet = port.data.Pop();
+    if (port.data_mask == 0) return;
+    const int prio = std::countr_zero(port.data_mask);
+    uint32_t packet = port.data[prio].Pop();
+    if (port.data[prio].empty()) port.data_mask &= ~(1u << prio);
     SwitchDequeue(port_index, packet);
     Transmit(port_index, packet);
     return;
   }
+  if (transport_ != nullptr) {
+    TransportSend(port_index);
+    return;
+  }
   HostSend(port_index);
+}
+
+void Network::TransportSend(uint32_t port_index) {
+  Port& port = ports_[port_index];
+  Time wake = kNever;
+  const uint32_t handle = transport_->NextPacket(nodes_[port.node].index, &wake);
+  if (handle != kNoPacket) {
+    ++stats_.data_packets;
+    stats_.payload_sent += packets_[handle].payload;
+    Transmit(port_index, handle);
+    return;
+  }
+  if (wake < port.wake_at) {
+    port.wake_at = std::max(wake, now_);
+    events_.Push(port.wake_at, kWake, port_index, 0);
+  }
+}
+
+uint32_t Network::AllocatePacket() {
+  const uint32_t handle = packets_.Allocate();
+  packets_[handle] = Packet{};
+  return handle;
+}
+
+void Network::SendControl(uint32_t host, uint32_t handle) {
+  ++stats_.ack_packets;
+  const uint32_t port = host_port_[host];
+  PushControl(ports_[port], handle);
+  Kick(port);
+}
+
+void Network::SwitchSendControl(uint32_t switch_index, uint32_t handle) {
+  ++stats_.ack_packets;
+  const Packet& packet = packets_[handle];
+  const uint32_t out = RoutePort(switch_nodes_[switch_index], packet.dst_host, packet.flow);
+  PushControl(ports_[out], handle);
+  Kick(out);
+}
+
+void Network::SetTransportTimer(Time at, uint32_t a, uint32_t b) {
+  events_.Push(std::max(at, now_), kTransportTimer, a, b);
+}
+
+void Network::MarkDelivered(uint32_t id) {
+  Flow& flow = flows_[id];
+  if (flow.delivered >= 0) return;
+  flow.delivered = now_;
+  if (observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
+}
+
+void Network::MarkAcked(uint32_t id) {
+  if (flows_[id].acked < 0) flows_[id].acked = now_;
+}
+
+uint32_t Network::HostBehind(uint32_t switch_index, uint16_t local) const {
+  const Port& port = ports_[nodes_[switch_nodes_[switch_index]].first_port + local];
+  const Node& peer = nodes_[ports_[port.peer].node];
+  return peer.is_switch ? UINT32_MAX : peer.index;
+}
+
+uint64_t Network::SwitchQueueBytes(uint32_t switch_index, uint16_t local) const {
+  return ports_[nodes_[switch_nodes_[switch_index]].first_port + local].queued_bytes;
+}
+
+uint32_t Network::SwitchNumPorts(uint32_t switch_index) const {
+  return nodes_[switch_nodes_[switch_index]].num_ports;
 }
 
 void Network::HostSend(uint32_t port_index) {
@@ -287,8 +394,10 @@ void Network::SendData(uint32_t port_index, uint32_t id) {
   packet.type = PacketType::kData;
   packet.ecn = 0;
   packet.hops = 0;
+  packet.prio = 0;
   if (flow.snd_nxt < flow.rcv_nxt || flow.snd_nxt < flow.snd_una) ++stats_.retransmitted_packets;
   flow.snd_nxt += packet.payload;
+  stats_.payload_sent += packet.payload;
   flow.last_send = now_;
   flow.last_size = packet.size;
   flow.next_avail = now_ + PacingTime(packet.size, flow.rate);
@@ -314,6 +423,19 @@ void Network::Arrive(uint32_t port_index, uint32_t handle) {
     return;
   }
   const Node& node = nodes_[port.node];
+  if (!node.is_switch && packets_[handle].type == PacketType::kData) {
+    stats_.payload_received += packets_[handle].payload;
+  }
+  if (transport_ != nullptr) {
+    if (!node.is_switch) {
+      transport_->Receive(node.index, handle);
+      return;
+    }
+    if (packets_[handle].type == PacketType::kRequest) {
+      transport_->SwitchReceive(node.index, port.local, handle);
+      return;
+    }
+  }
   if (node.is_switch) {
     SwitchReceive(port_index, handle);
   } else if (packets_[handle].type == PacketType::kData) {
@@ -326,10 +448,11 @@ void Network::Arrive(uint32_t port_index, uint32_t handle) {
 void Network::Drop(uint32_t handle) {
   ++stats_.drops;
   const Packet& packet = packets_[handle];
+  if (packet.type == PacketType::kData) stats_.payload_dropped += packet.payload;
   if (!losses_possible_) {
     losses_possible_ = true;
   }
-  if (packet.type == PacketType::kData && !flows_[packet.flow].rto_armed) {
+  if (transport_ == nullptr && packet.type == PacketType::kData && !flows_[packet.flow].rto_armed) {
     ArmRetransmitTimer(packet.flow);
   }
   packets_.Free(handle);
@@ -341,7 +464,7 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
   const uint32_t out_index = RoutePort(in.node, packet.dst_host, packet.flow);
   Port& out = ports_[out_index];
   if (packet.type != PacketType::kData) {
-    out.control.Push(handle);
+    PushControl(out, handle);
     Kick(out_index);
     return;
   }
@@ -352,7 +475,8 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
   }
   mmu.OnEnqueue(in.local, packet.size);
   packet.in_port = in.local;
-  out.data.Push(handle);
+  out.data[packet.prio].Push(handle);
+  out.data_mask |= 1u << packet.prio;
   CountQueue(out, packet.size);
   if (mmu.TakePause(in.local)) SendPfc(in_index, true);
   Kick(out_index);
@@ -439,7 +563,7 @@ void Network::HostReceiveData(uint32_t node, uint32_t handle) {
   packet.dst_host = flow.src_host;
   ++stats_.ack_packets;
   const uint32_t out = RoutePort(node, flow.src_host, id);
-  ports_[out].control.Push(handle);
+  PushControl(ports_[out], handle);
   Kick(out);
   if (just_delivered && observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
 }
@@ -498,6 +622,30 @@ void Network::RetransmitTimeout(uint32_t id) {
   if (flow.snd_una < flow.bytes) ArmRetransmitTimer(id);
 }
 
+void Network::PushControl(Port& port, uint32_t handle) {
+  port.control.Push(handle);
+  port.max_control = std::max<uint64_t>(port.max_control, port.control.size());
+}
+
+std::vector<PortReport> Network::SwitchPorts() const {
+  std::vector<PortReport> reports;
+  for (const Port& port : ports_) {
+    if (!nodes_[port.node].is_switch) continue;
+    PortReport report;
+    report.switch_node = port.node;
+    report.peer_node = ports_[port.peer].node;
+    report.max_queue_bytes = port.max_queue;
+    report.tx_bytes = port.tx_bytes;
+    if (now_ > 0) {
+      double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
+                                                  static_cast<double>(now_ - port.queue_since);
+      report.avg_queue_bytes = integral / static_cast<double>(now_);
+    }
+    reports.push_back(report);
+  }
+  return reports;
+}
+
 NetStats Network::Stats() const {
   NetStats stats = stats_;
   stats.now = now_;
@@ -509,6 +657,9 @@ NetStats Network::Stats() const {
       ++stats.ports_ever_paused;
       stats.pause_time += port.pause_time + (port.paused ? now_ - port.paused_since : 0);
     }
+    uint64_t& max_control = nodes_[port.node].is_switch ? stats.max_switch_control_packets
+                                                        : stats.max_nic_control_packets;
+    max_control = std::max(max_control, port.max_control);
     if (!nodes_[port.node].is_switch || port.tx_bytes == 0) continue;
     stats.max_queue_bytes = std::max(stats.max_queue_bytes, port.max_queue);
     if (now_ > 0) {

@@ -7,6 +7,11 @@
 // subject to each one's rate limiter and window, ACKs every data packet and runs the configured
 // congestion-control law (cc.h). Routing is per-flow ECMP over shortest paths.
 //
+// With NetConfig::transport other than kRdma, hosts run a Transport (transport.h) instead of the
+// queue pairs: the fabric then calls it for every host-side decision, and it acts through the
+// "for transports" methods below. Data packets wait at each egress in one of kNumPriorities
+// strict-priority queues by Packet::prio (always 0 for queue pairs).
+//
 // Users add flows and timers, then Run(); a NetObserver hears when a flow's last byte is delivered
 // and when a timer fires, and may add more flows from there. Everything is deterministic for a
 // given config (seed included).
@@ -26,6 +31,7 @@
 #include "net/routing.h"
 #include "net/switch_mmu.h"
 #include "net/topology.h"
+#include "net/transport.h"
 
 namespace jigsaw::net {
 
@@ -43,6 +49,11 @@ struct NetStats {
   uint64_t ack_packets = 0;
   uint64_t retransmitted_packets = 0;
   uint64_t drops = 0;
+  // Conservation: payload leaving host NICs (retransmissions included) = payload reaching hosts
+  // (duplicates included) + payload dropped + payload in flight.
+  uint64_t payload_sent = 0;
+  uint64_t payload_received = 0;
+  uint64_t payload_dropped = 0;
   uint64_t ecn_marks = 0;
   uint64_t pause_frames = 0;
   uint64_t resume_frames = 0;
@@ -51,11 +62,25 @@ struct NetStats {
   uint64_t max_queue_bytes = 0;
   double avg_queue_bytes = 0;  // time average, mean over switch ports that carried data
   uint64_t peak_packets = 0;   // packets alive at once (pool size)
+  // Control packets (ACK, grant, request) waiting at one port, at most: NIC ports (hosts pull data
+  // one packet at a time, so this is all a NIC ever queues) and switch ports.
+  uint64_t max_nic_control_packets = 0;
+  uint64_t max_switch_control_packets = 0;
+};
+
+// Queue statistics of one switch egress port.
+struct PortReport {
+  uint32_t switch_node = 0;
+  uint32_t peer_node = 0;  // the node at the other end of the link
+  uint64_t max_queue_bytes = 0;
+  double avg_queue_bytes = 0;  // time average over the run
+  uint64_t tx_bytes = 0;
 };
 
 class Network {
  public:
   Network(const Topology& topology, const NetConfig& config);
+  ~Network();
   Network(const Network&) = delete;
   Network& operator=(const Network&) = delete;
 
@@ -74,7 +99,33 @@ class Network {
   const Flow& flow(uint32_t id) const { return flows_[id]; }
   size_t num_flows() const { return flows_.size(); }
   NetStats Stats() const;
+  // Every switch egress port, in port order.
+  std::vector<PortReport> SwitchPorts() const;
   const NetConfig& config() const { return config_; }
+  const Transport* transport() const { return transport_.get(); }
+
+  // For transports (transport.h).
+  uint32_t AllocatePacket();  // all fields zero
+  Packet& packet(uint32_t handle) { return packets_[handle]; }
+  void FreePacket(uint32_t handle) { packets_.Free(handle); }
+  Flow& mutable_flow(uint32_t id) { return flows_[id]; }
+  // Queues a control packet (served before data) at host `host`'s NIC, or at the switch port
+  // towards packet.dst_host when sent by switch `switch_index`.
+  void SendControl(uint32_t host, uint32_t handle);
+  void SwitchSendControl(uint32_t switch_index, uint32_t handle);
+  // Asks host `host`'s NIC for its next packet if it is idle.
+  void KickHost(uint32_t host) { Kick(host_port_[host]); }
+  void SetTransportTimer(Time at, uint32_t a, uint32_t b);
+  // The receiver holds the last byte of `flow` (tells the observer once), or the sender knows it.
+  void MarkDelivered(uint32_t flow);
+  void MarkAcked(uint32_t flow);
+  uint64_t host_rate_bps(uint32_t host) const { return ports_[host_port_[host]].rate_bps; }
+  Time host_delay(uint32_t host) const { return ports_[host_port_[host]].delay; }
+  // The host at the other end of a switch's local port, or UINT32_MAX if it is a switch.
+  uint32_t HostBehind(uint32_t switch_index, uint16_t local) const;
+  // Bytes queued now for data at the egress of a switch's local port.
+  uint64_t SwitchQueueBytes(uint32_t switch_index, uint16_t local) const;
+  uint32_t SwitchNumPorts(uint32_t switch_index) const;
 
  private:
   struct Port {
@@ -88,8 +139,10 @@ class Network {
     double error_rate = 0;
     uint64_t kmin = 0;
     uint64_t kmax = 0;
-    PacketFifo data;
+    PacketFifo data[kNumPriorities];
+    uint32_t data_mask = 0;  // bit p: data[p] not empty
     PacketFifo control;
+    uint64_t max_control = 0;  // packets
     uint64_t queued_bytes = 0;
     uint64_t tx_bytes = 0;
     // Host NIC ports: the queue pairs with data to send or to have acknowledged.
@@ -132,12 +185,16 @@ class Network {
   void CountQueue(Port& port, int64_t delta);
   void Drop(uint32_t packet);
   void ComputePathTiming(Flow& flow, uint32_t id);
+  void TransportSend(uint32_t port);
+  void PushControl(Port& port, uint32_t handle);
 
   NetConfig config_;
   std::string topology_name_;
   std::vector<Node> nodes_;
   std::vector<Port> ports_;
   std::vector<uint32_t> host_nodes_;
+  std::vector<uint32_t> host_port_;     // first NIC port of each host
+  std::vector<uint32_t> switch_nodes_;  // node of each switch index
   std::vector<SwitchMmu> mmus_;
   std::unique_ptr<Routing> routing_;
   std::vector<Flow> flows_;
@@ -146,6 +203,7 @@ class Network {
   CongestionControl cc_;
   Rng rng_;
   NetObserver* observer_ = nullptr;
+  std::unique_ptr<Transport> transport_;
   Time now_ = 0;
   bool losses_possible_ = false;
   NetStats stats_;

@@ -16,7 +16,12 @@
 
 namespace jigsaw::net {
 
-enum class PacketType : uint8_t { kData, kAck, kNack };
+// kData..kNack serve the RDMA queue pairs; the others are control messages of the transports in
+// transport.h (kRequest is the one switches hand to the transport).
+enum class PacketType : uint8_t { kData, kAck, kNack, kRequest, kGrant, kResend, kDone };
+
+// Strict-priority data queues per port: 0 is served first.
+inline constexpr int kNumPriorities = 8;
 
 inline constexpr int kMaxIntHops = 5;
 
@@ -39,6 +44,7 @@ struct Packet {
   PacketType type;
   uint8_t ecn;   // data: congestion experienced; ACK: echo of it
   uint8_t hops;  // INT records in PacketPool::hops(handle)
+  uint8_t prio;  // data queue at every egress (0..kNumPriorities-1, 0 first)
 };
 
 struct IntStack {

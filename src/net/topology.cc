@@ -133,6 +133,15 @@ struct SpecReader {
     }
     return time;
   }
+  uint64_t Bytes(const std::string& key, uint64_t fallback) {
+    std::string value = Take(key);
+    if (value.empty()) return fallback;
+    uint64_t bytes;
+    if (!ParseBytes(value, &bytes)) {
+      Fail(key + ": expected a size like 16MiB, got '" + Excerpt(value) + "'");
+    }
+    return bytes;
+  }
   void RequireAllUsed() const {
     if (!pairs.empty()) Fail("unknown key '" + Excerpt(pairs.front().first) + "'");
   }
@@ -242,6 +251,28 @@ Topology MakeClos(const ClosSpec& spec) {
   return topology;
 }
 
+Topology MakeRack(const RackSpec& spec) {
+  if (spec.hosts < 2 || spec.hosts > 4096) {
+    throw UsageError("rack: hosts must be in 2..4096, got " + std::to_string(spec.hosts));
+  }
+  if (spec.rate_bps < 1'000'000 || spec.rate_bps > 10'000'000'000'000ull) {
+    throw UsageError("rack: the link rate must be 1 Mbps..10 Tbps");
+  }
+  if (spec.buffer_bytes < 65536 || spec.buffer_bytes > (1ull << 34)) {
+    throw UsageError("rack: the switch buffer must be 64KiB..16GiB");
+  }
+  const uint32_t hosts = static_cast<uint32_t>(spec.hosts);
+  Topology topology;
+  topology.name = "rack:hosts=" + std::to_string(hosts);
+  topology.is_switch.assign(hosts + 1, 0);
+  topology.is_switch[hosts] = 1;
+  for (uint32_t h = 0; h < hosts; ++h) {
+    topology.links.push_back({h, hosts, spec.rate_bps, spec.delay, 0});
+  }
+  topology.switch_buffer_bytes = spec.buffer_bytes;
+  return topology;
+}
+
 Topology LoadTopology(const std::string& spec_or_path) {
   size_t colon = spec_or_path.find(':');
   std::string kind = colon == std::string::npos ? "" : spec_or_path.substr(0, colon);
@@ -265,6 +296,18 @@ Topology LoadTopology(const std::string& spec_or_path) {
     spec.fabric_delay = reader.Duration("fabric_delay", spec.fabric_delay);
     reader.RequireAllUsed();
     return MakeClos(spec);
+  }
+  if (kind == "rack") {
+    SpecReader reader = ReadSpec(spec_or_path, colon);
+    RackSpec spec;
+    spec.hosts = reader.Int("hosts", spec.hosts);
+    const int gbps = reader.Int("gbps", static_cast<int>(spec.rate_bps / 1'000'000'000));
+    if (gbps < 1 || gbps > 10000) reader.Fail("gbps: expected 1..10000");
+    spec.rate_bps = static_cast<uint64_t>(gbps) * 1'000'000'000;
+    spec.delay = reader.Duration("delay", spec.delay);
+    spec.buffer_bytes = reader.Bytes("buffer", spec.buffer_bytes);
+    reader.RequireAllUsed();
+    return MakeRack(spec);
   }
   return ReadTopologyFile(spec_or_path);
 }

@@ -28,6 +28,8 @@ struct Topology {
   std::string name;
   std::vector<uint8_t> is_switch;  // one per node
   std::vector<Link> links;
+  // Shared packet buffer of each switch as the hardware has it; 0 = not given (NetConfig decides).
+  uint64_t switch_buffer_bytes = 0;
 
   uint32_t num_nodes() const { return static_cast<uint32_t>(is_switch.size()); }
   // Node ids of the hosts, in rank order.
@@ -56,7 +58,19 @@ struct ClosSpec {
 };
 Topology MakeClos(const ClosSpec& spec);
 
+// One top-of-rack switch (node `hosts`) and `hosts` hosts (nodes 0..hosts-1), each on one link of
+// `rate_bps` and `delay`. The default models a 32 x 100 Gbps ToR of the Broadcom Tomahawk class:
+// 16 MiB of shared buffer (about 500 KB per port), 0.5 us of cable + PHY/MAC latency per link end.
+struct RackSpec {
+  int hosts = 32;
+  uint64_t rate_bps = 100'000'000'000;
+  Time delay = 500 * kNanosecond;
+  uint64_t buffer_bytes = 16ull << 20;
+};
+Topology MakeRack(const RackSpec& spec);
+
 // A file path, or a generator spec:
+//   "rack:hosts=32,gbps=100,delay=500ns,buffer=16MiB"  (all keys optional)
 //   "fattree:k=16,rate=100Gbps,delay=1us"
 //   "clos:leaves=8,spines=8,hosts=16,rate=200Gbps,fabric_rate=200Gbps,host_delay=5us,
 //    fabric_delay=12.5us"  (all keys optional)

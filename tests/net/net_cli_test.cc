@@ -154,3 +154,61 @@ TEST(NetCli, AbsurdInputsEndCleanly) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(NetCli, RackExperimentReportsLatencyQueuesAndMl) {
+  const std::string a = TempDir("rack_a"), b = TempDir("rack_b");
+  const std::string common =
+      " --topology rack:hosts=8,gbps=100 --transport pl2 --load 200% --duration 300us --drain 200us"
+      " --ml-bytes 1MB --ml-hosts 4 --payload 1452 --quiet";
+  ASSERT_EQ(RunCli(common + " --out " + a).status, 0);
+  ASSERT_EQ(RunCli(common + " --out " + b).status, 0);
+  EXPECT_EQ(Slurp(a + "/summary.json"), Slurp(b + "/summary.json"));
+  auto summary = nlohmann::json::parse(Slurp(a + "/summary.json"));
+  EXPECT_EQ(summary["transport"], "pl2");
+  EXPECT_EQ(summary["network"]["drops"], 0);
+  const auto& rack = summary["rack"];
+  EXPECT_GT(rack["rpc"]["count"].get<int>(), 10);
+  EXPECT_GT(rack["rpc"]["p99_us"].get<double>(), rack["rpc"]["p50_us"].get<double>() - 1e-9);
+  EXPECT_TRUE(rack["rpc"]["by_response_size"].contains("le_1KB"));
+  EXPECT_EQ(rack["switch_ports"].size(), 8u);
+  EXPECT_GT(rack["ml"]["iterations"].get<int>(), 0);
+  EXPECT_LE(summary["network"]["max_queue_bytes"].get<int>(),
+            rack["pl2"]["queue_bound_bytes"].get<int>());
+  for (const char* transport : {"homa", "dctcp", "dcqcn", "lossy"}) {
+    const std::string out = TempDir(std::string("rack_") + transport);
+    ASSERT_EQ(RunCli(" --topology rack:hosts=8 --transport " + std::string(transport) +
+                     " --load 100% --duration 100us --drain 100us --quiet --out " + out)
+                  .status,
+              0)
+        << transport;
+    auto s = nlohmann::json::parse(Slurp(out + "/summary.json"));
+    EXPECT_EQ(s["transport"], transport);
+    EXPECT_TRUE(s["rack"]["rpc"].contains("p999_us"));
+  }
+  Result bad_transport = RunCli(" --topology rack:hosts=8 --transport tcp --load 1 --out " + a);
+  EXPECT_EQ(bad_transport.status, 2);
+  EXPECT_NE(bad_transport.stderr_text.find("--transport 'tcp'"), std::string::npos);
+  Result bad_load = RunCli(" --topology rack:hosts=8 --transport pl2 --load lots --out " + a);
+  EXPECT_EQ(bad_load.status, 2);
+  EXPECT_NE(bad_load.stderr_text.find("--load 'lots'"), std::string::npos);
+  Result two_nics =
+      RunCli(" --topology fattree:k=4 --transport homa --traffic incast:2:1MB --out " + a);
+  EXPECT_EQ(two_nics.status, 0) << two_nics.stderr_text;  // one NIC per host: fine
+  Result pl2_fabric =
+      RunCli(" --topology fattree:k=4 --transport pl2 --traffic incast:2:1MB --out " + a);
+  EXPECT_EQ(pl2_fabric.status, 2);
+  EXPECT_NE(pl2_fabric.stderr_text.find("one rack switch"), std::string::npos);
+  Result placement =
+      RunCli(" --topology rack:hosts=8 --transport pl2 --load 1 --ml-placement side --out " + a);
+  EXPECT_EQ(placement.status, 2);
+  EXPECT_NE(placement.stderr_text.find("--ml-placement 'side'"), std::string::npos);
+  Result no_ml_hosts = RunCli(
+      " --topology rack:hosts=4 --transport pl2 --load 1 --ml-bytes 1MB"
+      " --ml-hosts 9 --out " +
+      a);
+  EXPECT_EQ(no_ml_hosts.status, 2);
+}
+
+}  // namespace

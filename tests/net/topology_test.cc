@@ -132,6 +132,28 @@ TEST(NetTopology, ClosGeneratorMatchesTheStudyShape) {
   EXPECT_EQ(topology.links.size(), 192u);
 }
 
+TEST(NetTopology, RackIsOneSwitchWithItsBuffer) {
+  Topology topology = LoadTopology("rack:hosts=8,gbps=100");
+  ASSERT_EQ(topology.HostNodes().size(), 8u);
+  EXPECT_EQ(topology.num_switches(), 1u);
+  ASSERT_EQ(topology.links.size(), 8u);
+  for (const Link& link : topology.links) {
+    EXPECT_EQ(link.b, 8u);
+    EXPECT_EQ(link.rate_bps, 100'000'000'000u);
+    EXPECT_EQ(link.delay, 500 * kNanosecond);
+  }
+  EXPECT_EQ(topology.switch_buffer_bytes, 16ull << 20);
+  Topology custom = LoadTopology("rack:hosts=4,gbps=25,delay=1us,buffer=4MiB");
+  EXPECT_EQ(custom.links[0].rate_bps, 25'000'000'000u);
+  EXPECT_EQ(custom.links[0].delay, kMicrosecond);
+  EXPECT_EQ(custom.switch_buffer_bytes, 4ull << 20);
+  EXPECT_EQ(LoadTopology("rack:").HostNodes().size(), 32u);
+  EXPECT_THROW(LoadTopology("rack:hosts=1"), UsageError);
+  EXPECT_THROW(LoadTopology("rack:gbps=0"), UsageError);
+  EXPECT_THROW(LoadTopology("rack:hosts=4,speed=1"), UsageError);
+  EXPECT_THROW(LoadTopology("rack:buffer=lots"), UsageError);
+}
+
 TEST(NetTopology, UnreachableHostIsReported) {
   Topology topology = ParseTopologyText("split", "4 2 2\n2 3\n0 2 1Gbps 1us 0\n1 3 1Gbps 1us 0\n");
   NetConfig config;

@@ -1,0 +1,47 @@
+// The interface between the simulator's fabric (links, switches, NIC ports: network.h) and a
+// message transport running on its hosts (Homa-like in homa.h, PL2 in pl2.h).
+//
+// The fabric owns packets, ports and time; a transport owns its per-message and per-host state and
+// decides what each host's NIC sends next. The fabric calls the transport when a message starts,
+// when a host NIC is idle with no control packet waiting (NextPacket), when any packet reaches a
+// host, when one of the transport's timers fires, and, for packets the transport marks as switch
+// control (PacketType::kRequest), when such a packet reaches a switch. The transport uses the
+// fabric's TransportApi methods (Network::Allocate, SendControl, ...) to act. Transports run
+// without PFC and without ECN; the built-in RDMA queue-pair transport (rate-based CC laws, cc.h)
+// is what runs when Network has no Transport.
+#ifndef JIGSAW_NET_TRANSPORT_H_
+#define JIGSAW_NET_TRANSPORT_H_
+
+#include <cstdint>
+
+#include "net/units.h"
+
+namespace jigsaw::net {
+
+inline constexpr uint32_t kNoPacket = UINT32_MAX;
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  virtual const char* name() const = 0;
+
+  // Flow `flow` (a message, Network::flow) became active at its sending host.
+  virtual void Start(uint32_t flow) = 0;
+  // Host `host`'s NIC is idle: returns a packet handle to transmit now, or kNoPacket and sets
+  // *wake to when it might have one (kNever: when told by Start, Receive or a timer).
+  virtual uint32_t NextPacket(uint32_t host, Time* wake) = 0;
+  // A packet reached host `host`; the transport frees or reuses it.
+  virtual void Receive(uint32_t host, uint32_t packet) = 0;
+  // A timer the transport set with Network::SetTransportTimer fired.
+  virtual void OnTimer(uint32_t a, uint32_t b) = 0;
+  // A kRequest packet reached switch `switch_index` on its local port `in_local`.
+  virtual void SwitchReceive(uint32_t switch_index, uint16_t in_local, uint32_t packet) {
+    (void)switch_index;
+    (void)in_local;
+    (void)packet;
+  }
+};
+
+}  // namespace jigsaw::net
+
+#endif  // JIGSAW_NET_TRANSPORT_H_
