@@ -8,6 +8,8 @@
 #     philly.csv (jobs up to 24 h alone, 1.96 GPU-hours on average), typed with Gavel's job types,
 #     Poisson arrivals at three loads (jobs/hour), measured over jobs [1000, 3000), several seeds
 #     (the seed draws the jobs, their arrivals and their types): window JCT and goodput;
+#     sections 1 and 2 also run jigsaw at both ends of the measured statistical efficiency's 95%
+#     interval (--spb-efficiency-bound low|high) and at 1.0 (an upper bound);
 #  3. which mechanism each point of gain comes from (packing, one SPB guest, several SPB guests,
 #     interleaved staircase pairs), at the measured statistical efficiency and at 1.0;
 #  4. sensitivity of jigsaw to every unmeasured assumption and planner threshold.
@@ -122,6 +124,12 @@ for section in $SECTIONS; do
       # shellcheck disable=SC2046
       run 1 "shockwave_$jobs / $gpus GPUs" - "jigsaw (least_served base)" --policy jigsaw \
         --colocation-base least_served $(trace_args "$jobs" "$gpus" "$throughputs" "$config")
+      # The ends of the measured efficiency's 95% interval.
+      for bound in low high; do
+        # shellcheck disable=SC2046
+        run 1 "shockwave_$jobs / $gpus GPUs" - "jigsaw, eff $bound" --policy jigsaw \
+          --spb-efficiency-bound "$bound" $(trace_args "$jobs" "$gpus" "$throughputs" "$config")
+      done
       # Upper bounds: SPB that costs no statistical efficiency.
       # shellcheck disable=SC2046
       run 1 "shockwave_$jobs / $gpus GPUs" - "jigsaw, eff 1.0" --policy jigsaw \
@@ -142,6 +150,11 @@ for section in $SECTIONS; do
         # shellcheck disable=SC2046
         run 2 "stream load $load" "$seed" "jigsaw (least_served base)" --policy jigsaw \
           --colocation-base least_served $(stream_args "$load" "$seed")
+        for bound in low high; do
+          # shellcheck disable=SC2046
+          run 2 "stream load $load" "$seed" "jigsaw, eff $bound" --policy jigsaw \
+            --spb-efficiency-bound "$bound" $(stream_args "$load" "$seed")
+        done
         # shellcheck disable=SC2046
         run 2 "stream load $load" "$seed" "jigsaw, eff 1.0" --policy jigsaw --spb-efficiency 1.0 \
           $(stream_args "$load" "$seed")
@@ -222,8 +235,8 @@ for r in rows:
         r[k] = float(r[k]) if r[k] not in ("", "-") else None
 BASELINES = ("fifo srtf las min_total_duration max_min_fairness finish_time_fairness gandiva_fair "
              "allox max_sum_throughput shockwave").split()
-COLOCATING = ["packing", "spb_only", "jigsaw", "jigsaw (least_served base)", "jigsaw, eff 1.0",
-              "jigsaw (least_served base), eff 1.0"]
+COLOCATING = ["packing", "spb_only", "jigsaw", "jigsaw, eff low", "jigsaw, eff high",
+              "jigsaw (least_served base)", "jigsaw, eff 1.0", "jigsaw (least_served base), eff 1.0"]
 
 def spread(values, fmt="{:+.1f}%"):
     if len(values) == 1:
@@ -281,9 +294,13 @@ if sec["2"]:
             g, j, q = [], [], []
             for seed in dict.fromkeys(r["seed"] for r in sec["2"] if r["workload"] == w):
                 rs = {r["label"]: r for r in sec["2"] if r["workload"] == w and r["seed"] == seed}
+                if p not in rs:
+                    continue
                 g.append(pct(rs[p]["goodput"], max(rs[b]["goodput"] for b in BASELINES)))
                 j.append(-pct(rs[p]["wjct"], min(rs[b]["wjct"] for b in BASELINES)))
                 q.append(-pct(rs[p]["wp99"], min(rs[b]["wp99"] for b in BASELINES)))
+            if not g:
+                continue
             print(f"| {w} | {p} | {spread(g)} | {spread(j)} | {spread(q)} |")
 
 if sec["3"]:

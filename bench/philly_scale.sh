@@ -8,6 +8,8 @@
 # after `limit` CPU seconds (ulimit -t: on a shared machine wall time measures the others' load
 # too) or 10x that in wall time; the table then says how far it got.
 # Usage: bench/philly_scale.sh [shared-data-dir] [limit CPU s per run, default 600] [GPU counts...]
+# POLICIES="fifo shockwave ..." runs only those (type-less); TYPED="jigsaw ..." sets the typed rows
+# (default: the four co-locating planners at 2,048 GPUs, jigsaw on contended clusters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA="${1:-../shared/data}"
@@ -31,6 +33,7 @@ run() {  # gpus policy label extra-args...
   local dir="$OUT/run"
   rm -rf "$dir"
   local rc=0
+  # shellcheck disable=SC2016  # the inner shell expands $1 and $@
   /usr/bin/time -v -o "$OUT/time" bash -c 'ulimit -t "$1"; shift; exec "$@"' limit "$LIMIT" \
     timeout "$((10 * LIMIT))" build/jigsaw sim --trace "$TRACE" --gpus "$gpus" \
     --policy "$policy" --round-log delta --out "$dir" "$@" 2>"$OUT/err" || rc=$?
@@ -53,12 +56,13 @@ run() {  # gpus policy label extra-args...
     "$(field "$s" rounds)"
 }
 for gpus in $SIZES; do
-  for policy in fifo srtf las min_total_duration max_min_fairness finish_time_fairness \
-    gandiva_fair allox max_sum_throughput shockwave packing spb_only jigsaw; do
+  for policy in ${POLICIES:-fifo srtf las min_total_duration max_min_fairness \
+    finish_time_fairness gandiva_fair allox max_sum_throughput shockwave packing spb_only jigsaw}; do
     run "$gpus" "$policy" "type-less"
   done
   typed="shockwave packing spb_only jigsaw"
   [ "$gpus" -lt 2048 ] && typed="jigsaw"  # contended: the type-less rows cover the others
+  typed="${TYPED-$typed}"
   for policy in $typed; do
     # shellcheck disable=SC2086
     run "$gpus" "$policy" "typed (seed 0)" $TABLES --assign-job-types 0

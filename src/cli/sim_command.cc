@@ -359,7 +359,7 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "(0: no SPB plans)")
       ->capture_default_str();
   sim->add_option("--spb-efficiency-file", options->spb_efficiency_file,
-                  "Measured SPB statistical efficiencies (bench/spb_stat_eff.sh)")
+                  "Measured SPB statistical efficiencies (bench/spb_bench.sh WRITE_EFFICIENCY=1)")
       ->capture_default_str();
   sim->add_option("--spb-proxy-model", options->spb_proxy_model,
                   "Measured model whose efficiency stands in for job types not measured")
