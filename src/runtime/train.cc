@@ -488,6 +488,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     adaptive.span = options.spb_span;
     adaptive.min_trained_blocks = options.spb_min_trained_blocks;
     adaptive.structure = ParseAdaptiveStructure(options.spb_structure);
+    adaptive.steps_scale_with_contributors = scale != SpbScale::kContributors;
     controller.emplace(adaptive, blocks, world);
     if (rank == 0) velocity.emplace(model);
   }

@@ -86,7 +86,11 @@ AdaptiveDecision AdaptiveController::Observe(int64_t iteration, const std::vecto
   const int top = blocks_ - 1;
   std::vector<double> ratios;
   for (int b = frozen_before; b < blocks_; ++b) {
-    ratios.push_back(reference_[b] > 0 ? change[b] / reference_[b] : 1.0);
+    double velocity = change[b];
+    if (options_.steps_scale_with_contributors && contributors_[b] > 0) {
+      velocity *= static_cast<double>(workers_) / contributors_[b];
+    }
+    ratios.push_back(reference_[b] > 0 ? velocity / reference_[b] : 1.0);
   }
   std::vector<double> sorted = ratios;
   std::sort(sorted.begin(), sorted.end());

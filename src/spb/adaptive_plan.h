@@ -7,6 +7,8 @@
 // the warm-up is each block's reference. A block's plasticity is its velocity against its
 // reference, divided by the median of that ratio over the unfrozen blocks:
 //   p_b = (v_b / v_b,ref) / median_unfrozen(v / v_ref)
+// where v_b is first divided by s_b/N (its contributors during the window) when the gradient
+// scale shrinks a block's step with its contributors (`steps_scale_with_contributors`).
 // Every block slows down as the learning rate decays and the model converges; the median removes
 // what they share, so p_b < 1 means block b slowed down more than the typical block: it converged
 // earlier, as lower layers tend to (SVCCA, FreezeOut, AutoFreeze). A median rather than one
@@ -51,6 +53,11 @@ struct AdaptiveOptions {
   int span = 3;
   int min_trained_blocks = 1;
   AdaptiveStructure structure = AdaptiveStructure::kFreeze;
+  // True when a block's expected step shrinks with its contributors (the `world` and `lr`
+  // gradient scales: s_b/N of full's): its velocity is then divided by s_b/N before the
+  // plasticity is taken, or a block given fewer contributors would look converged because it
+  // was given fewer contributors, and freeze for it.
+  bool steps_scale_with_contributors = false;
 };
 
 // Throws UsageError naming the option when a value is out of range.

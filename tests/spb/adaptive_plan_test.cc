@@ -82,6 +82,25 @@ TEST(SpbAdaptivePlan, PartialContributorsAreNestedAndRotate) {
             (std::vector<int>{3, 3, 5, 5}));
 }
 
+TEST(SpbAdaptivePlan, FewerContributorsDoNotLookLikeConvergenceUnderTheWorldScale) {
+  AdaptiveOptions options = Options(AdaptiveStructure::kRotating);
+  options.steps_scale_with_contributors = true;
+  AdaptiveController c(options, 5, 4);
+  c.Observe(14, {1, 1, 1, 1, 1});
+  AdaptiveDecision d = c.Observe(19, {0.5, 0.5, 1, 1, 1});
+  ASSERT_EQ(d.contributors, (std::vector<int>{2, 2, 4, 4, 4}));
+  // Blocks 0 and 1 now step at 2/4 of full's rate: moving half as fast is what they should do,
+  // so their plasticity stays 0.5 (not 0.25) and they keep 2 contributors rather than freezing.
+  d = c.Observe(24, {0.25, 0.25, 1, 1, 1});
+  EXPECT_DOUBLE_EQ(d.plasticity[0], 0.5);
+  EXPECT_EQ(d.contributors, (std::vector<int>{2, 2, 4, 4, 4}));
+  // Without the normalisation the same velocities read as a block that converged.
+  AdaptiveController raw(Options(AdaptiveStructure::kRotating), 5, 4);
+  raw.Observe(14, {1, 1, 1, 1, 1});
+  raw.Observe(19, {0.5, 0.5, 1, 1, 1});
+  EXPECT_DOUBLE_EQ(raw.Observe(24, {0.25, 0.25, 1, 1, 1}).plasticity[0], 0.25);
+}
+
 TEST(SpbAdaptivePlan, StateRoundTripsAndOptionsAreChecked) {
   AdaptiveController c(Options(AdaptiveStructure::kFreeze), 3, 2);
   c.Observe(14, {1.0, 2.0, 3.0});
