@@ -167,6 +167,8 @@ const char* MessageTypeName(MessageType type) {
       return "bye";
     case MessageType::kError:
       return "error";
+    case MessageType::kRedirect:
+      return "redirect";
   }
   return "unknown";
 }
@@ -188,7 +190,7 @@ Header DecodeHeader(const uint8_t* bytes) {
   Header header;
   const uint32_t type = Get<uint32_t>(bytes + 4);
   if (type < static_cast<uint32_t>(MessageType::kHello) ||
-      type > static_cast<uint32_t>(MessageType::kError)) {
+      type > static_cast<uint32_t>(MessageType::kRedirect)) {
     throw ProtocolError("unknown message type " + std::to_string(type));
   }
   header.type = static_cast<MessageType>(type);

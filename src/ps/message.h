@@ -36,6 +36,10 @@ enum class MessageType : uint32_t {
   kParams = 5,  // server -> worker: step = version, floats = parameters
   kBye = 6,     // worker -> server: done
   kError = 7,   // server -> worker: the job failed; no floats
+  // server -> worker, answering a pull (sent only by the Parameter Service, src/paramsvc): the
+  // shard moved to another aggregator at version `step`; a push for that step that arrived here
+  // was not applied. The worker asks the service where the shard lives and sends it again there.
+  kRedirect = 8,
 };
 
 struct Message {
