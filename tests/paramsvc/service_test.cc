@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <filesystem>
@@ -58,7 +59,7 @@ class Service {
     options.token_file = (dir_ / "service.token").string();
     options.token = ps::ResolveToken("", options.token_file, true);
     options.aggregator_binary = JIGSAW_BINARY;
-    options.quiet = true;
+    options.quiet = std::getenv("JIGSAW_TEST_VERBOSE") == nullptr;
     token_ = options.token;
     std::promise<int> listening;
     auto port = listening.get_future();
@@ -283,6 +284,51 @@ TEST(ParamService, AKilledAggregatorIsReplacedFromSnapshotsAndTheJobReplays) {
   const Json stats = service.Stop();
   EXPECT_EQ(stats["jobs"][0]["restorations"], 1);
   EXPECT_EQ(stats["jobs"][0]["resume_version"], 8);
+  EXPECT_TRUE(stats["jobs"][0]["done"].get<bool>());
+}
+
+TEST(ParamService, AnIdlePoolIsDrainedLiveAndTheDecisionsAreLogged) {
+  CoordinatorOptions options = Options(3);
+  options.min_aggregators = 1;
+  options.elastic = true;
+  options.sustain = 2;
+  // A first estimate of 0.4 cores per shard (1000 floats x 2 workers x 20/s x 10 us): five
+  // shards, two per aggregator at capacity 0.8, spread over the three.
+  options.est_ns_per_float = 1e4;
+  Service service(options);
+  const ps::Token token = service.Register("e", 4000, 2, 0.1f, 0.5f);
+  // The workers idle before iteration 6 until the pool is down to one aggregator.
+  std::atomic<bool> shrunk{false};
+  JobRun run;
+  run.Start(service, token, "e", 2, 4000, 20, 21, [&](int, int t) {
+    if (t != 6) return;
+    for (int polls = 0; polls < 6000 && !shrunk; ++polls) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  for (int polls = 0; polls < 6000; ++polls) {
+    const Json status = service.Status();
+    int alive = 0;
+    for (const Json& agg : status["aggregators"]) alive += agg["alive"].get<bool>();
+    if (alive == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  shrunk = true;
+  run.Join();
+  const std::vector<float> reference = Reference(2, 4000, 20, 0.1f, 0.5f, 21);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(run.errors[r], "");
+    EXPECT_TRUE(BitEqual(run.results[r].final_parameters, reference)) << "rank " << r;
+  }
+  service.AwaitEnd(0);
+  const Json stats = service.Stop();
+  int removals = 0;
+  for (const Json& decision : stats["decisions"]) {
+    removals += decision["decision"] == "remove";
+    EXPECT_NE(decision["reason"].get<std::string>().find("low mark"), std::string::npos);
+  }
+  EXPECT_EQ(removals, 2);                        // three aggregators down to the minimum of one
+  EXPECT_GE(stats["migrations"].get<int>(), 1);  // the shards on the drained ones moved
   EXPECT_TRUE(stats["jobs"][0]["done"].get<bool>());
 }
 
