@@ -406,9 +406,10 @@ void AddTimedWorker(CLI::App& app, CommandAction* action) {
         for (int b = 0; b < 4; ++b) hash = (hash ^ ((bits >> (8 * b)) & 0xff)) * 1099511628211ull;
       }
       std::printf(
-          "{\"job\": \"%s\", \"rank\": %d, \"jct_s\": %.4f, \"replayed_iterations\": "
-          "%llu, \"rollbacks\": %d, \"parameters_fnv1a\": \"%016llx\"}\n",
-          options->worker.job.c_str(), options->worker.rank,
+          "{\"job\": \"%s\", \"rank\": %d, \"start_wall_s\": %.4f, \"end_wall_s\": %.4f, "
+          "\"jct_s\": %.4f, \"replayed_iterations\": %llu, \"rollbacks\": %d, "
+          "\"parameters_fnv1a\": \"%016llx\"}\n",
+          options->worker.job.c_str(), options->worker.rank, result.start_wall_s, result.end_wall_s,
           result.end_wall_s - result.start_wall_s,
           static_cast<unsigned long long>(result.replayed_iterations), result.rollbacks,
           static_cast<unsigned long long>(hash));

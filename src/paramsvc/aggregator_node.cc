@@ -437,10 +437,8 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
               spec_.token);
           return false;
         }
-        ps::SendMessage(
-            fd,
-            ps::Message{ps::MessageType::kParams, static_cast<uint32_t>(rank), version, *params},
-            spec_.token);
+        ps::SendFloats(fd, ps::MessageType::kParams, static_cast<uint32_t>(rank), version,
+                       params->data(), params->size(), spec_.token);
         return true;
       }
       case MessageType::kBye: {

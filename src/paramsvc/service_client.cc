@@ -130,6 +130,17 @@ void ServiceClient::SendTo(Link& link, const ps::Message& message) {
   }
 }
 
+void ServiceClient::SendSlice(Link& link, ps::MessageType type, uint64_t step,
+                              const std::vector<float>& values) {
+  try {
+    ps::SendFloats(link.socket.fd(), type, static_cast<uint32_t>(rank_), step,
+                   values.data() + link.offset, link.count, token_);
+    bytes_sent_ += ps::kHeaderBytes + link.count * sizeof(float);
+  } catch (const std::exception&) {
+    link.broken = true;
+  }
+}
+
 void ServiceClient::Init(const std::vector<float>& parameters) {
   if (!connected_) {
     Json map = Ask("lookup", 0);
@@ -142,11 +153,7 @@ void ServiceClient::Init(const std::vector<float>& parameters) {
                              " parameters, the job was registered with " +
                              std::to_string(parameters_));
   }
-  for (Link& link : links_) {
-    std::vector<float> slice(parameters.begin() + static_cast<long>(link.offset),
-                             parameters.begin() + static_cast<long>(link.offset + link.count));
-    SendTo(link, ps::Message{ps::MessageType::kInit, static_cast<uint32_t>(rank_), 0, slice});
-  }
+  for (Link& link : links_) SendSlice(link, ps::MessageType::kInit, 0, parameters);
 }
 
 void ServiceClient::Push(uint64_t step, const std::vector<float>& gradient) {
@@ -157,10 +164,7 @@ void ServiceClient::Push(uint64_t step, const std::vector<float>& gradient) {
   last_push_step_ = step;
   last_push_ = gradient;
   for (Link& link : links_) {
-    if (link.broken) continue;
-    std::vector<float> slice(gradient.begin() + static_cast<long>(link.offset),
-                             gradient.begin() + static_cast<long>(link.offset + link.count));
-    SendTo(link, ps::Message{ps::MessageType::kPush, static_cast<uint32_t>(rank_), step, slice});
+    if (!link.broken) SendSlice(link, ps::MessageType::kPush, step, gradient);
   }
 }
 
@@ -182,16 +186,13 @@ void ServiceClient::Recover(size_t shard, uint64_t version) {
   Connect(shard, map);
   ++redirects_;
   if (version > 0 && last_push_step_ == version - 1) {
-    std::vector<float> slice(last_push_.begin() + static_cast<long>(link.offset),
-                             last_push_.begin() + static_cast<long>(link.offset + link.count));
-    SendTo(link, ps::Message{ps::MessageType::kPush, static_cast<uint32_t>(rank_), last_push_step_,
-                             slice});
+    SendSlice(link, ps::MessageType::kPush, last_push_step_, last_push_);
   }
 }
 
 std::vector<float> ServiceClient::Pull(uint64_t version) {
   if (!connected_) ConnectAll(WaitForMap(-1, 0, false));
-  std::vector<float> parameters(parameters_);
+  std::vector<float> parameters(links_.size() == 1 ? 0 : parameters_);
   std::vector<bool> pending(links_.size(), true);
   for (Link& link : links_) {
     if (!link.broken) {
@@ -217,6 +218,7 @@ std::vector<float> ServiceClient::Pull(uint64_t version) {
       }
       if (!failed && reply.type == ps::MessageType::kParams && reply.step >= version &&
           reply.data.size() == link.count) {
+        if (links_.size() == 1) return std::move(reply.data);  // the whole model
         std::copy(reply.data.begin(), reply.data.end(),
                   parameters.begin() + static_cast<long>(link.offset));
         pending[i] = false;

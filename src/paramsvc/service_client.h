@@ -60,6 +60,8 @@ class ServiceClient : public ps::ParameterClient {
   void ConnectAll(const Json& map);
   void CheckJob(const Json& map);
   void SendTo(Link& link, const ps::Message& message);
+  // A slice of `values` ([link.offset, link.offset + link.count)), without copying it.
+  void SendSlice(Link& link, ps::MessageType type, uint64_t step, const std::vector<float>& values);
   // Follows a moved or lost shard; throws JobRolledBack or runtime_error.
   void Recover(size_t shard, uint64_t version);
 

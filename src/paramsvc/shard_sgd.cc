@@ -74,8 +74,7 @@ bool ShardSgd::Push(int rank, uint64_t step, const std::vector<float>& gradient)
   while (next_rank_ < workers_ && pushed_[next_rank_]) {
     std::vector<float>& slice = early_[next_rank_];
     for (size_t i = 0; i < slice.size(); ++i) sum_[i] += slice[i];
-    slice.clear();
-    slice.shrink_to_fit();
+    slice.clear();  // keeps its capacity for the next step
     ++next_rank_;
   }
   if (received_ < workers_) return false;

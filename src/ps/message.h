@@ -95,6 +95,9 @@ Message DecodeMessage(const std::string& frame, const Token& token);
 const char* MessageTypeName(MessageType type);
 
 void SendMessage(int fd, const Message& message, const Token& token);
+// The same frame from a slice of floats that is not in a Message (no copy).
+void SendFloats(int fd, MessageType type, uint32_t rank, uint64_t step, const float* data,
+                size_t count, const Token& token);
 Message ReceiveMessage(int fd, const Token& token, uint64_t max_count = kMaxFloats);
 
 }  // namespace jigsaw::ps

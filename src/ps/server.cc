@@ -339,10 +339,10 @@ class Server {
           parameters = snapshot_;
           version = aggregator_.version();
         }
-        Message reply{MessageType::kParams, static_cast<uint32_t>(rank), version, *parameters};
-        SendMessage(connections_[rank].fd(), reply, options_.token);
+        SendFloats(connections_[rank].fd(), MessageType::kParams, static_cast<uint32_t>(rank),
+                   version, parameters->data(), parameters->size(), options_.token);
         std::lock_guard<std::mutex> lock(mutex_);
-        stats_.bytes_sent += kHeaderBytes + reply.data.size() * sizeof(float);
+        stats_.bytes_sent += kHeaderBytes + parameters->size() * sizeof(float);
         return true;
       }
       default:
