@@ -580,11 +580,8 @@ class Coordinator {
   void CreateShards(Job& job) {
     const double estimate = static_cast<double>(job.parameters) * job.workers * job.iter_rate *
                             options_.est_ns_per_float * 1e-9;
-    uint64_t count = std::max<uint64_t>(
-        1, (job.parameters + options_.max_shard_floats - 1) / options_.max_shard_floats);
-    count =
-        std::max<uint64_t>(count, static_cast<uint64_t>(std::ceil(estimate / (Capacity() / 2))));
-    count = std::min<uint64_t>({count, 64, job.parameters});
+    const uint64_t count =
+        ShardCount(job.parameters, estimate, options_.max_shard_floats, Capacity());
     for (uint64_t i = 0; i < count; ++i) {
       Shard shard;
       shard.id = next_shard_++;

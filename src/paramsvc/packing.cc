@@ -1,6 +1,7 @@
 #include "paramsvc/packing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <stdexcept>
@@ -38,6 +39,17 @@ int FirstFit(const std::vector<double>& bin_loads, double demand, double capacit
     if (bin_loads[bin] + demand <= capacity) return static_cast<int>(bin);
   }
   return -1;
+}
+
+uint64_t ShardCount(uint64_t parameters, double demand, uint64_t max_shard_floats,
+                    double capacity) {
+  if (parameters == 0 || max_shard_floats == 0 || !(capacity > 0)) return 1;
+  uint64_t count = (parameters + max_shard_floats - 1) / max_shard_floats;
+  if (demand > 0) {
+    count = std::max<uint64_t>(
+        count, static_cast<uint64_t>(std::min(std::ceil(demand / (capacity / 2)), 1e9)));
+  }
+  return std::max<uint64_t>(1, std::min<uint64_t>({count, kMaxShardsPerJob, parameters}));
 }
 
 int OptimalBinCount(const std::vector<double>& demands, double capacity) {

@@ -14,6 +14,7 @@
 #ifndef JIGSAW_PARAMSVC_PACKING_H_
 #define JIGSAW_PARAMSVC_PACKING_H_
 
+#include <cstdint>
 #include <vector>
 
 namespace jigsaw::paramsvc {
@@ -24,6 +25,11 @@ std::vector<int> FirstFitDecreasing(const std::vector<double>& demands, double c
 int BinCount(const std::vector<int>& assignment);
 // The first bin (in the given order) where `demand` fits under capacity, or -1.
 int FirstFit(const std::vector<double>& bin_loads, double demand, double capacity);
+// How many shards a job's parameters are cut into: enough that none exceeds max_shard_floats
+// and that each one's estimated demand is at most half a bin (so shards of different jobs
+// pack), at most kMaxShardsPerJob and at most one per parameter.
+inline constexpr uint64_t kMaxShardsPerJob = 1024;
+uint64_t ShardCount(uint64_t parameters, double demand, uint64_t max_shard_floats, double capacity);
 // The smallest number of bins that holds the items (exhaustive; for tests, at most 12 items).
 int OptimalBinCount(const std::vector<double>& demands, double capacity);
 

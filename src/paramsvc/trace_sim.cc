@@ -11,6 +11,7 @@
 #include "model/throughput_table.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
+#include "paramsvc/packing.h"
 
 namespace jigsaw::paramsvc {
 
@@ -89,11 +90,8 @@ TraceSimResult SimulateTrace(const TraceSimOptions& options) {
     demand[j] = parameters * job.scale_factor * rate * options.ns_per_float * 1e-9;
     dedicated[j] = std::max(options.dedicated_cores,
                             std::ceil(demand[j] / (options.burst_fraction * capacity)));
-    const auto floats = static_cast<uint64_t>(parameters);
-    uint64_t count =
-        std::max<uint64_t>(1, (floats + options.max_shard_floats - 1) / options.max_shard_floats);
-    count = std::max<uint64_t>(count, static_cast<uint64_t>(std::ceil(demand[j] / (capacity / 2))));
-    count = std::min<uint64_t>(count, 64);
+    const uint64_t count = ShardCount(static_cast<uint64_t>(parameters), demand[j],
+                                      options.max_shard_floats, capacity);
     shard_demands[j].assign(count, demand[j] / static_cast<double>(count));
     result.shards += static_cast<long long>(count);
     events.push_back({job.arrival_s, +1, j});
@@ -110,6 +108,19 @@ TraceSimResult SimulateTrace(const TraceSimOptions& options) {
   double last_t = t0, next_sample = t0;
   double area_dedicated = 0, area_service = 0, area_demand = 0;
 
+  // Cores an aggregator reserves: one, or more when a single shard alone exceeds its capacity
+  // (kMaxShardsPerJob cut the job no finer).
+  double service_now = 0;
+  auto cores = [&](int b) {
+    return bins[b].shards > 0 ? std::max(1.0, std::ceil(bins[b].load / capacity - 1e-9)) : 0.0;
+  };
+  auto change_load = [&](int b, double delta, int shards) {
+    service_now -= cores(b);
+    bins[b].load += delta;
+    bins[b].shards += shards;
+    if (bins[b].shards == 0) bins[b].load = 0;
+    service_now += cores(b);
+  };
   auto place = [&](double d) {
     for (int b : open_bins) {
       if (bins[b].load + d <= capacity) return b;
@@ -123,7 +134,6 @@ TraceSimResult SimulateTrace(const TraceSimOptions& options) {
 
   for (size_t e = 0; e < events.size(); ++e) {
     const Event& event = events[e];
-    const double service_now = static_cast<double>(open_bins.size());
     area_dedicated += dedicated_now * (event.t - last_t);
     area_service += service_now * (event.t - last_t);
     area_demand += demand_now * (event.t - last_t);
@@ -138,8 +148,7 @@ TraceSimResult SimulateTrace(const TraceSimOptions& options) {
       demand_now += demand[j];
       for (size_t s = 0; s < shard_demands[j].size(); ++s) {
         const int b = place(shard_demands[j][s]);
-        bins[b].load += shard_demands[j][s];
-        ++bins[b].shards;
+        change_load(b, shard_demands[j][s], +1);
         placed[j].push_back({b, shard_demands[j][s]});
         members[b].insert({j, s});
       }
@@ -148,13 +157,9 @@ TraceSimResult SimulateTrace(const TraceSimOptions& options) {
       demand_now -= demand[j];
       for (size_t s = 0; s < placed[j].size(); ++s) {
         const int b = placed[j][s].bin;
-        bins[b].load -= placed[j][s].demand;
-        --bins[b].shards;
+        change_load(b, -placed[j][s].demand, -1);
         members[b].erase({j, s});
-        if (bins[b].shards == 0) {
-          bins[b].load = 0;
-          std::erase(open_bins, b);
-        }
+        if (bins[b].shards == 0) std::erase(open_bins, b);
       }
       placed[j].clear();
       // Consolidate: drain the least-loaded aggregator while its shards fit into the others.
@@ -185,19 +190,18 @@ TraceSimResult SimulateTrace(const TraceSimOptions& options) {
         if (!fits) break;
         for (const auto& [member, to] : moves) {
           PlacedShard& shard = placed[member.first][member.second];
-          bins[to].load += shard.demand;
-          ++bins[to].shards;
+          change_load(to, shard.demand, +1);
+          change_load(victim, -shard.demand, -1);
           members[to].insert(member);
           shard.bin = to;
           ++result.migrations;
         }
         members[victim].clear();
-        bins[victim] = {};
         std::erase(open_bins, victim);
       }
     }
     result.peak_dedicated = std::max(result.peak_dedicated, dedicated_now);
-    result.peak_service = std::max(result.peak_service, static_cast<double>(open_bins.size()));
+    result.peak_service = std::max(result.peak_service, service_now);
     result.peak_demand = std::max(result.peak_demand, demand_now);
   }
   result.span_s = last_t - t0;
