@@ -482,7 +482,7 @@ class Coordinator {
       Snapshot snapshot{frame.body.value("initialized", false), frame.floats};
       if (op == "snapshot") {
         shard.snapshots[version] = std::move(snapshot);
-        while (shard.snapshots.size() > 3) shard.snapshots.erase(shard.snapshots.begin());
+        PruneSnapshots(job);
         return;
       }
       // A frozen shard's state: host it at its destination.
@@ -516,6 +516,23 @@ class Coordinator {
             std::to_string(job.replayed) + " iterations replayed after " +
             std::to_string(job.restorations) + " restorations)");
       }
+    }
+  }
+
+  // Keeps, per shard, the snapshots from the job's latest common version on (the version every
+  // shard has one of): a restore always finds one, however late some shard's snapshot arrives.
+  void PruneSnapshots(Job& job) {
+    const Shard& first = shards_.at(job.shards.front());
+    for (auto it = first.snapshots.rbegin(); it != first.snapshots.rend(); ++it) {
+      bool everywhere = true;
+      for (uint64_t id : job.shards)
+        everywhere = everywhere && shards_.at(id).snapshots.count(it->first);
+      if (!everywhere) continue;
+      for (uint64_t id : job.shards) {
+        auto& snapshots = shards_.at(id).snapshots;
+        snapshots.erase(snapshots.begin(), snapshots.lower_bound(it->first));
+      }
+      return;
     }
   }
 
