@@ -182,7 +182,8 @@ run_one() {
     p=$(ps_index "$j")
     ip netns exec "$(host "$p")" "$JIGSAW" ps --job "job$j" --host "10.77.0.$((p + 1))" \
       --port "$((BASE_PORT + j))" --token-file "$dir/job$j/token" \
-      --workers "$WORKERS" --lr 0.05 --momentum 0.9 --timeout-s 300 --handshake-timeout-s 120 --max-pending 64 \
+      --workers "$WORKERS" --lr 0.05 --momentum 0.9 --timeout-s 300 \
+      --handshake-timeout-s 120 --max-pending 64 \
       --out "$dir/job$j/server.json" 2>"$dir/job$j/server.log" &
     servers+=($!)
     PIDS+=($!)
