@@ -7,6 +7,8 @@
 # Usage: bench/tensorlights.sh   (env: JIGSAW=build/jigsaw REPS=5 JOBS=3 WORKERS=3 ITERS=30
 #          BATCH=32 RATE=200mbit INTERVAL=5s POLICIES="fifo static rotate rotate:20s"
 #          KEEP=dir to keep the outputs; extra arguments are passed to run.sh)
+#        SCALE=paper bench/tensorlights.sh   (21 jobs x 20 timed workers, PS placement swept;
+#          env: PLACEMENTS="1 3 7 21" ITERS=20 RATE=1gbit COMPUTE_MS=20 COMPUTE_SAMPLES=csv REPS=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JIGSAW="${JIGSAW:-build/jigsaw}"
@@ -17,6 +19,22 @@ mkdir -p "$OUT"
 # A private copy, so a concurrent rebuild cannot swap the binaries under the experiment
 # (`jigsaw ps-worker` runs the sibling jigsaw-runtime).
 cp "$JIGSAW" "$(dirname "$JIGSAW")/jigsaw-runtime" "$OUT/"
+if [ "${SCALE:-}" = paper ]; then
+  # The paper's scale (issue 14): JOBS=21 jobs x WORKERS=20 torch-free timed workers (ResNet-32's
+  # 464,154 parameters, compute COMPUTE_MS or drawn from COMPUTE_SAMPLES, a ps-worker CSV),
+  # the PS placement swept from all on one host to one per host (PLACEMENTS = PS host counts).
+  samples=()
+  [ -z "${COMPUTE_SAMPLES:-}" ] || samples=(--compute-samples "$COMPUTE_SAMPLES")
+  for hosts in ${PLACEMENTS:-1 3 7 21}; do
+    echo "## $hosts PS host(s)"
+    bench/tensorlights/run.sh --jigsaw "$OUT/jigsaw" --out "$OUT/ps_hosts_$hosts" \
+      --reps "${REPS:-1}" --jobs "${JOBS:-21}" --workers "${WORKERS:-20}" \
+      --iters "${ITERS:-20}" --rate "${RATE:-1gbit}" --interval "${INTERVAL:-5s}" \
+      --policies "${POLICIES:-fifo static rotate}" --worker timed --ps-hosts "$hosts" \
+      --parameters "${PARAMETERS:-464154}" --compute-ms "${COMPUTE_MS:-20}" "${samples[@]}" "$@"
+  done
+  exit 0
+fi
 bench/tensorlights/run.sh --jigsaw "$OUT/jigsaw" --out "$OUT/runs" --reps "${REPS:-5}" \
   --jobs "${JOBS:-3}" --workers "${WORKERS:-3}" --iters "${ITERS:-30}" --batch "${BATCH:-32}" \
   --rate "${RATE:-200mbit}" --interval "${INTERVAL:-5s}" \

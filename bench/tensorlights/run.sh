@@ -14,6 +14,13 @@
 #          (a policy "rotate:20s" is rotate with its own interval, reported as rotate-20s)
 #          [--jobs K] [--workers W] [--iters N] [--batch B] [--rate 200mbit] [--interval 5s]
 #          [--reps R] [--model mlp] [--size 28]
+#          [--worker torch|timed] [--parameters N] [--compute-ms MS] [--compute-samples CSV]
+#          [--ps-hosts P]
+# --worker timed runs torch-free jigsaw ps-timed-worker processes (compute a timed wait, from
+# --compute-samples: the compute_s column of a ps-worker CSV, else --compute-ms; the traffic is
+# real), so that the paper's scale (21 jobs x 20 workers) fits on one machine. --ps-hosts P
+# places job j's PS on PS host j mod P (1: all on one host, JOBS: one per host), each PS host
+# with its own TensorLights agent over its jobs' ports; worker k of every job is on worker host k.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -30,6 +37,11 @@ REPS=1
 MODEL=mlp
 SIZE=28
 BASE_PORT=5001
+WORKER_KIND=torch
+PARAMETERS=464154  # ResNet-32 on CIFAR-10
+COMPUTE_MS=20
+COMPUTE_SAMPLES=""
+PS_HOSTS=1
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -45,7 +57,12 @@ while [[ $# -gt 0 ]]; do
     --reps) REPS="$2"; shift 2 ;;
     --model) MODEL="$2"; shift 2 ;;
     --size) SIZE="$2"; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --worker) WORKER_KIND="$2"; shift 2 ;;
+    --parameters) PARAMETERS="$2"; shift 2 ;;
+    --compute-ms) COMPUTE_MS="$2"; shift 2 ;;
+    --compute-samples) COMPUTE_SAMPLES="$2"; shift 2 ;;
+    --ps-hosts) PS_HOSTS="$2"; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -53,24 +70,29 @@ done
 log() { echo "tensorlights: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+[[ "$WORKER_KIND" == torch || "$WORKER_KIND" == timed ]] || die "--worker is torch or timed"
+((PS_HOSTS >= 1 && PS_HOSTS <= JOBS)) || die "--ps-hosts must be in 1..--jobs"
+((PS_HOSTS + WORKERS <= 250)) || die "at most 250 hosts"
 [[ $(id -u) -eq 0 ]] || die "needs root (network namespaces and tc)"
 [[ -x "$JIGSAW" ]] || die "$JIGSAW not found (build first, or pass --jigsaw)"
 command -v tc >/dev/null || die "tc not found (apt-get install iproute2)"
 
 PREFIX="jtl$$"
 SWITCH="${PREFIX}sw"
-host() { echo "${PREFIX}h$1"; }  # host 0 = the PS host, 1..W = worker hosts
+host() { echo "${PREFIX}h$1"; }  # hosts 0..P-1 = PS hosts, P..P+W-1 = worker hosts
 NAMESPACES=()
 PIDS=()
-AGENT_PID=""
+AGENT_PIDS=()
 
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
-  if [[ -n "$AGENT_PID" ]] && kill -0 "$AGENT_PID" 2>/dev/null; then
-    kill -TERM "$AGENT_PID" 2>/dev/null || true
-    wait "$AGENT_PID" 2>/dev/null || true
-  fi
+  for pid in "${AGENT_PIDS[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   for pid in "${PIDS[@]}"; do
     kill -KILL "$pid" 2>/dev/null || true
   done
@@ -92,7 +114,7 @@ NAMESPACES+=("$SWITCH")
 ip -n "$SWITCH" link set lo up
 ip -n "$SWITCH" link add br0 type bridge
 ip -n "$SWITCH" link set br0 up
-for ((i = 0; i <= WORKERS; i++)); do
+for ((i = 0; i < PS_HOSTS + WORKERS; i++)); do
   h="$(host "$i")"
   ip netns add "$h"
   NAMESPACES+=("$h")
@@ -105,19 +127,25 @@ for ((i = 0; i <= WORKERS; i++)); do
   tc -n "$SWITCH" qdisc add dev "p$i" root tbf rate "$RATE" burst 64kb latency 100ms
   # The host's uplink: tbf on worker hosts; on the PS host the agent's HTB root class (at the
   # same rate) is the shaper, so every policy, fifo included, sees the same link.
-  if ((i > 0)); then
+  if ((i >= PS_HOSTS)); then
     tc -n "$h" qdisc add dev eth0 root tbf rate "$RATE" burst 64kb latency 100ms
   fi
 done
-PS_HOST="$(host 0)"
-PORTS=""
-for ((j = 0; j < JOBS; j++)); do PORTS+="${PORTS:+,}$((BASE_PORT + j))"; done
-log "hosts: $PS_HOST (PS, 10.77.0.1) + $WORKERS worker hosts; links $RATE; $JOBS jobs x $WORKERS workers; ports $PORTS"
+# Job j's PS: host j mod P, address 10.77.0.(j mod P + 1), port BASE_PORT + j.
+ps_index() { echo $(($1 % PS_HOSTS)); }
+PS_PORTS=()
+for ((p = 0; p < PS_HOSTS; p++)); do PS_PORTS+=(""); done
+for ((j = 0; j < JOBS; j++)); do
+  p=$(ps_index "$j")
+  PS_PORTS[p]+="${PS_PORTS[p]:+,}$((BASE_PORT + j))"
+done
+log "hosts: $PS_HOSTS PS hosts + $WORKERS worker hosts; links $RATE; $JOBS jobs x $WORKERS" \
+  "$WORKER_KIND workers"
 
-wait_for_htb() {
+wait_for_htb() {  # PS host index, agent pid
   for _ in $(seq 100); do
-    tc -n "$PS_HOST" qdisc show dev eth0 | grep -q "qdisc htb 1: root" && return 0
-    kill -0 "$AGENT_PID" 2>/dev/null || return 1
+    tc -n "$(host "$1")" qdisc show dev eth0 | grep -q "qdisc htb 1: root" && return 0
+    kill -0 "$2" 2>/dev/null || return 1
     sleep 0.05
   done
   return 1
@@ -134,10 +162,15 @@ run_one() {
   local dir="$OUT/$name/rep$rep"
   rm -rf "$dir"
   mkdir -p "$dir"
-  ip netns exec "$PS_HOST" "$JIGSAW" tlights --policy "$policy" --dev eth0 --ports "$PORTS" \
-    --rate "$RATE" --interval "$interval" 2>"$dir/agent.log" &
-  AGENT_PID=$!
-  wait_for_htb || die "the agent did not install its qdisc: $(cat "$dir/agent.log")"
+  AGENT_PIDS=()
+  for ((p = 0; p < PS_HOSTS; p++)); do
+    local log_file="$dir/agent.log"
+    ((PS_HOSTS == 1)) || log_file="$dir/agent$p.log"
+    ip netns exec "$(host "$p")" "$JIGSAW" tlights --policy "$policy" --dev eth0 \
+      --ports "${PS_PORTS[p]}" --rate "$RATE" --interval "$interval" 2>"$log_file" &
+    AGENT_PIDS+=($!)
+    wait_for_htb "$p" "$!" || die "the agent did not install its qdisc: $(cat "$log_file")"
+  done
 
   local servers=() workers=()
   for ((j = 0; j < JOBS; j++)); do
@@ -145,21 +178,40 @@ run_one() {
     # Each job's secret token (issue 12: every PS message carries it), written before its server
     # and workers start; the server listens on the PS host's address (default: loopback only).
     (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$dir/job$j/token")
-    ip netns exec "$PS_HOST" "$JIGSAW" ps --job "job$j" --host 10.77.0.1 \
+    local p
+    p=$(ps_index "$j")
+    ip netns exec "$(host "$p")" "$JIGSAW" ps --job "job$j" --host "10.77.0.$((p + 1))" \
       --port "$((BASE_PORT + j))" --token-file "$dir/job$j/token" \
-      --workers "$WORKERS" --lr 0.05 --momentum 0.9 --timeout-s 120 \
+      --workers "$WORKERS" --lr 0.05 --momentum 0.9 --timeout-s 300 \
+      --handshake-timeout-s 120 --max-pending 64 \
       --out "$dir/job$j/server.json" 2>"$dir/job$j/server.log" &
     servers+=($!)
     PIDS+=($!)
   done
-  # All workers load LibTorch first, then start together.
+  # All workers load (LibTorch) first, then start together.
   local start_at
-  start_at=$(awk -v now="$(date +%s.%N)" -v n="$((JOBS * WORKERS))" \
-    'BEGIN { printf "%.3f", now + 3 + 0.4 * n }')
+  local per_worker=0.4  # LibTorch loads in ~0.4 s per worker on this machine; a timed one starts at once
+  [[ "$WORKER_KIND" == torch ]] || per_worker=0.02
+  start_at=$(awk -v now="$(date +%s.%N)" -v n="$((JOBS * WORKERS))" -v w="$per_worker" \
+    'BEGIN { printf "%.3f", now + 3 + w * n }')
+  local timed_compute=(--compute-ms "$COMPUTE_MS")
+  [[ -z "$COMPUTE_SAMPLES" ]] || timed_compute=(--compute-samples "$COMPUTE_SAMPLES")
   for ((j = 0; j < JOBS; j++)); do
+    local server="10.77.0.$(($(ps_index "$j") + 1)):$((BASE_PORT + j))"
     for ((k = 0; k < WORKERS; k++)); do
-      ip netns exec "$(host $((k + 1)))" "$JIGSAW" ps-worker --job "job$j" \
-        --server "10.77.0.1:$((BASE_PORT + j))" --rank "$k" --workers "$WORKERS" \
+      if [[ "$WORKER_KIND" == timed ]]; then
+        ip netns exec "$(host $((PS_HOSTS + k)))" "$JIGSAW" ps-timed-worker --job "job$j" \
+          --server "$server" --rank "$k" --workers "$WORKERS" --parameters "$PARAMETERS" \
+          "${timed_compute[@]}" --iters "$ITERS" --seed "$((j + 1))" --start-at "$start_at" \
+          --timeout-s 300 --quiet --token-file "$dir/job$j/token" \
+          --out "$dir/job$j/worker$k.csv" >"$dir/job$j/result$k.json" \
+          2>"$dir/job$j/worker$k.log" &
+        workers+=($!)
+        PIDS+=($!)
+        continue
+      fi
+      ip netns exec "$(host $((PS_HOSTS + k)))" "$JIGSAW" ps-worker --job "job$j" \
+        --server "$server" --rank "$k" --workers "$WORKERS" \
         --model "$MODEL" --synthetic-size "$SIZE" --iters "$ITERS" --batch "$BATCH" \
         --seed "$((j + 1))" --start-at "$start_at" --timeout-s 120 --quiet \
         --token-file "$dir/job$j/token" \
@@ -173,14 +225,16 @@ run_one() {
     wait "$pid" || failed=1
   done
   PIDS=()
-  kill -TERM "$AGENT_PID"
-  wait "$AGENT_PID" || die "the agent failed: $(cat "$dir/agent.log")"
-  AGENT_PID=""
-  if tc -n "$PS_HOST" qdisc show dev eth0 | grep -q htb; then
-    die "the agent left its qdisc behind"
-  fi
+  for ((p = 0; p < PS_HOSTS; p++)); do
+    kill -TERM "${AGENT_PIDS[p]}"
+    wait "${AGENT_PIDS[p]}" || die "the agent on PS host $p failed (logs in $dir)"
+    if tc -n "$(host "$p")" qdisc show dev eth0 | grep -q htb; then
+      die "the agent on PS host $p left its qdisc behind"
+    fi
+  done
+  AGENT_PIDS=()
   ((failed == 0)) || die "a server or worker of $name rep $rep failed; logs in $dir"
-  log "$name rep $rep done ($(grep -c . "$dir/agent.log") agent log lines)"
+  log "$name rep $rep done"
 }
 
 for ((r = 0; r < REPS; r++)); do

@@ -20,6 +20,8 @@ void AddPsCommand(CLI::App& app, CommandAction* action);
 void AddPsWorkerCommand(CLI::App& app, CommandAction* action);
 void AddTlightsCommand(CLI::App& app, CommandAction* action);
 void AddTlightsReportCommand(CLI::App& app, CommandAction* action);
+// paramsvc, paramsvc-agg, paramsvc-register, paramsvc-status, paramsvc-sim, ps-timed-worker.
+void AddParamsvcCommands(CLI::App& app, CommandAction* action);
 
 }  // namespace jigsaw
 

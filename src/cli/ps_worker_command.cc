@@ -4,6 +4,8 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "paramsvc/service_client.h"
+#include "ps/message.h"
 #include "ps/worker.h"
 
 namespace jigsaw {
@@ -15,6 +17,9 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--job", options->job, "job name (in the CSV)")->capture_default_str();
   command->add_option("--server", options->server, "the job's server, HOST:PORT")
       ->capture_default_str();
+  auto service = std::make_shared<std::string>();
+  command->add_option("--service", *service,
+                      "the Parameter Service's coordinator, HOST:PORT (instead of --server)");
   command->add_option("--rank", options->rank, "this worker's rank")->capture_default_str();
   command->add_option("--workers", options->workers, "workers of the job")->capture_default_str();
   command->add_option("--model", options->model, "mlp, lenet or resnet")->capture_default_str();
@@ -45,9 +50,16 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--poison-at-iter", options->poison_at_iter,
                    "fault injection: push a NaN gradient at this iteration")
       ->group("");
-  command->callback([options, action] {
-    *action = [options] {
-      ps::PsWorkerResult result = ps::RunPsWorker(*options);
+  command->callback([options, service, action] {
+    *action = [options, service] {
+      ps::PsWorkerResult result =
+          service->empty()
+              ? ps::RunPsWorker(*options)
+              : ps::RunPsWorker(*options, [&]() -> std::unique_ptr<ps::ParameterClient> {
+                  return std::make_unique<paramsvc::ServiceClient>(
+                      *service, options->rank, options->workers, options->timeout_s,
+                      ps::ResolveToken(options->token, options->token_file, false));
+                });
       std::printf(
           "{\"job\": \"%s\", \"rank\": %d, \"parameters\": %zu, \"first_loss\": %.5f, "
           "\"last_loss\": %.5f, \"test_accuracy\": %.4f}\n",

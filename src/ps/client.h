@@ -16,22 +16,23 @@
 #include <vector>
 
 #include "ps/message.h"
+#include "ps/parameter_client.h"
 #include "ps/socket.h"
 
 namespace jigsaw::ps {
 
-class PsClient {
+class PsClient : public ParameterClient {
  public:
   PsClient(const std::string& host, int port, int rank, int workers, double timeout_s,
            const Token& token);
 
-  void Init(const std::vector<float>& parameters);
-  void Push(uint64_t step, const std::vector<float>& gradient);
-  std::vector<float> Pull(uint64_t version);
-  void Bye();
+  void Init(const std::vector<float>& parameters) override;
+  void Push(uint64_t step, const std::vector<float>& gradient) override;
+  std::vector<float> Pull(uint64_t version) override;
+  void Bye() override;
 
-  uint64_t bytes_sent() const { return bytes_sent_; }
-  uint64_t bytes_received() const { return bytes_received_; }
+  uint64_t bytes_sent() const override { return bytes_sent_; }
+  uint64_t bytes_received() const override { return bytes_received_; }
 
  private:
   void Send(const Message& message);

@@ -167,6 +167,8 @@ const char* MessageTypeName(MessageType type) {
       return "bye";
     case MessageType::kError:
       return "error";
+    case MessageType::kRedirect:
+      return "redirect";
   }
   return "unknown";
 }
@@ -188,7 +190,7 @@ Header DecodeHeader(const uint8_t* bytes) {
   Header header;
   const uint32_t type = Get<uint32_t>(bytes + 4);
   if (type < static_cast<uint32_t>(MessageType::kHello) ||
-      type > static_cast<uint32_t>(MessageType::kError)) {
+      type > static_cast<uint32_t>(MessageType::kRedirect)) {
     throw ProtocolError("unknown message type " + std::to_string(type));
   }
   header.type = static_cast<MessageType>(type);
@@ -220,12 +222,23 @@ Message DecodeMessage(const std::string& frame, const Token& token) {
 }
 
 void SendMessage(int fd, const Message& message, const Token& token) {
+  SendFloats(fd, message.type, message.rank, message.step, message.data.data(), message.data.size(),
+             token);
+}
+
+void SendFloats(int fd, MessageType type, uint32_t rank, uint64_t step, const float* data,
+                size_t count, const Token& token) {
   uint8_t header[kHeaderBytes];
-  EncodeHeader(message, token, header);
-  iovec parts[2] = {{header, kHeaderBytes},
-                    {const_cast<float*>(message.data.data()), message.data.size() * sizeof(float)}};
+  std::memcpy(header, kMagic, 4);
+  Put<uint32_t>(header + 4, static_cast<uint32_t>(type));
+  Put<uint32_t>(header + 8, rank);
+  Put<uint32_t>(header + 12, 0);
+  Put<uint64_t>(header + 16, step);
+  Put<uint64_t>(header + 24, count);
+  std::memcpy(header + 32, token.data(), token.size());
+  iovec parts[2] = {{header, kHeaderBytes}, {const_cast<float*>(data), count * sizeof(float)}};
   int first = 0;
-  const int parts_count = message.data.empty() ? 1 : 2;
+  const int parts_count = count == 0 ? 1 : 2;
   while (first < parts_count) {
     msghdr msg{};
     msg.msg_iov = parts + first;

@@ -36,6 +36,10 @@ enum class MessageType : uint32_t {
   kParams = 5,  // server -> worker: step = version, floats = parameters
   kBye = 6,     // worker -> server: done
   kError = 7,   // server -> worker: the job failed; no floats
+  // server -> worker, answering a pull (sent only by the Parameter Service, src/paramsvc): the
+  // shard moved to another aggregator at version `step`; a push for that step that arrived here
+  // was not applied. The worker asks the service where the shard lives and sends it again there.
+  kRedirect = 8,
 };
 
 struct Message {
@@ -91,6 +95,9 @@ Message DecodeMessage(const std::string& frame, const Token& token);
 const char* MessageTypeName(MessageType type);
 
 void SendMessage(int fd, const Message& message, const Token& token);
+// The same frame from a slice of floats that is not in a Message (no copy).
+void SendFloats(int fd, MessageType type, uint32_t rank, uint64_t step, const float* data,
+                size_t count, const Token& token);
 Message ReceiveMessage(int fd, const Token& token, uint64_t max_count = kMaxFloats);
 
 }  // namespace jigsaw::ps

@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -338,10 +339,10 @@ class Server {
           parameters = snapshot_;
           version = aggregator_.version();
         }
-        Message reply{MessageType::kParams, static_cast<uint32_t>(rank), version, *parameters};
-        SendMessage(connections_[rank].fd(), reply, options_.token);
+        SendFloats(connections_[rank].fd(), MessageType::kParams, static_cast<uint32_t>(rank),
+                   version, parameters->data(), parameters->size(), options_.token);
         std::lock_guard<std::mutex> lock(mutex_);
-        stats_.bytes_sent += kHeaderBytes + reply.data.size() * sizeof(float);
+        stats_.bytes_sent += kHeaderBytes + parameters->size() * sizeof(float);
         return true;
       }
       default:
@@ -364,6 +365,12 @@ class Server {
     json["bytes_sent"] = stats_.bytes_sent;
     json["bytes_received"] = stats_.bytes_received;
     json["refused_connections"] = stats_.refused_connections;
+    rusage usage{};  // this process's CPU so far (utime + stime, as /proc/PID/stat counts it)
+    getrusage(RUSAGE_SELF, &usage);
+    json["cpu_s"] =
+        RoundTo(static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                    static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6,
+                4);
     json["step_done_wall_s"] = stats_.step_done_wall_s;
     WriteJsonFile(options_.out, json);
   }

@@ -71,6 +71,16 @@ double MeanOf(const std::vector<double>& values, size_t begin, size_t end) {
 }  // namespace
 
 PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
+  return RunPsWorker(options, [&options]() -> std::unique_ptr<ParameterClient> {
+    std::string host;
+    int port = 0;
+    ParseHostPort(options.server, "--server", &host, &port);
+    return std::make_unique<PsClient>(host, port, options.rank, options.workers, options.timeout_s,
+                                      ResolveToken(options.token, options.token_file, false));
+  });
+}
+
+PsWorkerResult RunPsWorker(const PsWorkerOptions& options, const ParameterClientFactory& connect) {
   if (options.rank < 0 || options.rank >= options.workers) {
     throw UsageError("--rank " + std::to_string(options.rank) + " must be in [0, --workers)");
   }
@@ -83,9 +93,6 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
   RequireCountInRange("--synthetic-test", options.synthetic_test, 1, 10'000'000);
   RequireOptionInRange("--timeout-s", options.timeout_s, 1e-3, 1e6);
   RequireOptionInRange("--start-at", options.start_at_wall_s, 0, kMaxWallClockS);
-  std::string host;
-  int port = 0;
-  ParseHostPort(options.server, "--server", &host, &port);
   torch::set_num_threads(options.threads);
   torch::manual_seed(options.seed);
 
@@ -96,8 +103,8 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
   if (options.start_at_wall_s > 0 && wait_s > 0) {
     std::this_thread::sleep_for(std::chrono::duration<double>(wait_s));
   }
-  PsClient client(host, port, options.rank, options.workers, options.timeout_s,
-                  ResolveToken(options.token, options.token_file, false));
+  std::unique_ptr<ParameterClient> connected = connect();
+  ParameterClient& client = *connected;
   if (options.rank == 0) client.Init(FlattenParameters(model));
   LoadParameters(model, client.Pull(0));
 
@@ -123,7 +130,19 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
     client.Push(static_cast<uint64_t>(t), gradient);
     const double push_s = Since(push_start);
     const auto pull_start = Clock::now();
-    LoadParameters(model, client.Pull(static_cast<uint64_t>(t) + 1));
+    try {
+      LoadParameters(model, client.Pull(static_cast<uint64_t>(t) + 1));
+    } catch (const JobRolledBack& e) {
+      // The service restored the job from a snapshot: compute those iterations again.
+      if (!options.quiet) {
+        std::fprintf(stderr, "jigsaw: ps-worker %s/%d: %s; replaying from iteration %llu\n",
+                     options.job.c_str(), options.rank, e.what(),
+                     static_cast<unsigned long long>(e.version()));
+      }
+      LoadParameters(model, client.Pull(e.version()));
+      t = static_cast<int>(e.version()) - 1;
+      continue;
+    }
     const double pull_s = Since(pull_start);
     const double end_wall = WallSeconds();
     losses.push_back(loss.item<double>());

@@ -14,7 +14,11 @@
 #define JIGSAW_PS_WORKER_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
+
+#include "ps/parameter_client.h"
 
 namespace jigsaw::ps {
 
@@ -51,7 +55,12 @@ struct PsWorkerResult {
   size_t parameters = 0;
 };
 
+// Connects to a dedicated server (options.server) with PsClient.
 PsWorkerResult RunPsWorker(const PsWorkerOptions& options);
+// Gets its client from `connect` instead (the Parameter Service's, for --service); a
+// JobRolledBack from the client sends training back to the iteration it names.
+using ParameterClientFactory = std::function<std::unique_ptr<ParameterClient>()>;
+PsWorkerResult RunPsWorker(const PsWorkerOptions& options, const ParameterClientFactory& connect);
 
 }  // namespace jigsaw::ps
 

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Parameter Service benchmark (issue 14). Real processes on this machine: JOBS concurrent PS jobs
+# of torch-free timed workers (jigsaw ps-timed-worker: real parameter traffic and aggregation,
+# compute replaced by a timed wait) with different model sizes and iteration rates, each run
+# (a) with a dedicated `jigsaw ps` per job and (b) on one `jigsaw paramsvc` (elastic pool of
+# aggregators). Prints per-job JCT, the aggregation CPU (utime + stime of the PS / aggregator
+# and coordinator processes: sampled from /proc and, at exit, from their own rusage), the cores
+# reserved over time (a dedicated PS reserves one core while it lives; the service reserves one
+# per live aggregator), and then the trace-driven cluster-scale comparison (jigsaw paramsvc-sim
+# on the Philly trace) at the aggregation cost per float measured here.
+# Usage: bench/paramsvc.sh   (env: JIGSAW=build/jigsaw REPS=2 SCALE=1 (iterations x SCALE)
+#          SIM=1 (0: skip the trace simulation) KEEP=dir to keep the outputs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JIGSAW="${JIGSAW:-build/jigsaw}"
+[ -x "$JIGSAW" ] || scripts/build.sh >/dev/null
+OUT="${KEEP:-$(mktemp -d)}"
+mkdir -p "$OUT"
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$OUT"' EXIT
+cp "$JIGSAW" "$OUT/jigsaw"
+J="$OUT/jigsaw"
+REPS="${REPS:-2}"
+SCALE="${SCALE:-1}"
+DATA="${DATA:-../shared/data}"
+
+# name parameters workers compute_ms iterations (the 242,762 of mlp28 is jigsaw ps-worker's MLP
+# on 28 x 28 inputs; the others are sizes between LeNet and ResNet-18).
+JOBS=(
+  "mlp28 242762 2 20 300"
+  "m1000k 1000000 3 60 100"
+  "m500k 500000 2 30 180"
+  "m2000k 2000000 2 120 50"
+  "m120k 120000 4 12 450"
+  "m750k 750000 3 45 130"
+)
+
+run_dedicated() {
+  local dir="$1" start_at="$2"
+  mkdir -p "$dir"
+  : >"$dir/pids"
+  for spec in "${JOBS[@]}"; do
+    read -r name params workers compute iters <<<"$spec"
+    "$J" ps --job "$name" --workers "$workers" --token-file "$dir/$name.tok" \
+      --port-file "$dir/$name.port" --out "$dir/$name.ps.json" --timeout-s 300 --quiet &
+    echo $! >>"$dir/pids"
+  done
+  for spec in "${JOBS[@]}"; do
+    read -r name params workers compute iters <<<"$spec"
+    while [ ! -s "$dir/$name.port" ]; do sleep 0.02; done
+  done
+  python3 bench/paramsvc/sample.py --pids "$dir/pids" --out "$dir/samples.csv" \
+    --stop "$dir/stop" &
+  local sampler=$!
+  local workers_pids=()
+  for spec in "${JOBS[@]}"; do
+    read -r name params workers compute iters <<<"$spec"
+    iters=$(python3 -c "print(max(1, round($iters * $SCALE)))")
+    for ((r = 0; r < workers; r++)); do
+      "$J" ps-timed-worker --server "127.0.0.1:$(cat "$dir/$name.port")" \
+        --token-file "$dir/$name.tok" --job "$name" --rank $r --workers "$workers" \
+        --parameters "$params" --iters "$iters" --compute-ms "$compute" --seed 7 \
+        --start-at "$start_at" --timeout-s 300 --quiet >"$dir/$name.w$r.json" &
+      workers_pids+=($!)
+    done
+  done
+  for p in "${workers_pids[@]}"; do wait "$p"; done
+  while read -r p; do wait "$p"; done <"$dir/pids"
+  touch "$dir/stop"
+  wait "$sampler"
+}
+
+run_service() {
+  local dir="$1" start_at="$2"
+  mkdir -p "$dir"
+  "$J" paramsvc --token-file "$dir/svc.tok" --port-file "$dir/svc.port" \
+    --initial-aggregators 1 --min-aggregators 1 --max-aggregators 6 --report-interval-s 0.25 \
+    --snapshot-every 20 --out "$dir/coordinator.json" --quiet 2>"$dir/coordinator.log" &
+  local coordinator=$!
+  while [ ! -s "$dir/svc.port" ]; do sleep 0.02; done
+  local service="127.0.0.1:$(cat "$dir/svc.port")"
+  for spec in "${JOBS[@]}"; do
+    read -r name params workers compute iters <<<"$spec"
+    "$J" paramsvc-register --service "$service" --token-file "$dir/svc.tok" --job "$name" \
+      --parameters "$params" --workers "$workers" \
+      --iter-rate "$(python3 -c "print(1000 / ($compute + 2))")" \
+      --job-token-file "$dir/$name.tok" >/dev/null
+  done
+  python3 bench/paramsvc/sample.py --parent "$coordinator" --out "$dir/samples.csv" \
+    --stop "$dir/stop" &
+  local sampler=$!
+  local workers_pids=()
+  for spec in "${JOBS[@]}"; do
+    read -r name params workers compute iters <<<"$spec"
+    iters=$(python3 -c "print(max(1, round($iters * $SCALE)))")
+    for ((r = 0; r < workers; r++)); do
+      "$J" ps-timed-worker --service "$service" --token-file "$dir/$name.tok" --job "$name" \
+        --rank $r --workers "$workers" --parameters "$params" --iters "$iters" \
+        --compute-ms "$compute" --seed 7 --start-at "$start_at" --timeout-s 300 --quiet \
+        >"$dir/$name.w$r.json" &
+      workers_pids+=($!)
+    done
+  done
+  for p in "${workers_pids[@]}"; do wait "$p"; done
+  sleep 0.5  # the last load reports
+  touch "$dir/stop"
+  wait "$sampler"
+  "$J" paramsvc-status --service "$service" --token-file "$dir/svc.tok" --shutdown >/dev/null
+  wait "$coordinator"
+}
+
+printf '%s\n' "${JOBS[@]}" >"$OUT/jobs.txt"
+for ((rep = 1; rep <= REPS; rep++)); do
+  # Alternate the order, so neither mode always runs on a cooler machine.
+  if ((rep % 2)); then modes="dedicated service"; else modes="service dedicated"; fi
+  for mode in $modes; do
+    echo "rep $rep: $mode" >&2
+    start_at=$(python3 -c "import time; print(time.time() + 2)")
+    "run_$mode" "$OUT/rep$rep/$mode" "$start_at"
+  done
+done
+python3 bench/paramsvc/report.py "$OUT" | tee "$OUT/table.md"
+
+if [ "${SIM:-1}" = 1 ] && [ -f "$DATA/traces/philly/philly.csv" ]; then
+  ns=$(python3 bench/paramsvc/report.py "$OUT" --ns-per-float)
+  echo
+  echo "Trace-driven, full Philly trace, $ns ns of aggregation CPU per float per worker per"
+  echo "iteration (measured above); dedicated PS sized for the burst at each burst fraction:"
+  for b in 1 0.5 0.25; do
+    echo
+    echo "burst fraction $b:"
+    /usr/bin/time -f "(%e s wall, %M KB peak memory)" "$J" paramsvc-sim \
+      --trace "$DATA/traces/philly/philly.csv" \
+      --throughputs "$DATA/throughputs/shockwave_tacc_throughputs.json" \
+      --ns-per-float "$ns" --burst-fraction "$b" --out "$OUT/sim_b$b.json"
+  done
+fi

@@ -1,0 +1,616 @@
+#include "paramsvc/aggregator_node.h"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "paramsvc/control.h"
+#include "paramsvc/shard_sgd.h"
+#include "ps/message.h"
+#include "ps/server.h"
+#include "ps/socket.h"
+
+namespace jigsaw::paramsvc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t ThreadCpuNs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+double ProcessCpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+void SetReceiveTimeout(int fd, double seconds) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(seconds);
+  tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
+  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+void SetNonBlocking(int fd, bool on) {
+  const int flags = fcntl(fd, F_GETFL, 0);
+  fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
+}
+
+long FirstNonFinite(const std::vector<float>& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) return static_cast<long>(i);
+  }
+  return -1;
+}
+
+// The aggregator's side of the control connection; shards' threads send through it too.
+class ControlLink {
+ public:
+  ControlLink(ps::Socket socket, const ps::Token& token)
+      : socket_(std::move(socket)), token_(token) {}
+  int fd() const { return socket_.fd(); }
+  // Errors are swallowed: a lost coordinator ends the process through the control loop.
+  void Send(const ControlFrame& frame) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+      SendControl(socket_.fd(), frame, token_);
+    } catch (const std::exception&) {
+    }
+  }
+  void Shutdown() { socket_.Shutdown(); }
+
+ private:
+  ps::Socket socket_;
+  ps::Token token_;
+  std::mutex mutex_;
+};
+
+struct ShardSpec {
+  uint64_t shard = 0;
+  uint64_t instance = 0;
+  std::string job;
+  int index = 0;
+  int workers = 1;
+  float lr = 0.05f;
+  float momentum = 0;
+  ps::Token token{};
+  uint64_t count = 0;
+  uint64_t snapshot_every = 10;
+};
+
+ControlFrame StateFrame(const std::string& op, const ShardSpec& spec, const ShardState& state) {
+  ControlFrame frame = MakeFrame(op);
+  frame.body["shard"] = spec.shard;
+  frame.body["instance"] = spec.instance;
+  frame.body["version"] = state.version;
+  frame.body["initialized"] = state.initialized;
+  frame.floats.reserve(2 * state.parameters.size());
+  frame.floats.insert(frame.floats.end(), state.parameters.begin(), state.parameters.end());
+  frame.floats.insert(frame.floats.end(), state.velocity.begin(), state.velocity.end());
+  return frame;
+}
+
+class HostedShard : public std::enable_shared_from_this<HostedShard> {
+ public:
+  enum Phase { kServing, kFrozen, kClosed, kFailed, kDone };
+
+  HostedShard(const ShardSpec& spec, ShardState state, std::shared_ptr<ControlLink> control,
+              const AggregatorNodeOptions& options)
+      : spec_(spec),
+        options_(options),
+        control_(std::move(control)),
+        sgd_(spec.workers, spec.lr, spec.momentum),
+        connections_(static_cast<size_t>(spec.workers), -1) {
+    if (state.initialized) {
+      sgd_.Restore(std::move(state));
+      params_ = std::make_shared<const std::vector<float>>(sgd_.parameters());
+    }
+  }
+
+  int Start() {
+    listener_ = ps::ListenTcp(options_.bind, 0, options_.max_pending);
+    const int port = ps::LocalPort(listener_);
+    ++threads_;
+    std::thread([self = shared_from_this()] { self->AcceptLoop(); }).detach();
+    return port;
+  }
+
+  void RequestMigration(uint64_t at) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (phase_ != kServing) return;
+    migrate_requested_ = true;
+    migrate_at_ = at;
+    std::optional<ShardState> state = MaybeFreeze();
+    lock.unlock();
+    if (state) control_->Send(StateFrame("state", spec_, *state));
+  }
+
+  void Drop() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (phase_ == kServing || phase_ == kFrozen) phase_ = kClosed;
+    ShutdownAll();
+  }
+
+  Json Report() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Json json;
+    json["shard"] = spec_.shard;
+    json["instance"] = spec_.instance;
+    json["version"] = sgd_.version();
+    json["initialized"] = sgd_.initialized();
+    json["phase"] = static_cast<int>(phase_);
+    json["cpu_s"] = static_cast<double>(cpu_ns_.load()) * 1e-9;
+    json["refused"] = refused_.load();
+    json["discarded_pushes"] = discarded_;
+    return json;
+  }
+
+  // No longer serving and every thread has left: the node may forget it.
+  bool Finished() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return phase_ != kServing && threads_ == 0;
+  }
+
+  uint64_t id() const { return spec_.shard; }
+
+ private:
+  struct Pending {
+    ps::Socket socket;
+    Clock::time_point deadline;
+    uint8_t header[ps::kHeaderBytes] = {};
+    size_t have = 0;
+  };
+
+  void ShutdownAll() {
+    accepting_ = false;
+    for (int fd : connections_) {
+      if (fd >= 0) shutdown(fd, SHUT_RDWR);
+    }
+    changed_.notify_all();
+  }
+
+  void Refuse(Pending& pending, const std::string& why) {
+    const uint64_t count = ++refused_;
+    if (!options_.quiet && count <= 10) {
+      std::fprintf(stderr, "jigsaw: paramsvc-agg: shard %llu of %s refused a connection: %s\n",
+                   static_cast<unsigned long long>(spec_.shard), spec_.job.c_str(), why.c_str());
+    }
+    pending.socket = ps::Socket();
+  }
+
+  void Judge(Pending& pending) {
+    ps::Header header;
+    try {
+      header = ps::DecodeHeader(pending.header);
+    } catch (const ps::ProtocolError& e) {
+      return Refuse(pending, e.what());
+    }
+    if (!ps::SameToken(header.token, spec_.token)) {
+      return Refuse(pending, "wrong token (not this job's)");
+    }
+    if (header.type != ps::MessageType::kHello || header.count != 0) {
+      return Refuse(pending,
+                    std::string("expected hello, got ") + ps::MessageTypeName(header.type));
+    }
+    if (header.step != static_cast<uint64_t>(spec_.workers) ||
+        header.rank >= static_cast<uint32_t>(spec_.workers)) {
+      return Refuse(pending, "rank " + std::to_string(header.rank) + " of " +
+                                 std::to_string(header.step) + " workers; the job has " +
+                                 std::to_string(spec_.workers));
+    }
+    const int rank = static_cast<int>(header.rank);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (phase_ != kServing) return Refuse(pending, "the shard is no longer served here");
+    if (connections_[rank] >= 0) return Refuse(pending, "rank already connected");
+    SetNonBlocking(pending.socket.fd(), false);
+    SetReceiveTimeout(pending.socket.fd(), options_.timeout_s);
+    connections_[rank] = pending.socket.fd();
+    ++threads_;
+    std::thread([self = shared_from_this(), rank, socket = std::move(pending.socket)]() mutable {
+      self->Serve(rank, std::move(socket));
+    }).detach();
+  }
+
+  void AcceptLoop() {
+    SetNonBlocking(listener_.fd(), true);
+    std::vector<Pending> pending;
+    while (accepting_) {
+      std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
+      for (const Pending& p : pending) fds.push_back({p.socket.fd(), POLLIN, 0});
+      const int ready = poll(fds.data(), fds.size(), 50);
+      const Clock::time_point now = Clock::now();
+      for (size_t i = 0; i < pending.size(); ++i) {
+        Pending& p = pending[i];
+        if (ready > 0 && (fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
+          const ssize_t got = recv(p.socket.fd(), p.header + p.have, ps::kHeaderBytes - p.have, 0);
+          if (got == 0) {
+            Refuse(p, p.have == 0 ? "closed without a hello" : "truncated hello");
+            continue;
+          }
+          if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            Refuse(p, std::string("recv: ") + std::strerror(errno));
+            continue;
+          }
+          if (got > 0) p.have += static_cast<size_t>(got);
+          if (p.have == ps::kHeaderBytes) {
+            Judge(p);
+            p.socket = ps::Socket();  // moved to its thread, or refused
+            continue;
+          }
+        }
+        if (now >= p.deadline) Refuse(p, "no hello within the handshake timeout");
+      }
+      std::erase_if(pending, [](const Pending& p) { return !p.socket.valid(); });
+      if (ready > 0 && (fds[0].revents & POLLIN)) {
+        while (true) {
+          ps::Socket socket(
+              accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+          if (!socket.valid()) break;
+          Pending p;
+          p.socket = std::move(socket);
+          p.deadline = now + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(options_.handshake_timeout_s));
+          if (static_cast<int>(pending.size()) >= options_.max_pending) {
+            Refuse(p, "too many connections waiting for their hello");
+            continue;
+          }
+          int one = 1;
+          setsockopt(p.socket.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+          pending.push_back(std::move(p));
+        }
+      }
+    }
+    listener_ = ps::Socket();
+    pending.clear();
+    std::lock_guard<std::mutex> lock(mutex_);
+    --threads_;
+  }
+
+  // With mutex_ held: freezes when a requested migration's boundary is reached.
+  std::optional<ShardState> MaybeFreeze() {
+    if (!migrate_requested_ || phase_ != kServing || !sgd_.initialized() || sgd_.pending() != 0 ||
+        (migrate_at_ != 0 && sgd_.version() < migrate_at_)) {
+      return std::nullopt;
+    }
+    phase_ = kFrozen;
+    accepting_ = false;
+    changed_.notify_all();
+    return sgd_.Export();
+  }
+
+  // With mutex_ held.
+  void FailJob(const std::string& reason) {
+    if (phase_ != kServing) return;
+    phase_ = kFailed;
+    failure_ = reason;
+    ShutdownAll();
+    ControlFrame frame = MakeFrame("job_failed");
+    frame.body["shard"] = spec_.shard;
+    frame.body["instance"] = spec_.instance;
+    frame.body["reason"] = reason;
+    control_->Send(frame);
+  }
+
+  void Serve(int rank, ps::Socket socket) {
+    const int fd = socket.fd();
+    uint64_t cpu_mark = ThreadCpuNs();
+    bool tell_error = false;
+    try {
+      while (true) {
+        ps::Message message = ps::ReceiveMessage(fd, spec_.token, spec_.count);
+        const bool more = Handle(rank, fd, message);
+        const uint64_t now = ThreadCpuNs();
+        cpu_ns_ += now - cpu_mark;
+        cpu_mark = now;
+        if (!more) break;
+      }
+    } catch (const ps::ConnectionClosed&) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      FailJob("worker " + std::to_string(rank) + " of " + spec_.job +
+              " disconnected before finishing");
+      tell_error = phase_ == kFailed;
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      FailJob("worker " + std::to_string(rank) + " of " + spec_.job + ": " + e.what());
+      tell_error = phase_ == kFailed;
+    }
+    if (tell_error) {
+      try {
+        ps::SendMessage(fd,
+                        ps::Message{ps::MessageType::kError, static_cast<uint32_t>(rank), 0, {}},
+                        spec_.token);
+      } catch (...) {
+      }
+    }
+    cpu_ns_ += ThreadCpuNs() - cpu_mark;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (connections_[rank] == fd) connections_[rank] = -1;
+    --threads_;
+  }
+
+  // Returns false when this connection is over.
+  bool Handle(int rank, int fd, const ps::Message& message) {
+    using ps::MessageType;
+    switch (message.type) {
+      case MessageType::kInit: {
+        if (rank != 0 || message.data.size() != spec_.count) {
+          throw std::runtime_error("init from worker " + std::to_string(rank) + " with " +
+                                   std::to_string(message.data.size()) + " values (expected " +
+                                   "worker 0 with " + std::to_string(spec_.count) + ")");
+        }
+        if (const long bad = FirstNonFinite(message.data); bad >= 0) {
+          throw std::runtime_error("non-finite initial parameter refused");
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (phase_ != kServing) return false;
+        if (sgd_.initialized()) throw std::runtime_error("a second init");
+        sgd_.SetParameters(message.data);
+        params_ = std::make_shared<const std::vector<float>>(sgd_.parameters());
+        ShardState state = sgd_.Export();
+        changed_.notify_all();
+        lock.unlock();
+        control_->Send(StateFrame("snapshot", spec_, state));
+        return true;
+      }
+      case MessageType::kPush: {
+        if (const long bad = FirstNonFinite(message.data); bad >= 0) {
+          throw std::runtime_error("non-finite gradient at step " + std::to_string(message.step) +
+                                   " refused: it would poison the model");
+        }
+        std::optional<ShardState> snapshot, frozen;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (phase_ == kFrozen) {
+            ++discarded_;  // sent again to the new host after the redirect
+            return true;
+          }
+          if (phase_ != kServing) return false;
+          bool completed = false;
+          try {
+            completed = sgd_.Push(rank, message.step, message.data);
+          } catch (const std::invalid_argument& e) {
+            throw std::runtime_error(e.what());
+          }
+          if (completed) {
+            params_ = std::make_shared<const std::vector<float>>(sgd_.parameters());
+            if (sgd_.version() % spec_.snapshot_every == 0) snapshot = sgd_.Export();
+            frozen = MaybeFreeze();
+            changed_.notify_all();
+          }
+        }
+        if (snapshot) control_->Send(StateFrame("snapshot", spec_, *snapshot));
+        if (frozen) control_->Send(StateFrame("state", spec_, *frozen));
+        return true;
+      }
+      case MessageType::kPull: {
+        std::shared_ptr<const std::vector<float>> params;
+        uint64_t version = 0;
+        bool redirect = false;
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          const bool ready =
+              changed_.wait_for(lock, std::chrono::duration<double>(options_.timeout_s), [&] {
+                return (phase_ != kServing && phase_ != kFrozen) ||
+                       (sgd_.initialized() && sgd_.version() >= message.step) || phase_ == kFrozen;
+              });
+          if (phase_ != kServing && phase_ != kFrozen) return false;
+          if (!ready) {
+            throw std::runtime_error("version " + std::to_string(message.step) +
+                                     " not reached within " + std::to_string(options_.timeout_s) +
+                                     " s (a worker stalled)");
+          }
+          version = sgd_.version();
+          if (sgd_.initialized() && version >= message.step) {
+            params = params_;
+          } else {
+            redirect = true;
+          }
+        }
+        if (redirect) {
+          ps::SendMessage(
+              fd, ps::Message{ps::MessageType::kRedirect, static_cast<uint32_t>(rank), version, {}},
+              spec_.token);
+          return false;
+        }
+        ps::SendFloats(fd, ps::MessageType::kParams, static_cast<uint32_t>(rank), version,
+                       params->data(), params->size(), spec_.token);
+        return true;
+      }
+      case MessageType::kBye: {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ++byes_;
+        // A job may end exactly at a migration boundary: then its frozen shard sees the byes.
+        if (byes_ == spec_.workers && (phase_ == kServing || phase_ == kFrozen)) {
+          phase_ = kDone;
+          accepting_ = false;
+          ControlFrame frame = MakeFrame("shard_done");
+          frame.body["shard"] = spec_.shard;
+          frame.body["instance"] = spec_.instance;
+          frame.body["version"] = sgd_.version();
+          control_->Send(frame);
+        }
+        return false;
+      }
+      default:
+        throw std::runtime_error(std::string("unexpected ") + ps::MessageTypeName(message.type) +
+                                 " message");
+    }
+  }
+
+  ShardSpec spec_;
+  const AggregatorNodeOptions options_;
+  std::shared_ptr<ControlLink> control_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  ShardSgd sgd_;
+  std::shared_ptr<const std::vector<float>> params_;
+  Phase phase_ = kServing;
+  std::string failure_;
+  bool migrate_requested_ = false;
+  uint64_t migrate_at_ = 0;
+  std::vector<int> connections_;
+  int byes_ = 0;
+  int threads_ = 0;
+  uint64_t discarded_ = 0;
+  std::atomic<bool> accepting_{true};
+  std::atomic<uint64_t> cpu_ns_{0};
+  std::atomic<uint64_t> refused_{0};
+  ps::Socket listener_;
+};
+
+ShardSpec ParseSpec(const Json& body) {
+  ShardSpec spec;
+  spec.shard = GetUint(body, "shard", UINT64_MAX);
+  spec.instance = GetUint(body, "instance", UINT64_MAX);
+  spec.job = GetString(body, "job", 256);
+  spec.index = static_cast<int>(GetUint(body, "index", 1 << 20));
+  spec.workers = static_cast<int>(GetUint(body, "workers", 100'000));
+  if (spec.workers < 1) throw ps::ProtocolError("a shard needs workers");
+  spec.lr = static_cast<float>(GetNumber(body, "lr", 0, 1e3));
+  spec.momentum = static_cast<float>(GetNumber(body, "momentum", 0, 1));
+  try {
+    spec.token = ps::ParseToken(GetString(body, "token", 64));
+  } catch (const std::invalid_argument& e) {
+    throw ps::ProtocolError(std::string("token: ") + e.what());
+  }
+  spec.count = GetUint(body, "count", ps::kMaxFloats);
+  spec.snapshot_every = std::max<uint64_t>(1, GetUint(body, "snapshot_every", 1u << 30));
+  return spec;
+}
+
+}  // namespace
+
+void RunAggregatorNode(const AggregatorNodeOptions& options) {
+  std::string host;
+  int port = 0;
+  ps::ParseHostPort(options.coordinator, "--coordinator", &host, &port);
+  auto control =
+      std::make_shared<ControlLink>(ps::ConnectTcp(host, port, options.timeout_s), options.token);
+  std::string advertise = options.advertise;
+  if (advertise.empty()) advertise = options.bind == "0.0.0.0" ? "127.0.0.1" : options.bind;
+  ControlFrame join = MakeFrame("join");
+  join.body["pid"] = static_cast<uint64_t>(getpid());
+  join.body["host"] = advertise;
+  control->Send(join);
+
+  std::mutex mutex;
+  std::map<uint64_t, std::shared_ptr<HostedShard>> shards;
+  std::atomic<bool> running{true};
+  std::thread reporter([&] {
+    const auto start = Clock::now();
+    auto next = start;
+    while (running) {
+      next += std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(options.report_interval_s));
+      while (running && Clock::now() < next) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      if (!running) break;
+      ControlFrame load = MakeFrame("load");
+      load.body["wall_s"] = ps::WallSeconds();
+      load.body["cpu_s"] = ProcessCpuSeconds();
+      load.body["shards"] = Json::array();
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto it = shards.begin(); it != shards.end();) {
+        load.body["shards"].push_back(it->second->Report());
+        it = it->second->Finished() ? shards.erase(it) : std::next(it);
+      }
+      control->Send(load);
+    }
+  });
+
+  try {
+    while (true) {
+      ControlFrame frame = ReceiveControl(control->fd(), ps::kMaxFloats);
+      if (!ps::SameToken(frame.token, options.token)) {
+        throw ps::ProtocolError("a control frame with a token other than the service's");
+      }
+      const std::string op = frame.op();
+      if (op == "stop") break;
+      if (op == "welcome") continue;
+      if (op == "host") {
+        const ShardSpec spec = ParseSpec(frame.body);
+        ShardState state;
+        state.initialized = frame.body.value("initialized", false);
+        state.version = GetUint(frame.body, "version", UINT64_MAX);
+        if (state.initialized) {
+          if (frame.floats.size() != 2 * spec.count) {
+            throw ps::ProtocolError("host: state of " + std::to_string(frame.floats.size()) +
+                                    " floats for a shard of " + std::to_string(spec.count));
+          }
+          state.parameters.assign(frame.floats.begin(), frame.floats.begin() + spec.count);
+          state.velocity.assign(frame.floats.begin() + spec.count, frame.floats.end());
+        }
+        auto shard = std::make_shared<HostedShard>(spec, std::move(state), control, options);
+        ControlFrame reply = MakeFrame("hosted");
+        reply.body["shard"] = spec.shard;
+        reply.body["instance"] = spec.instance;
+        try {
+          reply.body["port"] = shard->Start();
+          std::lock_guard<std::mutex> lock(mutex);
+          shards[spec.shard] = shard;
+        } catch (const std::exception& e) {
+          reply.body["op"] = "host_failed";
+          reply.body["reason"] = e.what();
+        }
+        control->Send(reply);
+        if (const uint64_t at = frame.body.value("migrate_at", uint64_t{0}); at > 0) {
+          shard->RequestMigration(at);
+        }
+        continue;
+      }
+      const uint64_t id = GetUint(frame.body, "shard", UINT64_MAX);
+      std::shared_ptr<HostedShard> shard;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        auto it = shards.find(id);
+        if (it != shards.end()) shard = it->second;
+      }
+      if (!shard) continue;  // already gone: the coordinator's view lags a little
+      if (op == "migrate_out") {
+        shard->RequestMigration(GetUint(frame.body, "at", UINT64_MAX));
+      } else if (op == "drop") {
+        shard->Drop();
+      } else {
+        throw ps::ProtocolError("unknown control op \"" + op + "\"");
+      }
+    }
+  } catch (const ps::ConnectionClosed&) {
+    if (!options.quiet) std::fprintf(stderr, "jigsaw: paramsvc-agg: the coordinator went away\n");
+  } catch (const std::exception& e) {
+    running = false;
+    reporter.join();
+    throw std::runtime_error(std::string("paramsvc-agg: ") + e.what());
+  }
+  running = false;
+  reporter.join();
+  std::lock_guard<std::mutex> lock(mutex);
+  for (auto& [id, shard] : shards) shard->Drop();
+}
+
+}  // namespace jigsaw::paramsvc

@@ -1,0 +1,52 @@
+// The Parameter Service's control channel: frames of JSON plus optional floats.
+//
+// Coordinator, aggregators, job registrars and workers' service clients talk in "JPSC" frames;
+// the data path between workers and shards stays the parameter server's JPS2 (ps/message.h).
+// A frame is a 48-byte header, then `json_bytes` of UTF-8 JSON (an object with a string "op"),
+// then `float_count` little-endian floats (shard state: parameters and optimizer state):
+//   bytes  0..3   magic "JPSC"
+//   bytes  4..7   format version, 1
+//   bytes  8..15  json_bytes, uint64 (at most kMaxControlJsonBytes)
+//   bytes 16..23  float_count, uint64 (at most the receiver's max_floats)
+//   bytes 24..31  reserved, zero
+//   bytes 32..47  a 128-bit token: the service's (aggregators, registrars) or a job's (workers)
+// ReceiveControl checks both sizes before reading the payload, reads it as it arrives (a length
+// field never makes it allocate more than was sent), and throws ProtocolError on a bad magic or
+// version, an oversized field, malformed JSON or a missing "op"; ConnectionClosed when the peer
+// closed before a frame began. The token is returned, not checked: the receiver decides which
+// tokens it accepts (SameToken). Torch-free.
+#ifndef JIGSAW_PARAMSVC_CONTROL_H_
+#define JIGSAW_PARAMSVC_CONTROL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/output.h"
+#include "ps/message.h"
+
+namespace jigsaw::paramsvc {
+
+inline constexpr uint64_t kMaxControlJsonBytes = uint64_t{1} << 20;
+
+struct ControlFrame {
+  Json body = Json::object();
+  std::vector<float> floats;
+  ps::Token token{};  // filled in by ReceiveControl
+
+  std::string op() const { return body.value("op", std::string()); }
+};
+
+ControlFrame MakeFrame(const std::string& op);
+void SendControl(int fd, const ControlFrame& frame, const ps::Token& token);
+ControlFrame ReceiveControl(int fd, uint64_t max_floats);
+
+// Typed access to a received body; throws ProtocolError naming the field when it is missing or
+// of the wrong type or range.
+uint64_t GetUint(const Json& body, const char* field, uint64_t max);
+double GetNumber(const Json& body, const char* field, double min, double max);
+std::string GetString(const Json& body, const char* field, size_t max_bytes);
+
+}  // namespace jigsaw::paramsvc
+
+#endif  // JIGSAW_PARAMSVC_CONTROL_H_
