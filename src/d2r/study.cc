@@ -192,7 +192,9 @@ Json StudyInputs(const Study& study) {
   constants["detection_us"] = Us(timing.detection);
   constants["switch_latency_us"] = Us(timing.switch_latency);
   constants["d2r_pass_us"] = Us(timing.pass);
+  constants["d2r_bfs"] = timing.bfs == BfsMode::kLevel ? "level" : "entry";
   constants["d2r_adjacency_per_pass"] = timing.adjacency_per_pass;
+  constants["d2r_replica_gap_ns"] = RoundTo(timing.replica_gap / 1000.0, 3);
   constants["d2r_buffer_packets"] = timing.buffer_packets;
   constants["controller_compute_us"] = Us(timing.controller_compute);
   constants["controller_rule_install_us"] = Us(timing.rule_install);
@@ -214,6 +216,10 @@ Json StudyInputs(const Study& study) {
   state["total_register_bits"] = registers.total_bits();
   state["total_register_kib"] = RoundTo(registers.total_bits() / 8.0 / 1024.0, 2);
   state["policy_table_entries"] = registers.policy_entries;
+  if (timing.bfs == BfsMode::kLevel) {
+    state["multicast_groups"] = registers.multicast_groups;
+    state["multicast_replicas"] = registers.multicast_replicas;
+  }
   json["d2r_state_per_switch"] = state;
   return json;
 }

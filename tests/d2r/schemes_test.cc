@@ -49,7 +49,10 @@ TEST(PacketModel, CountsEmissionsExactly) {
 // On every single-link failure of random 2-connected-ish graphs, with waypoint and avoidance
 // policies, D2R loses nothing after detection, violates nothing and reacts >= 100x faster than
 // the controller.
-TEST(Schemes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
+// Both data-plane BFS modes.
+class D2rBfsModes : public ::testing::TestWithParam<BfsMode> {};
+
+TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
   Rng rng(3);
   int scenarios = 0, d2r_held = 0, controller_lost = 0;
   for (int trial = 0; trial < 12; ++trial) {
@@ -57,8 +60,9 @@ TEST(Schemes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
     const std::string policy = trial % 3 == 0   ? "shortest"
                                : trial % 3 == 1 ? "waypoint:random"
                                                 : "waypoint:random+avoid:node:random";
-    Study study(Options(policy, "100kpps"),
-                t);  // a packet every 10 us: some arrive mid-computation
+    StudyOptions options = Options(policy, "100kpps");  // a packet every 10 us: some arrive
+    options.timing.bfs = GetParam();                    // mid-computation
+    Study study(options, t);
     for (int link = 0; link < study.topology().num_links(); ++link) {
       Scenario scenario;
       scenario.name = "link";
@@ -83,9 +87,20 @@ TEST(Schemes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
     }
   }
   EXPECT_GT(scenarios, 50);
-  EXPECT_EQ(d2r_held, scenarios);  // the detecting switch holds packets while it computes
+  // The detecting switch holds packets while it computes; a level-parallel BFS takes a few
+  // microseconds, so at a packet every 10 us some computations see no packet.
+  if (GetParam() == BfsMode::kEntry) {
+    EXPECT_EQ(d2r_held, scenarios);
+  } else {
+    EXPECT_GT(d2r_held, 0);
+  }
   EXPECT_EQ(controller_lost, scenarios);
 }
+
+INSTANTIATE_TEST_SUITE_P(Schemes, D2rBfsModes, ::testing::Values(BfsMode::kEntry, BfsMode::kLevel),
+                         [](const ::testing::TestParamInfo<BfsMode>& info) {
+                           return info.param == BfsMode::kEntry ? "Entry" : "Level";
+                         });
 
 TEST(Schemes, LfaViolatesAnAvoidancePolicyThatD2rKeeps) {
   // 0-1 primary; 2 is avoided but is 0's loop-free alternate towards 1; 0-3-4-1 complies.
@@ -158,6 +173,48 @@ TEST(Schemes, NoticesFloodAndComputationsAreCharged) {
   // A packet for 1 at 2 is never held: its route does not use the failed link.
   EXPECT_EQ(d2r.Decide(2, {1, 0, 0, INT32_MAX}, timing.detection, &change).kind,
             Decision::kForward);
+}
+
+TEST(Schemes, LevelBfsChargesOnePassPerLevelAndSerialisesReplicas) {
+  // Line 0-1-2-3, 2-3 fails. Switch 2's level-parallel BFS over the surviving 0-1-2: level 0
+  // expands 2 (2 entries: 1, and 3 behind the dead link), level 1 expands 1 (2 entries), level 2
+  // expands 0 (1 entry): 3 passes, 5 replicas, 3 x pass + (1 + 1 + 0) x replica gap.
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.bfs = BfsMode::kLevel;
+  timing.replica_gap = 10 * net::kNanosecond;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
+  D2rScheme d2r(context);
+  const Json per_switch = d2r.PerSwitch();
+  ASSERT_EQ(per_switch.size(), 4u);
+  EXPECT_EQ(per_switch[2]["switch"], "N2");
+  EXPECT_EQ(per_switch[2]["bfs_passes"], 3);
+  EXPECT_EQ(per_switch[2]["recirculations"], 5);
+  const net::Time compute = 3 * timing.pass + 2 * timing.replica_gap;
+  EXPECT_DOUBLE_EQ(per_switch[2]["compute_us"].get<double>(), net::ToMicroseconds(compute));
+  // A packet for 3 at 2 is held until the BFS ends (3 is never found), then has no route.
+  net::Time change;
+  Decision held = d2r.Decide(2, {3, 0, 0, INT32_MAX}, 0, &change);
+  EXPECT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, compute);
+  // Ring 0-1-2-3-4-0, 0-1 fails: 0's BFS discovers 1 in level 2 (0 -> 4 -> 3 -> 2 -> 1 is
+  // 4 hops: discovered while expanding level 3), the packet is released the moment its
+  // replica writes the entry.
+  Topology ring = MakeGraph(5, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}});
+  Policy ring_policy(ring);
+  Router ring_router(ring, ring_policy), ring_plain(ring, ring_policy);
+  ScenarioContext ring_context(ring, timing, ring_router, ring_plain, Fail(ring, {{0, 1}}));
+  D2rScheme ring_d2r(ring_context);
+  // Levels from 0: {0}: 2 entries (1 dead, 4); {4}: 2 (3, 0); {3}: 2 (2, 4); {2}: 2 (1 found at
+  // rank 1, 3); {1}: 2.
+  Decision ring_held = ring_d2r.Decide(0, {1, 0, 0, INT32_MAX}, 0, &change);
+  EXPECT_EQ(ring_held.kind, Decision::kHold);
+  EXPECT_EQ(ring_held.until, 3 * (timing.pass + timing.replica_gap) + timing.pass);
+  Decision released = ring_d2r.Decide(0, {1, 0, 0, INT32_MAX}, ring_held.until, &change);
+  EXPECT_EQ(released.kind, Decision::kForward);
+  EXPECT_EQ(released.next, 4);
 }
 
 TEST(Schemes, RulesAreInstalledOneAfterTheOther) {
