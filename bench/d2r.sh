@@ -10,7 +10,8 @@
 # Environment: LINKS (200), POLICY_LINKS (60), PAIRS (30), TRAFFIC (10000pps), MAX_FLOWS (1000),
 # STUDIES ("single policy double"), JOBS (parallel runs, 1), SEEDS ("1": with several, each study
 # runs once per seed into STUDY_s<seed> and the report adds the spread over seeds), D2R_BFS (entry
-# or level: the data-plane BFS model, docs/d2r.md), EXTRA (more `jigsaw d2r` options).
+# or level: the data-plane BFS model, docs/d2r.md), EXTRA (more `jigsaw d2r` options), JIGSAW (the
+# binary, build/jigsaw).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ZOO="${1:-../shared/data/topologies/zoo}"
@@ -25,8 +26,9 @@ JOBS="${JOBS:-1}"
 SEEDS="${SEEDS:-1}"
 D2R_BFS="${D2R_BFS:-entry}"
 EXTRA="${EXTRA:-}"
+JIGSAW="${JIGSAW:-build/jigsaw}"
 POLICY="waypoint:random+avoid:node:random"
-[ -x build/jigsaw ] || scripts/build.sh >/dev/null
+[ -x "$JIGSAW" ] || scripts/build.sh >/dev/null
 [ -d "$ZOO" ] || { echo "bench/d2r.sh: no Topology Zoo at $ZOO" >&2; exit 2; }
 mkdir -p "$OUT"
 
@@ -42,14 +44,14 @@ run_one() {
   local dir="$study_dir/$name"
   mkdir -p "$dir"
   rm -f "$dir/error.txt"
-  if ! /usr/bin/time -f "%e %U %S" -o "$dir/time.txt" build/jigsaw d2r --quiet --topology "$file" --fail "$fail" --policy "$policy" \
+  if ! /usr/bin/time -f "%e %U %S" -o "$dir/time.txt" "$JIGSAW" d2r --quiet --topology "$file" --fail "$fail" --policy "$policy" \
       --traffic "$TRAFFIC" --max-flows "$MAX_FLOWS" --seed "$seed" --d2r-bfs "$D2R_BFS" $EXTRA \
       --out "$dir" 2>"$dir/stderr.txt"; then
     cp "$dir/stderr.txt" "$dir/error.txt"
   fi
 }
 export -f run_one
-export OUT LINKS POLICY_LINKS PAIRS TRAFFIC MAX_FLOWS POLICY D2R_BFS EXTRA
+export OUT LINKS POLICY_LINKS PAIRS TRAFFIC MAX_FLOWS POLICY D2R_BFS EXTRA JIGSAW
 
 RUNS=""
 for study in $STUDIES; do
