@@ -5,7 +5,9 @@ Usage: bench/d2r_report.py OUT_DIR STUDY...   (reads OUT_DIR/STUDY/<graph>/scena
 Studies named BASE_s<seed> (bench/d2r.sh with several SEEDS) also get a table of the spread of
 each figure over the seeds: mean, then min..max.
 Recovery is per scenario the latest disruption of any flow (ms after the failure); packets lost
-are the scheme's losses after detection at the bench's per-flow rate; the violation rate is over
+are the scheme's losses after detection at the bench's per-flow rate ("stranded": those of them
+that had no compliant path from any switch they reached after the failure, which no scheme could
+deliver; "with a way out": the rest); the violation rate is over
 affected flows that still had a compliant path; stretch is final hops / failure-free hops.
 """
 import csv
@@ -67,8 +69,9 @@ def report(out, study):
           f"{flows} flows at {rate} each{timing}")
     print()
     print("| scheme | recovery median ms | p99 ms | max ms | lost total | lost/failure median | "
-          "p99 | mean | unavoidable | held | violation rate | mean stretch | not restored | work |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "p99 | mean | with a way out | stranded | unavoidable | held | violation rate | mean stretch | "
+          "not restored | work |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     by_scheme = {s: [r for r in rows if r["scheme"] == s] for s in SCHEMES}
     recovery = {}
     figures = {}
@@ -86,12 +89,15 @@ def report(out, study):
             "recovery median ms": percentile(rec, 50), "recovery p99 ms": percentile(rec, 99),
             "recovery max ms": max(rec, default=0), "lost total": sum(lost),
             "lost/failure p99": percentile(lost, 99),
+            "lost with a way out": sum(int(r["lost"]) - int(r["lost_stranded"]) for r in rs),
             "violation rate": violating / recoverable if recoverable else 0,
             "mean stretch": stretch}
         print(f"| {scheme} | {percentile(rec, 50):.3f} | {percentile(rec, 99):.3f} | "
               f"{max(rec, default=0):.3f} | {sum(int(r['lost']) for r in rs)} | "
               f"{percentile(lost, 50):.0f} | {percentile(lost, 99):.0f} | "
               f"{(sum(lost) / len(lost) if lost else 0):.1f} | "
+              f"{sum(int(r['lost']) - int(r['lost_stranded']) for r in rs)} | "
+              f"{sum(int(r['lost_stranded']) for r in rs)} | "
               f"{sum(int(r['lost_unavoidable']) for r in rs)} | "
               f"{sum(int(r['held']) for r in rs)} | "
               f"{(violating / recoverable if recoverable else 0):.4f} ({violating}/{recoverable}) | "
@@ -109,8 +115,9 @@ def report(out, study):
               f"({worst[0]} {worst[1]}); below 100x: {sum(s < 100 for s in speedup)} of "
               f"{len(speedup)}")
     d2r = by_scheme["d2r"]
-    print(f"D2R: packets lost after detection {sum(int(r['lost']) for r in d2r)} "
-          f"(of which no compliant continuation within the hop budget "
+    print(f"D2R: packets lost after detection {sum(int(r['lost']) for r in d2r)}, with a way out "
+          f"{sum(int(r['lost']) - int(r['lost_stranded']) for r in d2r)} "
+          f"(no compliant continuation within the hop budget "
           f"{sum(int(r['dropped_no_continuation']) for r in d2r)}, buffer overflow "
           f"{sum(int(r['buffer_overflow']) for r in d2r)}), flows violating the policy "
           f"{sum(int(r['violating_flows']) for r in d2r)}, peak held per switch "

@@ -283,6 +283,32 @@ TEST(Schemes, StretchBoundDropsRatherThanViolates) {
   EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
 }
 
+TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
+  // Ring of 6 with 100 us links, 2-3 fails, TTL 6. Flow 0 -> 3 runs 0-1-2-3; its way back from 2
+  // (2-1-0-5-4-3) needs 2 + 5 = 7 hops. Its packets that reach 2 after the failure but left 1
+  // before it had no way out anywhere after the failure (stranded); those that reach 1 after the
+  // failure could still have turned there (1 + 4 hops), but switch 1 learns of the failure only
+  // ~101 us later and D2R sends them on to 2: lost by the scheme.
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+  StudyOptions options = Options("shortest", "1Mpps");
+  options.timing.ttl = 6;
+  Study study(options, t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{2, 3}}), false);
+  const SchemeResult& d2r = Scheme(result, "d2r");
+  EXPECT_GT(d2r.lost_stranded, 0);
+  EXPECT_GT(d2r.lost, d2r.lost_stranded);
+  EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
+  for (const SchemeResult& r : result.schemes) EXPECT_LE(r.lost_stranded, r.lost) << r.scheme;
+  const SchemeResult& controller = Scheme(result, "controller");
+  EXPECT_GT(controller.lost, controller.lost_stranded);  // blackholed while it could turn
+
+  // With the default TTL every packet has a way out, and D2R loses none.
+  Study roomy(Options("shortest", "1Mpps"), t);
+  ScenarioResult fine = roomy.Run(Fail(roomy.topology(), {{2, 3}}), false);
+  EXPECT_EQ(Scheme(fine, "d2r").lost, 0);
+  for (const SchemeResult& r : fine.schemes) EXPECT_EQ(r.lost_stranded, 0) << r.scheme;
+}
+
 TEST(Schemes, RunsAreDeterministic) {
   Rng rng(5);
   Topology t = RandomGraph(9, 0.3, &rng);
