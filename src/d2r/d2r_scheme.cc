@@ -151,19 +151,11 @@ void D2rScheme::PlanTree(int x, int q) {
 void D2rScheme::PlanReleases(Epoch* epoch, int x, int q, net::Time t) {
   Router& router = *context_.router;
   epoch->release.clear();
-  std::vector<int> dead_neighbours;
-  for (const Adjacent& adjacent : context_.topology->adjacency[x]) {
-    if (KnowsDown(x, adjacent.link, t)) dead_neighbours.push_back(adjacent.node);
-  }
-  if (dead_neighbours.empty()) return;
   std::vector<int> destinations, targets;
   for (int dst = 0; dst < context_.topology->num_nodes(); ++dst) {
-    const int next = router.NextHop(epoch->old_set, x, q, dst);
-    if (next >= 0 &&
-        std::find(dead_neighbours.begin(), dead_neighbours.end(), next) != dead_neighbours.end()) {
-      destinations.push_back(dst);
-      targets.push_back(dst * q_ + router.policy().accepting());
-    }
+    if (router.NextHop(epoch->old_set, x, q, dst) < 0) continue;
+    destinations.push_back(dst);
+    targets.push_back(dst * q_ + router.policy().accepting());
   }
   // When the BFS started at t discovers each destination (the computation's end when never).
   std::vector<net::Time> found(destinations.size(), epoch->done);
@@ -214,8 +206,11 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
     if (t < epoch.done) {
       *next_change = epoch.done;
       set = epoch.old_set;
+      // Held: a packet for a port x knows is down, or one its old route would send back where it
+      // came from (that neighbour has rerouted through x: the old route is stale).
       const int next = router.NextHop(set, x, packet.q, packet.dst);
-      if (next >= 0 && KnowsDown(x, context_.topology->FindLink(x, next), t)) {
+      if (next >= 0 &&
+          (next == packet.from || KnowsDown(x, context_.topology->FindLink(x, next), t))) {
         auto entry = std::lower_bound(epoch.release.begin(), epoch.release.end(),
                                       std::make_pair(packet.dst, net::Time{INT64_MIN}));
         const net::Time found =

@@ -12,9 +12,12 @@
 // Timing::adjacency_per_pass adjacency entries examined (queue pop, link-state read, visited
 // test-and-set, distance/parent/first-hop write); with BfsMode::kLevel, one pass per BFS level,
 // its probes replicated per adjacency entry and serialised on the recirculation port (timing.h).
-// While it computes, a packet whose next hop is a port the switch knows is down is held
-// (recirculated; on each pass it reads its destination's entry in the new tree) until the BFS
-// discovers its destination, whose first hop is then final, and forwarded on its new route from
+// While it computes, a packet whose next hop is a port the switch knows is down, or whose next
+// hop in the old tree is the switch it came from (ingress port = egress port: that neighbour has
+// already rerouted through this switch, so the old route is stale; without this rule the two
+// would bounce the packet until this switch's BFS ends) is held (recirculated; on each pass it
+// reads its destination's entry in the new tree) until the BFS discovers its destination, whose
+// first hop is then final, and forwarded on its new route from
 // then (dropped at the end of the BFS if the destination was not found). Every other packet is
 // forwarded by the old tree until the new one is complete (at worst it takes a detour through a
 // switch that has already rerouted). A notice that arrives during a computation restarts it with
@@ -63,8 +66,8 @@ class D2rScheme : public Scheme {
   struct Epoch {
     net::Time start;
     net::Time done;  // new tree ready
-    // Destinations that were behind a port known to be down, and when the BFS found their new
-    // first hop (done when it finds none), by destination.
+    // When the BFS finds each destination's new first hop (done when it finds none), by
+    // destination: when a held packet is released.
     std::vector<std::pair<int, net::Time>> release;
     int old_set;  // failure set the old tree was computed for
     int new_set;  // failure set of the new tree

@@ -217,6 +217,38 @@ TEST(Schemes, LevelBfsChargesOnePassPerLevelAndSerialisesReplicas) {
   EXPECT_EQ(released.next, 4);
 }
 
+TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
+  // 0-1-2-3 and 0-4-5-3 tie; the routing rule takes 0-1-2-3. 1-2 fails: 1 reroutes 3 via 0
+  // (1-0-4-5-3). 0 learns of the failure one hop later and computes; its old route to 3 still
+  // leaves on the live port to 1, so a packet that 1 sends back to 0 would bounce between them
+  // until 0's new tree is ready. 0 holds it instead (ingress port = egress port).
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
+  D2rScheme d2r(context);
+  const net::Time learned = d2r.LearnTime(0, 0);
+  EXPECT_EQ(learned, timing.pass + 100 * net::kMicrosecond);
+  net::Time change;
+  const Packet from_source{3, 0, 0, INT32_MAX}, bounced{3, 0, 2, INT32_MAX, 1};
+  // A packet from 0 itself keeps its old route (1 has rerouted; the detour is loop-free).
+  EXPECT_EQ(d2r.Decide(0, from_source, learned, &change).next, 1);
+  Decision held = d2r.Decide(0, bounced, learned, &change);
+  EXPECT_EQ(held.kind, Decision::kHold);
+  EXPECT_GT(held.until, learned);
+  Decision released = d2r.Decide(0, bounced, held.until, &change);
+  EXPECT_EQ(released.kind, Decision::kForward);
+  EXPECT_EQ(released.next, 4);
+  // Before 0 knows, the bounce is not recognised as stale: the packet goes back to 1.
+  EXPECT_EQ(d2r.Decide(0, bounced, learned - 1, &change).next, 1);
+  // End to end, D2R loses nothing and every flow is restored on the new routes.
+  Study study(Options("shortest", "1Mpps"), t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{1, 2}}), false);
+  EXPECT_EQ(Scheme(result, "d2r").lost, 0);
+  EXPECT_EQ(Scheme(result, "d2r").not_restored, 0);
+}
+
 TEST(Schemes, RulesAreInstalledOneAfterTheOther) {
   // Ring 0-1-2-3-0: after 0-1 fails, switch 0 changes its routes to 1 (and to 2, tie-broken
   // through 1 before) one entry at a time.
