@@ -206,11 +206,13 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
     if (t < epoch.done) {
       *next_change = epoch.done;
       set = epoch.old_set;
-      // Held: a packet for a port x knows is down, or one its old route would send back where it
-      // came from (that neighbour has rerouted through x: the old route is stale).
+      // Held: a packet for a port x knows is down, or one its old route would send back into the
+      // product node it came from (same switch, same automaton state: a loop no compliant route
+      // takes, so that neighbour has rerouted through x and x's old route is stale).
       const int next = router.NextHop(set, x, packet.q, packet.dst);
-      if (next >= 0 &&
-          (next == packet.from || KnowsDown(x, context_.topology->FindLink(x, next), t))) {
+      const bool bounce =
+          next >= 0 && next == packet.from && router.policy().Step(packet.q, next) == packet.from_q;
+      if (next >= 0 && (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t))) {
         auto entry = std::lower_bound(epoch.release.begin(), epoch.release.end(),
                                       std::make_pair(packet.dst, net::Time{INT64_MIN}));
         const net::Time found =

@@ -13,9 +13,11 @@
 // test-and-set, distance/parent/first-hop write); with BfsMode::kLevel, one pass per BFS level,
 // its probes replicated per adjacency entry and serialised on the recirculation port (timing.h).
 // While it computes, a packet whose next hop is a port the switch knows is down, or whose next
-// hop in the old tree is the switch it came from (ingress port = egress port: that neighbour has
-// already rerouted through this switch, so the old route is stale; without this rule the two
-// would bounce the packet until this switch's BFS ends) is held (recirculated; on each pass it
+// hop in the old tree leads back into the product node it came from (ingress port = egress port
+// and the same automaton state, which the packet carries: that neighbour has already rerouted
+// through this switch, so the old route is stale; without this rule the two would bounce the
+// packet until this switch's BFS ends; a waypoint detour x-y-x changes the state and is not
+// held) is held (recirculated; on each pass it
 // reads its destination's entry in the new tree) until the BFS discovers its destination, whose
 // first hop is then final, and forwarded on its new route from
 // then (dropped at the end of the BFS if the destination was not found). Every other packet is

@@ -14,7 +14,8 @@ struct Cohort {
   bool fixed;        // all arrive together at `base` (after a hold)
   net::Time base;    // arrival = fixed ? base : s + base
   int node, q, hops;
-  int from = -1;  // previous switch
+  int from = -1;  // previous switch and the automaton state there
+  int from_q = -1;
   bool held = false;
   bool violated = false;
   bool escapable = false;  // reached, after the failure, a switch with a compliant way out
@@ -100,7 +101,7 @@ class FlowTracer {
       SchemeLoss(c, Count(c.s0, c.s1), At(c, c.s1));
       return Final(c, false, false);
     }
-    const Packet packet{flow_.dst, c.q, c.hops, flow_.hop_budget, c.from};
+    const Packet packet{flow_.dst, c.q, c.hops, flow_.hop_budget, c.from, c.from_q};
     if (c.fixed) {
       net::Time ignored;
       return Apply(c, scheme_.Decide(c.node, packet, c.base, &ignored));
@@ -207,6 +208,7 @@ class FlowTracer {
   void Cross(const Cohort& c, int next, int link, net::Time hop) {
     Cohort moved = c;
     moved.from = c.node;
+    moved.from_q = c.q;
     moved.node = next;
     moved.q = policy_.Step(c.q, next);
     moved.hops = c.hops + 1;

@@ -231,7 +231,7 @@ TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
   const net::Time learned = d2r.LearnTime(0, 0);
   EXPECT_EQ(learned, timing.pass + 100 * net::kMicrosecond);
   net::Time change;
-  const Packet from_source{3, 0, 0, INT32_MAX}, bounced{3, 0, 2, INT32_MAX, 1};
+  const Packet from_source{3, 0, 0, INT32_MAX}, bounced{3, 0, 2, INT32_MAX, 1, 0};
   // A packet from 0 itself keeps its old route (1 has rerouted; the detour is loop-free).
   EXPECT_EQ(d2r.Decide(0, from_source, learned, &change).next, 1);
   Decision held = d2r.Decide(0, bounced, learned, &change);
@@ -242,6 +242,19 @@ TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
   EXPECT_EQ(released.next, 4);
   // Before 0 knows, the bounce is not recognised as stale: the packet goes back to 1.
   EXPECT_EQ(d2r.Decide(0, bounced, learned - 1, &change).next, 1);
+  // With waypoint N0, flow 1 -> 3 legitimately goes 1-0-1-2-3: back at 1 in another automaton
+  // state. While 0 recomputes its state-1 tree (4-5 fails), that packet is forwarded to 1; one
+  // that would re-enter the product node it came from is held.
+  Policy via0 = Policy::Parse("waypoint:N0", t, 1);
+  Router via0_router(t, via0), via0_plain(t, via0);
+  ScenarioContext via0_context(t, timing, via0_router, via0_plain, Fail(t, {{4, 5}}));
+  D2rScheme via0_d2r(via0_context);
+  const net::Time via0_learned = via0_d2r.LearnTime(0, 0);
+  const Packet detour{3, 1, 1, INT32_MAX, 1, 0}, loop{3, 1, 3, INT32_MAX, 1, 1};
+  Decision forwarded = via0_d2r.Decide(0, detour, via0_learned, &change);
+  EXPECT_EQ(forwarded.kind, Decision::kForward);
+  EXPECT_EQ(forwarded.next, 1);
+  EXPECT_EQ(via0_d2r.Decide(0, loop, via0_learned, &change).kind, Decision::kHold);
   // End to end, D2R loses nothing and every flow is restored on the new routes.
   Study study(Options("shortest", "1Mpps"), t);
   ScenarioResult result = study.Run(Fail(study.topology(), {{1, 2}}), false);
