@@ -2,13 +2,18 @@
 """Tables for bench/d2r.sh: one per study, aggregated over every scenario of every graph.
 
 Usage: bench/d2r_report.py OUT_DIR STUDY...   (reads OUT_DIR/STUDY/<graph>/scenarios.csv)
+Studies named BASE_s<seed> (bench/d2r.sh with several SEEDS) also get a table of the spread of
+each figure over the seeds: mean, then min..max.
 Recovery is per scenario the latest disruption of any flow (ms after the failure); packets lost
-are the scheme's losses after detection at the bench's per-flow rate; the violation rate is over
+are the scheme's losses after detection at the bench's per-flow rate ("stranded": those of them
+that had no compliant path from any switch they reached after the failure, which no scheme could
+deliver; "with a way out": the rest); the violation rate is over
 affected flows that still had a compliant path; stretch is final hops / failure-free hops.
 """
 import csv
 import json
 import os
+import re
 import sys
 
 SCHEMES = ["d2r", "controller", "link_state", "lfa"]
@@ -64,10 +69,12 @@ def report(out, study):
           f"{flows} flows at {rate} each{timing}")
     print()
     print("| scheme | recovery median ms | p99 ms | max ms | lost total | lost/failure median | "
-          "p99 | mean | unavoidable | held | violation rate | mean stretch | not restored | work |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "p99 | mean | with a way out | stranded | unavoidable | held | violation rate | mean stretch | "
+          "not restored | work |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     by_scheme = {s: [r for r in rows if r["scheme"] == s] for s in SCHEMES}
     recovery = {}
+    figures = {}
     for scheme in SCHEMES:
         rs = by_scheme[scheme]
         live = [r for r in rs if int(r["flows_recoverable"]) > 0]
@@ -78,10 +85,19 @@ def report(out, study):
         violating = sum(int(r["violating_flows"]) for r in rs)
         stretch_flows = sum(int(r["stretch_flows"]) for r in rs)
         stretch = sum(float(r["stretch_sum"]) for r in rs) / stretch_flows if stretch_flows else 1
+        figures[scheme] = {
+            "recovery median ms": percentile(rec, 50), "recovery p99 ms": percentile(rec, 99),
+            "recovery max ms": max(rec, default=0), "lost total": sum(lost),
+            "lost/failure p99": percentile(lost, 99),
+            "lost with a way out": sum(int(r["lost"]) - int(r["lost_stranded"]) for r in rs),
+            "violation rate": violating / recoverable if recoverable else 0,
+            "mean stretch": stretch}
         print(f"| {scheme} | {percentile(rec, 50):.3f} | {percentile(rec, 99):.3f} | "
               f"{max(rec, default=0):.3f} | {sum(int(r['lost']) for r in rs)} | "
               f"{percentile(lost, 50):.0f} | {percentile(lost, 99):.0f} | "
               f"{(sum(lost) / len(lost) if lost else 0):.1f} | "
+              f"{sum(int(r['lost']) - int(r['lost_stranded']) for r in rs)} | "
+              f"{sum(int(r['lost_stranded']) for r in rs)} | "
               f"{sum(int(r['lost_unavoidable']) for r in rs)} | "
               f"{sum(int(r['held']) for r in rs)} | "
               f"{(violating / recoverable if recoverable else 0):.4f} ({violating}/{recoverable}) | "
@@ -92,13 +108,16 @@ def report(out, study):
     if speedup:
         worst = min(recovery["d2r"], key=lambda k: recovery["controller"][k] / recovery["d2r"][k]
                     if recovery["d2r"][k] > 0 else float("inf"))
+        figures["d2r"]["speed-up median"] = percentile(speedup, 50)
+        figures["d2r"]["speed-up min"] = min(speedup)
         print(f"D2R speed-up over the controller per scenario: median {percentile(speedup, 50):.0f}x, "
               f"p1 {percentile(speedup, 1):.0f}x, min {min(speedup):.0f}x "
               f"({worst[0]} {worst[1]}); below 100x: {sum(s < 100 for s in speedup)} of "
               f"{len(speedup)}")
     d2r = by_scheme["d2r"]
-    print(f"D2R: packets lost after detection {sum(int(r['lost']) for r in d2r)} "
-          f"(of which no compliant continuation within the hop budget "
+    print(f"D2R: packets lost after detection {sum(int(r['lost']) for r in d2r)}, with a way out "
+          f"{sum(int(r['lost']) - int(r['lost_stranded']) for r in d2r)} "
+          f"(no compliant continuation within the hop budget "
           f"{sum(int(r['dropped_no_continuation']) for r in d2r)}, buffer overflow "
           f"{sum(int(r['buffer_overflow']) for r in d2r)}), flows violating the policy "
           f"{sum(int(r['violating_flows']) for r in d2r)}, peak held per switch "
@@ -123,13 +142,44 @@ def report(out, study):
     else:
         print("Graphs that failed to parse or run: none")
     print()
+    return figures
+
+
+def spread(base, runs):
+    """Mean and min..max over seeds of each figure of each scheme."""
+    print(f"### {base}: spread over {len(runs)} seeds ({', '.join(sorted(runs))}): "
+          "mean (min..max)")
+    print()
+    keys = list(next(iter(runs.values()))["d2r"].keys())
+    print("| scheme | " + " | ".join(keys) + " |")
+    print("|---|" + "---|" * len(keys))
+    for scheme in SCHEMES:
+        cells = []
+        for key in keys:
+            values = [r[scheme][key] for r in runs.values() if key in r.get(scheme, {})]
+            if not values:
+                cells.append("")
+                continue
+            digits = 4 if key in ("violation rate", "mean stretch") else (0 if "lost" in key or
+                                                                           "speed-up" in key else 3)
+            cells.append(f"{sum(values) / len(values):.{digits}f} "
+                         f"({min(values):.{digits}f}..{max(values):.{digits}f})")
+        print(f"| {scheme} | " + " | ".join(cells) + " |")
+    print()
 
 
 def main():
     if len(sys.argv) < 3:
         sys.exit("usage: d2r_report.py OUT_DIR STUDY...")
+    by_base = {}
     for study in sys.argv[2:]:
-        report(sys.argv[1], study)
+        figures = report(sys.argv[1], study)
+        match = re.fullmatch(r"(.*)_s(\d+)", study)
+        if match:
+            by_base.setdefault(match.group(1), {})[study] = figures
+    for base, runs in by_base.items():
+        if len(runs) > 1:
+            spread(base, runs)
 
 
 if __name__ == "__main__":

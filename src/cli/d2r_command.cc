@@ -30,6 +30,7 @@ struct D2rOptions {
   std::string lfa_switchover = "0us";
   std::string default_rate = "10Gbps", default_delay = "1ms";
   std::string packet_size = "1500B";
+  std::string bfs = "entry", replica_gap = "6.72ns";
 };
 
 void Duration(const std::string& option, const std::string& text, net::Time* time) {
@@ -65,6 +66,14 @@ void Resolve(D2rOptions* o) {
   if (t.adjacency_per_pass < 1 || t.adjacency_per_pass > 64) {
     throw UsageError("--d2r-adjacency-per-pass must be 1..64");
   }
+  if (o->bfs == "entry") {
+    t.bfs = d2r::BfsMode::kEntry;
+  } else if (o->bfs == "level") {
+    t.bfs = d2r::BfsMode::kLevel;
+  } else {
+    throw UsageError("--d2r-bfs '" + o->bfs + "': expected entry or level");
+  }
+  Duration("--d2r-replica-gap", o->replica_gap, &t.replica_gap);
   if (t.buffer_packets < 0) throw UsageError("--d2r-buffer must not be negative");
   if (t.ttl < 1 || t.ttl > 255) throw UsageError("--ttl must be 1..255");
   if (o->study.max_flows < 1) throw UsageError("--max-flows must be at least 1");
@@ -153,6 +162,11 @@ void AddD2rCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--d2r-pass", o->pass, "D2R: one recirculation pass (1us)");
   command->add_option("--d2r-adjacency-per-pass", o->study.timing.adjacency_per_pass,
                       "D2R: adjacency entries one BFS pass examines (1)");
+  command->add_option("--d2r-bfs", o->bfs,
+                      "D2R: BFS per pass: entry (adjacency entries, sequential) or level (one "
+                      "level, probes replicated per entry) (entry)");
+  command->add_option("--d2r-replica-gap", o->replica_gap,
+                      "D2R level BFS: one probe replica on the recirculation port (6.72ns)");
   command->add_option("--d2r-buffer", o->study.timing.buffer_packets,
                       "D2R: packets a switch can hold while computing (4096)");
   command->add_option("--controller-compute", o->controller_compute,

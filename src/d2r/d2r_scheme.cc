@@ -27,6 +27,8 @@ RegisterState D2rRegisters(const Topology& topology, int num_states) {
   state.tree_bits = q * n * q * (16 + product_bits + 8);
   state.queue_bits = n * q * product_bits;
   state.policy_entries = n * q;
+  state.multicast_groups = n * q;
+  state.multicast_replicas = 2 * e * q;
   return state;
 }
 
@@ -69,13 +71,29 @@ void D2rScheme::Flood() {
   }
 }
 
+net::Time D2rScheme::LevelTime(int64_t entries) const {
+  if (entries <= 0) return 0;
+  return context_.timing->pass + (entries - 1) * context_.timing->replica_gap;
+}
+
 net::Time D2rScheme::ComputeTime(int set, int x, int q, SwitchWork* work) {
-  const int64_t scanned = context_.router->Scanned(set, x, q);
-  const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
-  const int64_t passes = (scanned + per_pass - 1) / per_pass;
-  work->bfs_passes += passes;
   ++work->recomputations;
-  const net::Time time = passes * context_.timing->pass;
+  net::Time time = 0;
+  if (context_.timing->bfs == BfsMode::kLevel) {
+    const LevelProfile profile = context_.router->Levels(set, x, q, {});
+    for (int64_t entries : profile.entries) {
+      time += LevelTime(entries);
+      work->bfs_passes += entries > 0;
+      work->recirculations += entries;
+    }
+  } else {
+    const int64_t scanned = context_.router->Scanned(set, x, q);
+    const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
+    const int64_t passes = (scanned + per_pass - 1) / per_pass;
+    work->bfs_passes += passes;
+    work->recirculations += passes;
+    time = passes * context_.timing->pass;
+  }
   work->busy += time;
   return time;
 }
@@ -133,29 +151,39 @@ void D2rScheme::PlanTree(int x, int q) {
 void D2rScheme::PlanReleases(Epoch* epoch, int x, int q, net::Time t) {
   Router& router = *context_.router;
   epoch->release.clear();
-  std::vector<int> dead_neighbours;
-  for (const Adjacent& adjacent : context_.topology->adjacency[x]) {
-    if (KnowsDown(x, adjacent.link, t)) dead_neighbours.push_back(adjacent.node);
-  }
-  if (dead_neighbours.empty()) return;
   std::vector<int> destinations, targets;
   for (int dst = 0; dst < context_.topology->num_nodes(); ++dst) {
-    const int next = router.NextHop(epoch->old_set, x, q, dst);
-    if (next >= 0 &&
-        std::find(dead_neighbours.begin(), dead_neighbours.end(), next) != dead_neighbours.end()) {
-      destinations.push_back(dst);
-      targets.push_back(dst * q_ + router.policy().accepting());
+    if (router.NextHop(epoch->old_set, x, q, dst) < 0) continue;
+    destinations.push_back(dst);
+    targets.push_back(dst * q_ + router.policy().accepting());
+  }
+  // When the BFS started at t discovers each destination (the computation's end when never).
+  std::vector<net::Time> found(destinations.size(), epoch->done);
+  if (context_.timing->bfs == BfsMode::kLevel) {
+    const LevelProfile profile = router.Levels(epoch->new_set, x, q, targets);
+    std::vector<net::Time> level_start(profile.entries.size() + 1, t);
+    for (size_t l = 0; l < profile.entries.size(); ++l) {
+      level_start[l + 1] = level_start[l] + LevelTime(profile.entries[l]);
+    }
+    for (size_t i = 0; i < destinations.size(); ++i) {
+      const int32_t level = profile.target_level[i];
+      if (level == -1) found[i] = t;
+      if (level < 0) continue;
+      found[i] = level_start[level] + context_.timing->pass +
+                 (profile.target_rank[i] - 1) * context_.timing->replica_gap;
+    }
+  } else {
+    const std::vector<int64_t> scans = router.DiscoveryScans(epoch->new_set, x, q, targets);
+    const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
+    for (size_t i = 0; i < destinations.size(); ++i) {
+      if (scans[i] >= 0)
+        found[i] = t + (scans[i] + per_pass - 1) / per_pass * context_.timing->pass;
     }
   }
-  const std::vector<int64_t> scans = router.DiscoveryScans(epoch->new_set, x, q, targets);
-  const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
   for (size_t i = 0; i < destinations.size(); ++i) {
-    const net::Time found = scans[i] < 0
-                                ? epoch->done
-                                : std::min(epoch->done, t + (scans[i] + per_pass - 1) / per_pass *
-                                                                context_.timing->pass);
-    epoch->release.emplace_back(destinations[i], found);
-    work_[x].longest_hold = std::max(work_[x].longest_hold, found - t);
+    found[i] = std::min(found[i], epoch->done);
+    epoch->release.emplace_back(destinations[i], found[i]);
+    work_[x].longest_hold = std::max(work_[x].longest_hold, found[i] - t);
   }
 }
 
@@ -178,8 +206,13 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
     if (t < epoch.done) {
       *next_change = epoch.done;
       set = epoch.old_set;
+      // Held: a packet for a port x knows is down, or one its old route would send back into the
+      // product node it came from (same switch, same automaton state: a loop no compliant route
+      // takes, so that neighbour has rerouted through x and x's old route is stale).
       const int next = router.NextHop(set, x, packet.q, packet.dst);
-      if (next >= 0 && KnowsDown(x, context_.topology->FindLink(x, next), t)) {
+      const bool bounce =
+          next >= 0 && next == packet.from && router.policy().Step(packet.q, next) == packet.from_q;
+      if (next >= 0 && (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t))) {
         auto entry = std::lower_bound(epoch.release.begin(), epoch.release.end(),
                                       std::make_pair(packet.dst, net::Time{INT64_MIN}));
         const net::Time found =
@@ -204,11 +237,12 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
 }
 
 Json D2rScheme::Totals() const {
-  int64_t recomputations = 0, bfs = 0, notices = 0, switches = 0;
+  int64_t recomputations = 0, bfs = 0, recirculations = 0, notices = 0, switches = 0;
   net::Time longest = 0, hold = 0;
   for (const SwitchWork& work : work_) {
     recomputations += work.recomputations;
     bfs += work.bfs_passes;
+    recirculations += work.recirculations;
     notices += work.notices;
     switches += work.recomputations > 0;
     longest = std::max(longest, work.busy);
@@ -219,7 +253,7 @@ Json D2rScheme::Totals() const {
   json["switches_recomputing"] = switches;
   json["tree_recomputations"] = recomputations;
   json["bfs_passes"] = bfs;
-  json["recirculations"] = bfs;
+  json["recirculations"] = recirculations;
   json["notices_processed"] = notices;
   json["max_compute_us_per_switch"] = RoundTo(net::ToMicroseconds(longest), 3);
   json["max_hold_us_per_switch"] = RoundTo(net::ToMicroseconds(hold), 3);
@@ -241,6 +275,7 @@ Json D2rScheme::PerSwitch() const {
     entry["learned_us"] = RoundTo(net::ToMicroseconds(first), 3);
     entry["tree_recomputations"] = work.recomputations;
     entry["bfs_passes"] = work.bfs_passes;
+    entry["recirculations"] = work.recirculations;
     entry["compute_us"] = RoundTo(net::ToMicroseconds(work.busy), 3);
     entry["hold_us"] = RoundTo(net::ToMicroseconds(work.longest_hold), 3);
     entry["register_bits"] = registers.total_bits();

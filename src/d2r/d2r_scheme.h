@@ -8,11 +8,18 @@
 // the data plane (one pass per switch, deduplicated by a register, re-multicast on live ports).
 // A switch that learns of a failed link checks with one register read per tree whether the link
 // is a tree edge (the parent of its far end is its near end). If it is, the notice packet
-// recirculates to recompute that tree: one pass per Timing::adjacency_per_pass adjacency entries
-// examined (queue pop, link-state read, visited test-and-set, distance/parent/first-hop write).
-// While it computes, a packet whose next hop is a port the switch knows is down is held
-// (recirculated; on each pass it reads its destination's entry in the new tree) until the BFS
-// discovers its destination, whose first hop is then final, and forwarded on its new route from
+// recirculates to recompute that tree: with BfsMode::kEntry, one pass per
+// Timing::adjacency_per_pass adjacency entries examined (queue pop, link-state read, visited
+// test-and-set, distance/parent/first-hop write); with BfsMode::kLevel, one pass per BFS level,
+// its probes replicated per adjacency entry and serialised on the recirculation port (timing.h).
+// While it computes, a packet whose next hop is a port the switch knows is down, or whose next
+// hop in the old tree leads back into the product node it came from (ingress port = egress port
+// and the same automaton state, which the packet carries: that neighbour has already rerouted
+// through this switch, so the old route is stale; without this rule the two would bounce the
+// packet until this switch's BFS ends; a waypoint detour x-y-x changes the state and is not
+// held) is held (recirculated; on each pass it
+// reads its destination's entry in the new tree) until the BFS discovers its destination, whose
+// first hop is then final, and forwarded on its new route from
 // then (dropped at the end of the BFS if the destination was not found). Every other packet is
 // forwarded by the old tree until the new one is complete (at worst it takes a detour through a
 // switch that has already rerouted). A notice that arrives during a computation restarts it with
@@ -36,6 +43,10 @@ struct RegisterState {
   int64_t tree_bits = 0;        // per tree and product node: dist, parent, first hop
   int64_t queue_bits = 0;       // BFS queue (one product node id per slot)
   int64_t policy_entries = 0;   // automaton transition table entries (match-action, not registers)
+  // BfsMode::kLevel: packet replication engine state (not registers): one multicast group per
+  // product node, one replica per adjacency entry of its switch.
+  int64_t multicast_groups = 0;
+  int64_t multicast_replicas = 0;
   int64_t total_bits() const { return adjacency_bits + link_state_bits + tree_bits + queue_bits; }
 };
 RegisterState D2rRegisters(const Topology& topology, int num_states);
@@ -57,15 +68,16 @@ class D2rScheme : public Scheme {
   struct Epoch {
     net::Time start;
     net::Time done;  // new tree ready
-    // Destinations that were behind a port known to be down, and when the BFS found their new
-    // first hop (done when it finds none), by destination.
+    // When the BFS finds each destination's new first hop (done when it finds none), by
+    // destination: when a held packet is released.
     std::vector<std::pair<int, net::Time>> release;
     int old_set;  // failure set the old tree was computed for
     int new_set;  // failure set of the new tree
   };
   struct SwitchWork {
     int64_t recomputations = 0;
-    int64_t bfs_passes = 0;
+    int64_t bfs_passes = 0;      // sequential passes (kLevel: levels)
+    int64_t recirculations = 0;  // packets recirculated (kLevel: replicas)
     int64_t notices = 0;
     net::Time busy = 0;          // time spent computing
     net::Time longest_hold = 0;  // longest wait for the destinations behind a dead port
@@ -74,6 +86,8 @@ class D2rScheme : public Scheme {
   void Flood();
   void PlanTree(int x, int q);
   net::Time ComputeTime(int set, int x, int q, SwitchWork* work);
+  // kLevel: time of one BFS level that reads `entries` adjacency entries.
+  net::Time LevelTime(int64_t entries) const;
   // Fills epoch->release for a computation started at t.
   void PlanReleases(Epoch* epoch, int x, int q, net::Time t);
   // Whether x knows at time t that `link` is down.

@@ -14,8 +14,11 @@ struct Cohort {
   bool fixed;        // all arrive together at `base` (after a hold)
   net::Time base;    // arrival = fixed ? base : s + base
   int node, q, hops;
+  int from = -1;  // previous switch and the automaton state there
+  int from_q = -1;
   bool held = false;
   bool violated = false;
+  bool escapable = false;  // reached, after the failure, a switch with a compliant way out
   bool diverged = false;   // left the route it had before the failure
   bool div_fixed = false;  // departure from the divergence point, like `fixed`/`base`
   net::Time div_base = 0;
@@ -68,15 +71,37 @@ class FlowTracer {
     }
   }
 
-  void Visit(const Cohort& c) {
-    if (c.s0 >= c.s1) return;
-    if (c.node == flow_.dst && c.q == policy_.accepting()) return Deliver(c);
+  // Counts `packets` lost by the scheme as stranded when they never could escape; a loss that
+  // could have been avoided is a disruption at `time`.
+  void SchemeLoss(const Cohort& c, int64_t packets, net::Time time) {
+    if (c.escapable) {
+      Event(time);
+    } else {
+      outcome_.lost_stranded += packets;
+    }
+  }
+
+  void Visit(const Cohort& visited) {
+    if (visited.s0 >= visited.s1) return;
+    if (visited.node == flow_.dst && visited.q == policy_.accepting()) return Deliver(visited);
+    Cohort c = visited;
+    if (!c.fixed && c.s0 + c.base < 0 && c.s1 + c.base > 0) {
+      // Split at the failure time: only packets that arrive from then on may escape.
+      Cohort later = c;
+      later.s0 = -c.base;
+      c.s1 = -c.base;
+      stack_.push_back(later);
+    }
+    if (!c.escapable && At(c, c.s0) >= 0) {
+      const int32_t d = context_.router->Distance(context_.failed_set, c.node, c.q, flow_.dst);
+      c.escapable = d != kUnreachable && static_cast<int64_t>(c.hops) + d <= flow_.hop_budget;
+    }
     if (c.hops >= context_.timing->ttl) {
       outcome_.lost_loop += Count(c.s0, c.s1);
-      Event(At(c, c.s1));
+      SchemeLoss(c, Count(c.s0, c.s1), At(c, c.s1));
       return Final(c, false, false);
     }
-    const Packet packet{flow_.dst, c.q, c.hops, flow_.hop_budget};
+    const Packet packet{flow_.dst, c.q, c.hops, flow_.hop_budget, c.from, c.from_q};
     if (c.fixed) {
       net::Time ignored;
       return Apply(c, scheme_.Decide(c.node, packet, c.base, &ignored));
@@ -100,7 +125,7 @@ class FlowTracer {
       case Decision::kHold: {
         if (decision.until <= At(c, c.s1 - 1)) {  // a scheme must release later than it holds
           outcome_.dropped_no_route += packets;
-          Event(At(c, c.s1));
+          SchemeLoss(c, packets, At(c, c.s1));
           return Final(c, false, false);
         }
         if (packets > 0) {
@@ -117,12 +142,12 @@ class FlowTracer {
         return;
       }
       case Decision::kDrop:
+        SchemeLoss(c, packets, At(c, c.s1));
         if (decision.reason == DropReason::kNoCompliantContinuation) {
           outcome_.dropped_no_continuation += packets;
         } else {
           outcome_.dropped_no_route += packets;
         }
-        Event(At(c, c.s1));
         return Final(c, false, false);
       case Decision::kForward:
         return Forward(c, decision.next);
@@ -144,14 +169,17 @@ class FlowTracer {
     auto lose = [&](const Cohort& piece) {
       const int64_t packets = Count(piece.s0, piece.s1);
       const net::Time first = depart(piece.s0);
+      const net::Time time = c.fixed ? first : depart(piece.s1);
       if (first < 0) {
         outcome_.lost_on_wire += packets;
+        Event(time);
       } else if (first < edges[2]) {
         outcome_.lost_before_detection += packets;
+        Event(time);
       } else {
         outcome_.lost_blackhole += packets;
+        SchemeLoss(piece, packets, time);
       }
-      Event(c.fixed ? first : depart(piece.s1));
       Final(piece, false, false);
     };
     if (c.fixed) {
@@ -179,6 +207,8 @@ class FlowTracer {
 
   void Cross(const Cohort& c, int next, int link, net::Time hop) {
     Cohort moved = c;
+    moved.from = c.node;
+    moved.from_q = c.q;
     moved.node = next;
     moved.q = policy_.Step(c.q, next);
     moved.hops = c.hops + 1;

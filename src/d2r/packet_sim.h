@@ -11,12 +11,17 @@
 // scheme); a packet beyond the TTL is lost in a loop. Counts are exact integers for the phase:
 // packets are emitted at phase + k x period.
 //
+// A packet "could escape" once it reaches a switch at or after the failure time from which a
+// compliant path (within its hop budget, under all the failures) leads to its destination; a lost
+// packet that never could is counted as stranded as well, and its loss is not a disruption of
+// the flow's recovery (no scheme could have avoided it).
+//
 // A packet is delivered at its destination in the accepting automaton state; its path complies
 // when it entered no avoided node or link and stayed within its hop budget. "Disrupted" packets
-// are those lost, held, or delivered on a non-compliant path. The flow's recovery time does not
-// depend on the packet rate: it is the latest instant at which a packet sent at any time would be
-// disrupted (lost, released from a hold, or leaving its pre-failure route on a non-compliant
-// path), i.e. cohorts are followed even when the rate puts no packet in them.
+// are those lost (except stranded ones), held, or delivered on a non-compliant path. The flow's
+// recovery time does not depend on the packet rate: it is the latest instant at which a packet sent
+// at any time would be disrupted (lost, released from a hold, or leaving its pre-failure route on a
+// non-compliant path), i.e. cohorts are followed even when the rate puts no packet in them.
 #ifndef JIGSAW_D2R_PACKET_SIM_H_
 #define JIGSAW_D2R_PACKET_SIM_H_
 
@@ -38,8 +43,13 @@ struct FlowOutcome {
   int64_t dropped_no_continuation = 0;  // no compliant continuation within the hop budget
   int64_t held = 0;                     // held at least once (delivered later unless lost)
   int64_t noncompliant = 0;             // delivered on a path that violates the policy
-  net::Time recovery = 0;               // 0 when nothing was disrupted
-  bool restored = false;                // the last cohort was delivered
+  // Of scheme_losses(): packets that had no compliant path to their destination within their hop
+  // budget, under all the failures, at any switch they reached after the failures (in flight
+  // beyond the failure into a region the policy cannot leave, or with too few hops left). No
+  // scheme could have delivered them; the rest of scheme_losses() are the scheme's doing.
+  int64_t lost_stranded = 0;
+  net::Time recovery = 0;  // 0 when nothing was disrupted
+  bool restored = false;   // the last cohort was delivered
   bool final_compliant = false;
   int final_hops = -1;
   int64_t scheme_losses() const {

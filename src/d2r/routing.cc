@@ -193,6 +193,48 @@ std::vector<int64_t> Router::DiscoveryScans(int set_id, int x, int q,
   return result;
 }
 
+LevelProfile Router::Levels(int set_id, int x, int q, const std::vector<int>& targets) {
+  LevelProfile profile;
+  profile.target_level.assign(targets.size(), -2);
+  profile.target_rank.assign(targets.size(), 0);
+  if (!policy_.NodeAllowed(x)) return profile;
+  const LinkSet& set = sets_[set_id];
+  const size_t size = topology_.nodes.size() * static_cast<size_t>(q_);
+  // Per product node: level of the expansion that discovered it and rank within that level.
+  std::vector<int32_t> level(size, -2);
+  std::vector<int64_t> rank(size, 0);
+  const int root = x * q_ + q;
+  level[root] = -1;
+  std::vector<int32_t> frontier{root}, next;
+  for (int32_t l = 0; !frontier.empty(); ++l) {
+    int64_t read = 0;
+    for (int32_t p : frontier) {
+      const int u = p / q_, qu = p % q_;
+      for (const Adjacent& adjacent : topology_.adjacency[u]) {
+        ++read;
+        const int y = adjacent.node;
+        if (set.dead[adjacent.link] || !policy_.LinkAllowed(adjacent.link) ||
+            !policy_.NodeAllowed(y)) {
+          continue;
+        }
+        const int child = y * q_ + policy_.Step(qu, y);
+        if (level[child] != -2) continue;
+        level[child] = l;
+        rank[child] = read;
+        next.push_back(child);
+      }
+    }
+    profile.entries.push_back(read);
+    frontier.swap(next);
+    next.clear();
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    profile.target_level[i] = level[targets[i]];
+    profile.target_rank[i] = rank[targets[i]];
+  }
+  return profile;
+}
+
 int64_t Router::Scanned(int set_id, int x, int q) {
   if (q_ != 1) return Tree(set_id, x, q).scanned;
   if (!policy_.NodeAllowed(x)) return 0;

@@ -28,6 +28,16 @@ namespace jigsaw::d2r {
 
 inline constexpr int32_t kUnreachable = INT32_MAX;
 
+// A breadth-first search from one product node, level by level (the level-parallel data-plane
+// BFS of D2R): entries[l] = adjacency entries read while expanding the product nodes at distance
+// l; per target, the level whose expansion discovers it (-1: the root itself, -2: never) and the
+// entries of that level read up to and including the discovering one.
+struct LevelProfile {
+  std::vector<int64_t> entries;
+  std::vector<int32_t> target_level;
+  std::vector<int64_t> target_rank;
+};
+
 // A breadth-first tree over the product graph rooted at one product node.
 struct ForwardTree {
   std::vector<int32_t> parent;  // product node -> parent product node (-1: root or unreached)
@@ -71,6 +81,9 @@ class Router {
   // For each of `targets` (product nodes): the adjacency entries the BFS from (x,q) has read when
   // it discovers it (0 for the root itself), or -1 when it never does.
   std::vector<int64_t> DiscoveryScans(int set, int x, int q, const std::vector<int>& targets);
+  // The same BFS from (x,q) as LevelProfile; scans neighbours in the same order, so the tree (and
+  // each destination's first hop) is the one Tree() builds.
+  LevelProfile Levels(int set, int x, int q, const std::vector<int>& targets);
 
  private:
   struct LinkSet {

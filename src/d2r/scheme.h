@@ -41,9 +41,11 @@ struct ScenarioContext {
 // What a packet carries that routing may look at.
 struct Packet {
   int dst;
-  int q;       // automaton state (after entering the current switch)
-  int hops;    // links traversed so far
-  int budget;  // hop budget from the stretch bound
+  int q;            // automaton state (after entering the current switch)
+  int hops;         // links traversed so far
+  int budget;       // hop budget from the stretch bound
+  int from = -1;    // the switch it came from (-1 at its source): a switch knows its ingress port
+  int from_q = -1;  // its automaton state there (carried in the header with q)
 };
 
 enum class DropReason : uint8_t { kNoRoute, kNoCompliantContinuation };

@@ -4,12 +4,15 @@
 // Per scheme and scenario (flows are "affected" when their failure-free route uses a failed link,
 // "recoverable" when a compliant path from their source survives the failures; metrics are over
 // affected recoverable flows unless said otherwise):
-//  * recovery: latest disruption event (packet loss, release of a held packet, last non-compliant
-//    packet leaving its old route) of any flow, measured from the failure; reaction = recovery
+//  * recovery: latest disruption event (packet loss other than a stranded packet's, release of a
+//    held packet, last non-compliant packet leaving its old route) of any flow, measured from the
+//    failure; reaction = recovery
 //    minus the detection delay; recovery_median over flows;
 //  * lost: packets the scheme lost after detection (blackholed, looped, dropped for want of a
 //    route or of a compliant continuation, buffer overflow); lost_unavoidable: on the failed link
-//    when it failed, or sent onto it before detection (the same for every scheme);
+//    when it failed, or sent onto it before detection (the same for every scheme); lost_stranded:
+//    the part of `lost` that had no compliant path left from any switch they reached after the
+//    failure (packet_sim.h), so that lost - lost_stranded is what the scheme could have saved;
 //  * held: packets held while a switch computed (D2R);
 //  * violations: flows with at least one packet delivered on a non-compliant path; stretch:
 //    final route hops / failure-free route hops.
@@ -45,6 +48,7 @@ struct SchemeResult {
   net::Time recovery_median = 0;
   int64_t lost = 0;
   int64_t lost_unavoidable = 0;
+  int64_t lost_stranded = 0;  // of `lost`: packets with no compliant way out (packet_sim.h)
   int64_t dropped_no_continuation = 0;
   int64_t held = 0;
   int64_t peak_held = 0;  // most packets held at one switch at once

@@ -9,6 +9,15 @@
 
 namespace jigsaw::d2r {
 
+// How the D2R data plane runs its BFS (docs/d2r.md, "Pipeline model").
+//  kEntry: one probe packet recirculates; each pass examines Timing::adjacency_per_pass adjacency
+//          entries (sequential BFS, a queue in registers).
+//  kLevel: one BFS level per pass: each frontier probe is multicast by the packet replication
+//          engine to one replica per adjacency entry of its product node, and every replica that
+//          discovers a node recirculates as next level's probe. A level with E entries takes
+//          pass + (E - 1) x replica_gap (the replicas share the recirculation port).
+enum class BfsMode : uint8_t { kEntry, kLevel };
+
 struct Timing {
   // Common to all schemes.
   net::Time detection = 0;                       // failure -> adjacent switch knows
@@ -20,6 +29,9 @@ struct Timing {
   net::Time pass = net::kMicrosecond;  // one recirculation pass (ingress + egress + loopback)
   int adjacency_per_pass = 1;          // adjacency entries a BFS pass can examine
   int64_t buffer_packets = 4096;       // packets a switch can hold while it computes
+  BfsMode bfs = BfsMode::kEntry;
+  // kLevel: one probe replica on a 100 Gb/s recirculation port (64 B + 20 B preamble and gap).
+  net::Time replica_gap = 6720 * net::kPicosecond;
 
   // Central SDN controller.
   net::Time controller_compute = 10 * net::kMillisecond;  // recompute all routes

@@ -107,6 +107,20 @@ TEST(D2rCli, D2rBeatsTheControllerOnASingleFailure) {
   EXPECT_GT(d2r["work"]["recirculations"].get<int>(), 0);
   EXPECT_GT(summary["schemes"]["controller"]["packets_lost"].get<int>(), 0);
   EXPECT_GE(summary["d2r_speedup_over_controller"].get<double>(), 100.0);
+  EXPECT_EQ(summary["timing"]["d2r_bfs"], "entry");
+
+  // The level-parallel BFS: same losses and routes, its replication state reported.
+  const std::string level_out = TempDir("fast_level");
+  ASSERT_EQ(RunCli(" --topology " + topology +
+                   " --fail link:0-1 --traffic 1Mpps --quiet --d2r-bfs level --out " + level_out)
+                .status,
+            0);
+  auto level = nlohmann::json::parse(Slurp(level_out + "/summary.json"));
+  EXPECT_EQ(level["timing"]["d2r_bfs"], "level");
+  EXPECT_EQ(level["d2r_state_per_switch"]["multicast_groups"], summary["network"]["nodes"]);
+  EXPECT_EQ(level["schemes"]["d2r"]["packets_lost"], 0);
+  EXPECT_EQ(level["schemes"]["d2r"]["mean_stretch"], d2r["mean_stretch"]);
+  EXPECT_LE(level["schemes"]["d2r"]["recovery_us"].get<double>(), d2r["recovery_us"].get<double>());
 }
 
 TEST(D2rCli, ManyScenariosAggregate) {
@@ -146,6 +160,8 @@ TEST(D2rCli, BadOptionsAreUsageErrors) {
        "jigsaw: --detection-delay '5': expected a duration like 10ms, 5us or 0us\n"},
       {" --fail link:0-1 --d2r-adjacency-per-pass 0",
        "jigsaw: --d2r-adjacency-per-pass must be 1..64\n"},
+      {" --fail link:0-1 --d2r-bfs parallel",
+       "jigsaw: --d2r-bfs 'parallel': expected entry or level\n"},
   };
   for (const Case& c : cases) {
     Result r = RunCli(base + c.args);

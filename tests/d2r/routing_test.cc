@@ -185,6 +185,22 @@ TEST(Routing, BreadthFirstTreeFirstHopIsTheRoutingRule) {
           EXPECT_EQ(p / q_count, next) << "trial " << trial << " x " << x << " dst " << dst;
         }
         EXPECT_EQ(router.Scanned(set, x, q), tree.scanned);
+        // The level-by-level BFS reads the same entries and discovers each node at distance d
+        // while expanding level d - 1.
+        std::vector<int> all(t.num_nodes() * q_count);
+        for (size_t p = 0; p < all.size(); ++p) all[p] = static_cast<int>(p);
+        const LevelProfile levels = router.Levels(set, x, q, all);
+        int64_t read = 0;
+        for (int64_t entries : levels.entries) read += entries;
+        EXPECT_EQ(read, tree.scanned);
+        for (size_t p = 0; p < all.size(); ++p) {
+          const int32_t expected = tree.dist[p] == kUnreachable ? -2 : tree.dist[p] - 1;
+          EXPECT_EQ(levels.target_level[p], expected);
+          if (expected >= 0) {
+            EXPECT_GE(levels.target_rank[p], 1);
+            EXPECT_LE(levels.target_rank[p], levels.entries[expected]);
+          }
+        }
       }
     }
   }

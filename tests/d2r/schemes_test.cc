@@ -49,7 +49,10 @@ TEST(PacketModel, CountsEmissionsExactly) {
 // On every single-link failure of random 2-connected-ish graphs, with waypoint and avoidance
 // policies, D2R loses nothing after detection, violates nothing and reacts >= 100x faster than
 // the controller.
-TEST(Schemes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
+// Both data-plane BFS modes.
+class D2rBfsModes : public ::testing::TestWithParam<BfsMode> {};
+
+TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
   Rng rng(3);
   int scenarios = 0, d2r_held = 0, controller_lost = 0;
   for (int trial = 0; trial < 12; ++trial) {
@@ -57,8 +60,9 @@ TEST(Schemes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
     const std::string policy = trial % 3 == 0   ? "shortest"
                                : trial % 3 == 1 ? "waypoint:random"
                                                 : "waypoint:random+avoid:node:random";
-    Study study(Options(policy, "100kpps"),
-                t);  // a packet every 10 us: some arrive mid-computation
+    StudyOptions options = Options(policy, "100kpps");  // a packet every 10 us: some arrive
+    options.timing.bfs = GetParam();                    // mid-computation
+    Study study(options, t);
     for (int link = 0; link < study.topology().num_links(); ++link) {
       Scenario scenario;
       scenario.name = "link";
@@ -83,9 +87,20 @@ TEST(Schemes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
     }
   }
   EXPECT_GT(scenarios, 50);
-  EXPECT_EQ(d2r_held, scenarios);  // the detecting switch holds packets while it computes
+  // The detecting switch holds packets while it computes; a level-parallel BFS takes a few
+  // microseconds, so at a packet every 10 us some computations see no packet.
+  if (GetParam() == BfsMode::kEntry) {
+    EXPECT_EQ(d2r_held, scenarios);
+  } else {
+    EXPECT_GT(d2r_held, 0);
+  }
   EXPECT_EQ(controller_lost, scenarios);
 }
+
+INSTANTIATE_TEST_SUITE_P(Schemes, D2rBfsModes, ::testing::Values(BfsMode::kEntry, BfsMode::kLevel),
+                         [](const ::testing::TestParamInfo<BfsMode>& info) {
+                           return info.param == BfsMode::kEntry ? "Entry" : "Level";
+                         });
 
 TEST(Schemes, LfaViolatesAnAvoidancePolicyThatD2rKeeps) {
   // 0-1 primary; 2 is avoided but is 0's loop-free alternate towards 1; 0-3-4-1 complies.
@@ -160,6 +175,93 @@ TEST(Schemes, NoticesFloodAndComputationsAreCharged) {
             Decision::kForward);
 }
 
+TEST(Schemes, LevelBfsChargesOnePassPerLevelAndSerialisesReplicas) {
+  // Line 0-1-2-3, 2-3 fails. Switch 2's level-parallel BFS over the surviving 0-1-2: level 0
+  // expands 2 (2 entries: 1, and 3 behind the dead link), level 1 expands 1 (2 entries), level 2
+  // expands 0 (1 entry): 3 passes, 5 replicas, 3 x pass + (1 + 1 + 0) x replica gap.
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.bfs = BfsMode::kLevel;
+  timing.replica_gap = 10 * net::kNanosecond;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
+  D2rScheme d2r(context);
+  const Json per_switch = d2r.PerSwitch();
+  ASSERT_EQ(per_switch.size(), 4u);
+  EXPECT_EQ(per_switch[2]["switch"], "N2");
+  EXPECT_EQ(per_switch[2]["bfs_passes"], 3);
+  EXPECT_EQ(per_switch[2]["recirculations"], 5);
+  const net::Time compute = 3 * timing.pass + 2 * timing.replica_gap;
+  EXPECT_DOUBLE_EQ(per_switch[2]["compute_us"].get<double>(), net::ToMicroseconds(compute));
+  // A packet for 3 at 2 is held until the BFS ends (3 is never found), then has no route.
+  net::Time change;
+  Decision held = d2r.Decide(2, {3, 0, 0, INT32_MAX}, 0, &change);
+  EXPECT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, compute);
+  // Ring 0-1-2-3-4-0, 0-1 fails: 0's BFS discovers 1 in level 2 (0 -> 4 -> 3 -> 2 -> 1 is
+  // 4 hops: discovered while expanding level 3), the packet is released the moment its
+  // replica writes the entry.
+  Topology ring = MakeGraph(5, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 0}});
+  Policy ring_policy(ring);
+  Router ring_router(ring, ring_policy), ring_plain(ring, ring_policy);
+  ScenarioContext ring_context(ring, timing, ring_router, ring_plain, Fail(ring, {{0, 1}}));
+  D2rScheme ring_d2r(ring_context);
+  // Levels from 0: {0}: 2 entries (1 dead, 4); {4}: 2 (3, 0); {3}: 2 (2, 4); {2}: 2 (1 found at
+  // rank 1, 3); {1}: 2.
+  Decision ring_held = ring_d2r.Decide(0, {1, 0, 0, INT32_MAX}, 0, &change);
+  EXPECT_EQ(ring_held.kind, Decision::kHold);
+  EXPECT_EQ(ring_held.until, 3 * (timing.pass + timing.replica_gap) + timing.pass);
+  Decision released = ring_d2r.Decide(0, {1, 0, 0, INT32_MAX}, ring_held.until, &change);
+  EXPECT_EQ(released.kind, Decision::kForward);
+  EXPECT_EQ(released.next, 4);
+}
+
+TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
+  // 0-1-2-3 and 0-4-5-3 tie; the routing rule takes 0-1-2-3. 1-2 fails: 1 reroutes 3 via 0
+  // (1-0-4-5-3). 0 learns of the failure one hop later and computes; its old route to 3 still
+  // leaves on the live port to 1, so a packet that 1 sends back to 0 would bounce between them
+  // until 0's new tree is ready. 0 holds it instead (ingress port = egress port).
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
+  D2rScheme d2r(context);
+  const net::Time learned = d2r.LearnTime(0, 0);
+  EXPECT_EQ(learned, timing.pass + 100 * net::kMicrosecond);
+  net::Time change;
+  const Packet from_source{3, 0, 0, INT32_MAX}, bounced{3, 0, 2, INT32_MAX, 1, 0};
+  // A packet from 0 itself keeps its old route (1 has rerouted; the detour is loop-free).
+  EXPECT_EQ(d2r.Decide(0, from_source, learned, &change).next, 1);
+  Decision held = d2r.Decide(0, bounced, learned, &change);
+  EXPECT_EQ(held.kind, Decision::kHold);
+  EXPECT_GT(held.until, learned);
+  Decision released = d2r.Decide(0, bounced, held.until, &change);
+  EXPECT_EQ(released.kind, Decision::kForward);
+  EXPECT_EQ(released.next, 4);
+  // Before 0 knows, the bounce is not recognised as stale: the packet goes back to 1.
+  EXPECT_EQ(d2r.Decide(0, bounced, learned - 1, &change).next, 1);
+  // With waypoint N0, flow 1 -> 3 legitimately goes 1-0-1-2-3: back at 1 in another automaton
+  // state. While 0 recomputes its state-1 tree (4-5 fails), that packet is forwarded to 1; one
+  // that would re-enter the product node it came from is held.
+  Policy via0 = Policy::Parse("waypoint:N0", t, 1);
+  Router via0_router(t, via0), via0_plain(t, via0);
+  ScenarioContext via0_context(t, timing, via0_router, via0_plain, Fail(t, {{4, 5}}));
+  D2rScheme via0_d2r(via0_context);
+  const net::Time via0_learned = via0_d2r.LearnTime(0, 0);
+  const Packet detour{3, 1, 1, INT32_MAX, 1, 0}, loop{3, 1, 3, INT32_MAX, 1, 1};
+  Decision forwarded = via0_d2r.Decide(0, detour, via0_learned, &change);
+  EXPECT_EQ(forwarded.kind, Decision::kForward);
+  EXPECT_EQ(forwarded.next, 1);
+  EXPECT_EQ(via0_d2r.Decide(0, loop, via0_learned, &change).kind, Decision::kHold);
+  // End to end, D2R loses nothing and every flow is restored on the new routes.
+  Study study(Options("shortest", "1Mpps"), t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{1, 2}}), false);
+  EXPECT_EQ(Scheme(result, "d2r").lost, 0);
+  EXPECT_EQ(Scheme(result, "d2r").not_restored, 0);
+}
+
 TEST(Schemes, RulesAreInstalledOneAfterTheOther) {
   // Ring 0-1-2-3-0: after 0-1 fails, switch 0 changes its routes to 1 (and to 2, tie-broken
   // through 1 before) one entry at a time.
@@ -224,6 +326,32 @@ TEST(Schemes, StretchBoundDropsRatherThanViolates) {
   const SchemeResult& d2r = Scheme(result, "d2r");
   EXPECT_EQ(d2r.violating_flows, 0);
   EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
+}
+
+TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
+  // Ring of 6 with 100 us links, 2-3 fails, TTL 6. Flow 0 -> 3 runs 0-1-2-3; its way back from 2
+  // (2-1-0-5-4-3) needs 2 + 5 = 7 hops. Its packets that reach 2 after the failure but left 1
+  // before it had no way out anywhere after the failure (stranded); those that reach 1 after the
+  // failure could still have turned there (1 + 4 hops), but switch 1 learns of the failure only
+  // ~101 us later and D2R sends them on to 2: lost by the scheme.
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+  StudyOptions options = Options("shortest", "1Mpps");
+  options.timing.ttl = 6;
+  Study study(options, t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{2, 3}}), false);
+  const SchemeResult& d2r = Scheme(result, "d2r");
+  EXPECT_GT(d2r.lost_stranded, 0);
+  EXPECT_GT(d2r.lost, d2r.lost_stranded);
+  EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
+  for (const SchemeResult& r : result.schemes) EXPECT_LE(r.lost_stranded, r.lost) << r.scheme;
+  const SchemeResult& controller = Scheme(result, "controller");
+  EXPECT_GT(controller.lost, controller.lost_stranded);  // blackholed while it could turn
+
+  // With the default TTL every packet has a way out, and D2R loses none.
+  Study roomy(Options("shortest", "1Mpps"), t);
+  ScenarioResult fine = roomy.Run(Fail(roomy.topology(), {{2, 3}}), false);
+  EXPECT_EQ(Scheme(fine, "d2r").lost, 0);
+  for (const SchemeResult& r : fine.schemes) EXPECT_EQ(r.lost_stranded, 0) << r.scheme;
 }
 
 TEST(Schemes, RunsAreDeterministic) {
