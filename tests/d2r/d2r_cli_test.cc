@@ -1,6 +1,7 @@
 // `jigsaw d2r` end to end on a tiny GraphML topology: outputs, byte-identical reruns, and clean
 // errors (exit 2) for bad options and malformed input.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -17,7 +18,9 @@ struct Result {
 };
 
 std::string TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("jigsaw_d2r_cli_" + name);
+  // The pid keeps concurrent tests (ctest -j, other checkouts) apart.
+  auto dir = std::filesystem::temp_directory_path() /
+             ("jigsaw_d2r_cli_" + name + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   return dir.string();
 }
