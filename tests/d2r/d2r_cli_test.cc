@@ -1,6 +1,7 @@
 // `jigsaw d2r` end to end on a tiny GraphML topology: outputs, byte-identical reruns, and clean
 // errors (exit 2) for bad options and malformed input.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -16,8 +17,10 @@ struct Result {
   std::string stderr_text;
 };
 
+// Per process: ctest runs these tests concurrently, and other checkouts may run them too.
 std::string TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("jigsaw_d2r_cli_" + name);
+  auto dir = std::filesystem::temp_directory_path() /
+             ("jigsaw_d2r_cli_" + name + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);
   return dir.string();
 }
