@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "serve/exact_match_cache.h"
 #include "serve/http_server.h"
 #include "serve/torch_backend.h"
 
@@ -14,6 +15,8 @@ namespace {
 
 struct ServeOptions {
   TorchBackendOptions backend;
+  std::string cache = "none";
+  int cache_entries = 4096;
   HttpServerOptions http;
   double max_body_mb = 16;
 };
@@ -29,7 +32,16 @@ int RunServe(const ServeOptions& options) {
   if (!(options.max_body_mb > 0 && options.max_body_mb <= 1024)) {
     throw UsageError("--max-body-mb must be in (0, 1024]");
   }
-  std::unique_ptr<InferenceBackend> backend = LoadTorchBackend(options.backend);
+  TorchBackendOptions backend_options = options.backend;
+  if (options.cache == "exact") {
+    if (options.cache_entries < 1 || options.cache_entries > (1 << 22)) {
+      throw UsageError("--cache-entries must be in [1, 4194304]");
+    }
+    backend_options.cache = std::make_shared<ExactMatchCache>(options.cache_entries);
+  } else if (options.cache != "none") {
+    throw UsageError("--cache '" + options.cache + "': expected none or exact");
+  }
+  std::unique_ptr<InferenceBackend> backend = LoadTorchBackend(backend_options);
   HttpServerOptions http = options.http;
   http.max_body_bytes = static_cast<size_t>(options.max_body_mb * (1 << 20));
   HttpServer server(http, *backend);
@@ -76,6 +88,11 @@ void AddServeCommand(CLI::App& app, CommandAction* action) {
   command
       ->add_option("--queue", options->http.queue_capacity,
                    "requests waiting for inference before 503s")
+      ->capture_default_str();
+  command
+      ->add_option("--cache", options->cache, "none or exact (response cache keyed by the input)")
+      ->capture_default_str();
+  command->add_option("--cache-entries", options->cache_entries, "exact: inputs kept (LRU)")
       ->capture_default_str();
   command->add_option("--max-body-mb", options->max_body_mb, "request body limit (MiB)")
       ->capture_default_str();

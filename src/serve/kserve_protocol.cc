@@ -179,7 +179,7 @@ nlohmann::json EncodeInferResponse(const ServedModelInfo& model, const InferRequ
                        {"data", result.classes}});
   }
   response["outputs"] = outputs;
-  response["parameters"] = {{"exit_layer", result.exit_layer}};
+  response["parameters"] = {{"blocks_run", result.blocks_run}, {"blocks", result.blocks}};
   return response;
 }
 

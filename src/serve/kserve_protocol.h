@@ -57,7 +57,10 @@ struct InferRequest {
 struct InferResult {
   std::vector<float> logits;
   std::vector<int64_t> classes;
-  int exit_layer = -1;  // the block whose cache answered; -1 = the full model ran
+  // Per sample, how many of the model's `blocks` ran before the answer (a cache hit at layer k
+  // ran k; the full model ran all). Reported in the response's "parameters".
+  std::vector<int> blocks_run;
+  int blocks = 0;
 };
 
 InferRequest ParseInferRequest(const ServedModelInfo& model, const std::string& body);

@@ -2,7 +2,9 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <span>
 
 #include "core/error.h"
 #include "core/limits.h"
@@ -14,8 +16,8 @@ namespace {
 
 class TorchBackend : public InferenceBackend {
  public:
-  TorchBackend(ServedModelInfo info, BlockModel model)
-      : info_(std::move(info)), model_(std::move(model)) {
+  TorchBackend(ServedModelInfo info, BlockModel model, std::shared_ptr<LayerCache> cache)
+      : info_(std::move(info)), model_(std::move(model)), cache_(std::move(cache)) {
     model_->eval();
   }
 
@@ -23,22 +25,87 @@ class TorchBackend : public InferenceBackend {
 
   InferResult Infer(const InferRequest& request) override {
     torch::NoGradGuard no_grad;
+    const int blocks = model_->num_blocks();
     torch::Tensor x = torch::from_blob(const_cast<float*>(request.input.data()),
                                        {request.batch, info_.channels, info_.height, info_.width},
                                        torch::kFloat32);
-    for (int i = 0; i < model_->num_blocks(); ++i) x = model_->block(i)->forward(x);
-    const torch::Tensor logits = x.reshape({request.batch, info_.classes}).contiguous();
     InferResult result;
-    result.logits.assign(logits.data_ptr<float>(), logits.data_ptr<float>() + logits.numel());
+    result.blocks = blocks;
+    result.blocks_run.assign(request.batch, blocks);
+    result.logits.assign(static_cast<size_t>(request.batch) * info_.classes, 0.0f);
+    result.classes.assign(request.batch, 0);
+    // active[i] = the request's sample at row i of x; features[i][k] = its features at the k-th
+    // cached layer (kept for the insert once the model has answered).
+    std::vector<int> active(request.batch);
+    for (int i = 0; i < request.batch; ++i) active[i] = i;
+    std::vector<std::vector<std::vector<float>>> features(request.batch);
+    const std::vector<int> no_layers;
+    const std::vector<int>& layers = cache_ ? cache_->layers() : no_layers;
+    size_t next = 0;
+    for (int layer = 0; layer <= blocks && !active.empty(); ++layer) {
+      if (layer > 0) x = model_->block(layer - 1)->forward(x);
+      if (next < layers.size() && layers[next] == layer && layer < blocks) {
+        x = LookUp(layer, x, &active, &features, &result);
+        ++next;
+      }
+    }
+    if (active.empty()) return result;
+    const torch::Tensor logits = x.reshape({x.size(0), info_.classes}).contiguous();
     const torch::Tensor classes = logits.argmax(1).to(torch::kInt64).contiguous();
-    result.classes.assign(classes.data_ptr<int64_t>(),
-                          classes.data_ptr<int64_t>() + classes.numel());
+    for (size_t row = 0; row < active.size(); ++row) {
+      const int sample = active[row];
+      const float* scores = logits.data_ptr<float>() + row * info_.classes;
+      std::copy(scores, scores + info_.classes,
+                result.logits.begin() + static_cast<size_t>(sample) * info_.classes);
+      result.classes[sample] = classes[row].item<int64_t>();
+      for (size_t k = 0; k < features[sample].size(); ++k) {
+        cache_->Insert(layers[k], features[sample][k], result.classes[sample],
+                       std::span<const float>(scores, info_.classes));
+      }
+    }
     return result;
   }
 
  private:
+  // Looks up every active sample at `layer`; hits are answered and dropped from x and *active.
+  torch::Tensor LookUp(int layer, const torch::Tensor& x, std::vector<int>* active,
+                       std::vector<std::vector<std::vector<float>>>* features,
+                       InferResult* result) {
+    torch::Tensor pooled =
+        layer == 0 ? x.flatten(1) : (x.dim() == 4 ? x.mean({2, 3}) : x.flatten(1));
+    pooled = pooled.contiguous();
+    const int64_t width = pooled.size(1);
+    std::vector<int64_t> keep;
+    std::vector<int> still;
+    for (size_t row = 0; row < active->size(); ++row) {
+      const int sample = (*active)[row];
+      const float* begin = pooled.data_ptr<float>() + row * width;
+      std::span<const float> values(begin, width);
+      std::optional<CacheAnswer> answer = cache_->Lookup(layer, values);
+      if (answer) {
+        result->blocks_run[sample] = layer;
+        result->classes[sample] = answer->label;
+        float* out = result->logits.data() + static_cast<size_t>(sample) * info_.classes;
+        if (static_cast<int>(answer->scores.size()) == info_.classes) {
+          std::copy(answer->scores.begin(), answer->scores.end(), out);
+        } else if (answer->label >= 0 && answer->label < info_.classes) {
+          out[answer->label] = 1.0f;
+        }
+        continue;
+      }
+      (*features)[sample].emplace_back(values.begin(), values.end());
+      keep.push_back(static_cast<int64_t>(row));
+      still.push_back(sample);
+    }
+    if (still.size() == active->size()) return x;
+    *active = std::move(still);
+    if (active->empty()) return x;
+    return x.index_select(0, torch::tensor(keep, torch::kInt64));
+  }
+
   ServedModelInfo info_;
   BlockModel model_;
+  std::shared_ptr<LayerCache> cache_;
 };
 
 }  // namespace
@@ -85,7 +152,7 @@ std::unique_ptr<InferenceBackend> LoadTorchBackend(const TorchBackendOptions& op
     throw InputError(
         path, 0, "the weights do not fit model '" + spec->model + "': " + BoundedMessage(e.what()));
   }
-  return std::make_unique<TorchBackend>(std::move(info), std::move(model));
+  return std::make_unique<TorchBackend>(std::move(info), std::move(model), options.cache);
 }
 
 }  // namespace jigsaw

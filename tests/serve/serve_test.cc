@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "serve/exact_match_cache.h"
 #include "serve/http_server.h"
 #include "serve/inference_queue.h"
 #include "serve/torch_backend.h"
@@ -192,6 +193,50 @@ TEST_F(ServeTest, InferMatchesTheModelAndArgmax) {
     }
     EXPECT_EQ(classes["data"][n].get<int>(), best);
   }
+}
+
+TEST_F(ServeTest, FullModelRunsEveryBlockWithoutACache) {
+  httplib::Result result = Infer(Request(2, Input(2)).dump());
+  ASSERT_TRUE(result);
+  ASSERT_EQ(result->status, 200) << result->body;
+  const Json parameters = Json::parse(result->body)["parameters"];
+  EXPECT_EQ(parameters["blocks"], 5);
+  EXPECT_EQ(parameters["blocks_run"], Json({5, 5}));
+}
+
+// The exact-match cache inside the real serving path: a repeated sample is answered before
+// block 0 with the base model's logits, a new one runs the model; a mixed batch splits.
+TEST_F(ServeTest, ExactMatchCacheAnswersRepeatedInputsFromLayerZero) {
+  TorchBackendOptions options;
+  options.checkpoint = out_ + "/checkpoint.pt";
+  auto cache = std::make_shared<ExactMatchCache>(16);
+  options.cache = cache;
+  std::unique_ptr<InferenceBackend> backend = LoadTorchBackend(options);
+  InferRequest first;
+  first.batch = 1;
+  first.input = Input(1);
+  const InferResult miss = backend->Infer(first);
+  EXPECT_EQ(miss.blocks_run, std::vector<int>({5}));
+  EXPECT_EQ(cache->size(), 1u);
+  const InferResult hit = backend->Infer(first);
+  EXPECT_EQ(hit.blocks_run, std::vector<int>({0}));
+  EXPECT_EQ(hit.logits, miss.logits);
+  EXPECT_EQ(hit.classes, miss.classes);
+
+  InferRequest mixed;
+  mixed.batch = 2;
+  mixed.input = Input(1);
+  std::vector<float> other = Input(1);
+  for (float& v : other) v = -v;
+  mixed.input.insert(mixed.input.begin(), other.begin(), other.end());
+  const InferResult split = backend->Infer(mixed);
+  EXPECT_EQ(split.blocks_run, std::vector<int>({5, 0}));
+  EXPECT_EQ(std::vector<float>(split.logits.begin() + 10, split.logits.end()), miss.logits);
+  InferRequest alone;
+  alone.batch = 1;
+  alone.input = other;
+  EXPECT_EQ(backend_->Infer(alone).classes[0], split.classes[0]);
+  EXPECT_EQ(cache->size(), 2u);
 }
 
 TEST_F(ServeTest, NestedDataAndImplicitBatchAndOutputSubset) {
