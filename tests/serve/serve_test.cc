@@ -23,6 +23,7 @@
 #include "serve/exact_match_cache.h"
 #include "serve/http_server.h"
 #include "serve/inference_queue.h"
+#include "serve/knn_cache.h"
 #include "serve/torch_backend.h"
 
 namespace jigsaw {
@@ -237,6 +238,32 @@ TEST_F(ServeTest, ExactMatchCacheAnswersRepeatedInputsFromLayerZero) {
   alone.input = other;
   EXPECT_EQ(backend_->Infer(alone).classes[0], split.classes[0]);
   EXPECT_EQ(cache->size(), 2u);
+}
+
+// A Freeze cache after block 2 inside the real serving path: a sample seen before leaves the
+// model after 2 of its 5 blocks with the class the full model gave it.
+TEST_F(ServeTest, KnnCacheAnswersASeenSampleAfterTwoBlocks) {
+  TorchBackendOptions options;
+  options.checkpoint = out_ + "/checkpoint.pt";
+  KnnCacheOptions knn;
+  knn.layers = {2};
+  knn.max_distance = {1e-3};
+  knn.k = 1;
+  auto cache = std::make_shared<KnnCache>(knn);
+  options.cache = cache;
+  std::unique_ptr<InferenceBackend> backend = LoadTorchBackend(options);
+  InferRequest request;
+  request.batch = 1;
+  request.input = Input(1);
+  const InferResult first = backend->Infer(request);
+  EXPECT_EQ(first.blocks_run, std::vector<int>({5}));
+  EXPECT_EQ(cache->entries(2), 1u);
+  const InferResult second = backend->Infer(request);
+  EXPECT_EQ(second.blocks_run, std::vector<int>({2}));
+  EXPECT_EQ(second.classes, first.classes);
+  InferRequest other = request;
+  for (float& v : other.input) v = -v;
+  EXPECT_EQ(backend->Infer(other).blocks_run, std::vector<int>({5}));  // far: a miss
 }
 
 TEST_F(ServeTest, NestedDataAndImplicitBatchAndOutputSubset) {
