@@ -190,12 +190,17 @@ void HttpServer::InstallRoutes() {
   });
   server.Get("/v2/stats", [this](const httplib::Request&, httplib::Response& res) {
     const HttpServerStats s = stats();
+    const BackendStats b = backend_.stats();
     Reply(res, 200,
           {{"requests", s.requests},
            {"inferences", s.inferences},
            {"client_errors", s.client_errors},
            {"queue_full", s.queue_full},
-           {"server_errors", s.server_errors}});
+           {"server_errors", s.server_errors},
+           {"cache", b.cache},
+           {"samples", b.samples},
+           {"answered_after_blocks", b.answered_after},
+           {"cache_bytes", b.cache_bytes}});
   });
   auto unknown_model = [&model](const std::string& name, httplib::Response& res) {
     if (name == model.name) return false;

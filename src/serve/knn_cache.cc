@@ -49,7 +49,7 @@ size_t KnnCache::MemoryBytes() const {
   return bytes;
 }
 
-std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> features) {
+std::optional<KnnCache::Probed> KnnCache::Probe(int layer, std::span<const float> features) const {
   const int slot = Slot(layer);
   if (slot < 0) return std::nullopt;
   const Store& store = stores_[slot];
@@ -75,8 +75,19 @@ std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> fe
     if (candidates[i].second != candidates[0].second) return std::nullopt;
     distance += std::sqrt(candidates[i].first);
   }
-  if (distance / static_cast<double>(k) > options_.max_distance[slot]) return std::nullopt;
-  return CacheAnswer{candidates[0].second, {}};
+  return Probed{candidates[0].second, distance / static_cast<double>(k)};
+}
+
+std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> features) {
+  const std::optional<Probed> probed = Probe(layer, features);
+  if (!probed || probed->mean_distance > options_.max_distance[Slot(layer)]) return std::nullopt;
+  return CacheAnswer{probed->label, {}};
+}
+
+void KnnCache::set_max_distance(int layer, double bound) {
+  const int slot = Slot(layer);
+  if (slot < 0) throw UsageError("freeze cache: layer " + std::to_string(layer) + " is not cached");
+  options_.max_distance[slot] = bound;
 }
 
 void KnnCache::Insert(int layer, std::span<const float> features, int64_t label,

@@ -9,7 +9,8 @@
 // insert; a lookup of another width is a miss, an insert of another width throws
 // std::invalid_argument (a serving-path bug, not user input).
 //
-// Calibrating the distance bounds (for >= 99% agreement with the base model) is the caller's job.
+// Calibration (calibration.h): Probe gives the score of a would-be hit ignoring the bound (the k
+// neighbours' common label and mean distance); set_max_distance installs a calibrated bound.
 #ifndef JIGSAW_SERVE_KNN_CACHE_H_
 #define JIGSAW_SERVE_KNN_CACHE_H_
 
@@ -40,6 +41,16 @@ class KnnCache : public LayerCache {
   void Insert(int layer, std::span<const float> features, int64_t label,
               std::span<const float> logits) override;
   size_t MemoryBytes() const override;
+
+  struct Probed {
+    int64_t label = 0;
+    double mean_distance = 0;
+  };
+  // The k nearest entries' common label and mean distance, whatever the bound; nullopt when
+  // fewer than k are stored, the width differs or they disagree.
+  std::optional<Probed> Probe(int layer, std::span<const float> features) const;
+  // Throws UsageError if `layer` is not cached.
+  void set_max_distance(int layer, double bound);
 
   // Entries stored at `layer` (all classes).
   size_t entries(int layer) const;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <span>
 
 #include "core/error.h"
@@ -19,11 +20,28 @@ class TorchBackend : public InferenceBackend {
   TorchBackend(ServedModelInfo info, BlockModel model, std::shared_ptr<LayerCache> cache)
       : info_(std::move(info)), model_(std::move(model)), cache_(std::move(cache)) {
     model_->eval();
+    stats_.cache = cache_ ? cache_->kind() : "none";
+    stats_.answered_after.assign(model_->num_blocks() + 1, 0);
+  }
+
+  BackendStats stats() const override {
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    return stats_;
   }
 
   const ServedModelInfo& info() const override { return info_; }
 
   InferResult Infer(const InferRequest& request) override {
+    InferResult result = Run(request);
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.samples += request.batch;
+    for (int blocks : result.blocks_run) ++stats_.answered_after[blocks];
+    if (cache_) stats_.cache_bytes = cache_->MemoryBytes();
+    return result;
+  }
+
+ private:
+  InferResult Run(const InferRequest& request) {
     torch::NoGradGuard no_grad;
     const int blocks = model_->num_blocks();
     torch::Tensor x = torch::from_blob(const_cast<float*>(request.input.data()),
@@ -66,7 +84,6 @@ class TorchBackend : public InferenceBackend {
     return result;
   }
 
- private:
   // Looks up every active sample at `layer`; hits are answered and dropped from x and *active.
   torch::Tensor LookUp(int layer, const torch::Tensor& x, std::vector<int>* active,
                        std::vector<std::vector<std::vector<float>>>* features,
@@ -106,6 +123,8 @@ class TorchBackend : public InferenceBackend {
   ServedModelInfo info_;
   BlockModel model_;
   std::shared_ptr<LayerCache> cache_;
+  mutable std::mutex stats_mutex_;
+  BackendStats stats_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "serve/calibration.h"
 
 namespace jigsaw {
 namespace {
@@ -87,6 +88,43 @@ TEST(KnnCache, PerClassReservoirsBoundTheMemory) {
     const std::vector<float> q = {static_cast<float>(i), 0, 0, 0};
     EXPECT_EQ(cache.Lookup(2, q).has_value(), same.Lookup(2, q).has_value()) << i;
   }
+}
+
+// Probe + CalibrateBound: on two well separated classes plus one mislabelled point, the
+// calibrated bound admits the clean lookups and keeps out the one near the wrong label.
+TEST(KnnCache, ProbeAndCalibrationSetABoundForTheTarget) {
+  KnnCache cache(Options(1, 0.0));
+  for (int i = 0; i < 10; ++i) {
+    cache.Insert(2, std::vector<float>{0.1f * i, 0}, 0, kNoLogits);
+    cache.Insert(2, std::vector<float>{0.1f * i, 10}, 1, kNoLogits);
+  }
+  cache.Insert(2, std::vector<float>{5, 5}, 0, kNoLogits);      // an outlier labelled 0
+  EXPECT_FALSE(cache.Lookup(2, std::vector<float>{0.05f, 0}));  // bound 0: no hits yet
+  // Calibration split: (features, base label); the last one sits nearest the outlier but the
+  // base model calls it 1.
+  const std::vector<std::pair<std::vector<float>, int>> split = {{{0.05f, 0.2f}, 0},
+                                                                 {{0.42f, -0.3f}, 0},
+                                                                 {{0.71f, 9.6f}, 1},
+                                                                 {{0.2f, 10.4f}, 1},
+                                                                 {{5.0f, 6.5f}, 1}};
+  std::vector<CalibrationPoint> points;
+  for (const auto& [features, base] : split) {
+    const auto probed = cache.Probe(2, features);
+    ASSERT_TRUE(probed);
+    points.push_back({probed->mean_distance, probed->label == base});
+  }
+  const auto bound = CalibrateBound(points, 1.0, 1);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(bound->hits, 4);
+  EXPECT_LT(bound->bound, 1.5);
+  cache.set_max_distance(2, bound->bound);
+  for (size_t i = 0; i < 4; ++i) {
+    const auto hit = cache.Lookup(2, split[i].first);
+    ASSERT_TRUE(hit) << i;
+    EXPECT_EQ(hit->label, split[i].second);
+  }
+  EXPECT_FALSE(cache.Lookup(2, split[4].first));
+  EXPECT_THROW(cache.set_max_distance(3, 1.0), UsageError);
 }
 
 TEST(KnnCache, RefusesInconsistentOptions) {

@@ -238,6 +238,12 @@ TEST_F(ServeTest, ExactMatchCacheAnswersRepeatedInputsFromLayerZero) {
   alone.input = other;
   EXPECT_EQ(backend_->Infer(alone).classes[0], split.classes[0]);
   EXPECT_EQ(cache->size(), 2u);
+  const BackendStats stats = backend->stats();
+  EXPECT_EQ(stats.cache, "exact");
+  EXPECT_EQ(stats.samples, 4);
+  EXPECT_EQ(stats.answered_after, std::vector<int64_t>({2, 0, 0, 0, 0, 2}));
+  EXPECT_EQ(stats.cache_bytes, cache->MemoryBytes());
+  EXPECT_GT(stats.cache_bytes, 2 * 784 * sizeof(float));
 }
 
 // A Freeze cache after block 2 inside the real serving path: a sample seen before leaves the
@@ -335,6 +341,15 @@ TEST_F(ServeTest, MalformedRequestsGetA4xxAndTheServerGoesOn) {
   const HttpServerStats stats = server_->stats();
   EXPECT_GE(stats.client_errors, 16);
   EXPECT_EQ(stats.server_errors, 0);
+  httplib::Client client = Client();
+  auto counters = client.Get("/v2/stats");
+  ASSERT_TRUE(counters);
+  ASSERT_EQ(counters->status, 200);
+  const Json reply = Json::parse(counters->body);
+  EXPECT_EQ(reply["cache"], "none");
+  ASSERT_EQ(reply["answered_after_blocks"].size(), 6u);
+  EXPECT_GE(reply["samples"].get<int64_t>(), 1);
+  EXPECT_EQ(reply["answered_after_blocks"][5], reply["samples"]);  // no cache: all ran 5 blocks
 }
 
 TEST_F(ServeTest, ConcurrentClientsAllGetAnswers) {
@@ -361,6 +376,7 @@ class GatedBackend : public InferenceBackend {
  public:
   explicit GatedBackend(InferenceBackend& inner) : inner_(inner) {}
   const ServedModelInfo& info() const override { return inner_.info(); }
+  BackendStats stats() const override { return inner_.stats(); }
   InferResult Infer(const InferRequest& request) override {
     std::unique_lock<std::mutex> lock(mutex_);
     ++started_;
