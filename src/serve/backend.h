@@ -22,12 +22,25 @@ struct BackendStats {
   size_t cache_bytes = 0;
 };
 
+// What caches see of a batch, for warming and calibrating them offline: features[j] holds the
+// batch's features at layers[j] (batch x widths[j], row-major, exactly as the serving path passes
+// them to LayerCache), classes the full model's answers.
+struct LayerFeatures {
+  std::vector<int> layers;
+  std::vector<int> widths;
+  std::vector<std::vector<float>> features;
+  std::vector<int64_t> classes;
+};
+
 class InferenceBackend {
  public:
   virtual ~InferenceBackend() = default;
   virtual const ServedModelInfo& info() const = 0;
   virtual InferResult Infer(const InferRequest& request) = 0;
   virtual BackendStats stats() const = 0;
+  // Runs the full model without any cache; layers in [0, blocks). Same threading rule as Infer.
+  virtual LayerFeatures ComputeLayerFeatures(const InferRequest& request,
+                                             const std::vector<int>& layers) = 0;
 };
 
 }  // namespace jigsaw

@@ -5,10 +5,11 @@
 // The server runs a model block by block. Before block 0 and after each block b it may consult
 // the cache at "layer" b + 1 (layer 0 = the raw input, layer L = after the last block) with that
 // sample's features there: the raw input at layer 0, the activation pooled to one value per
-// channel (global average) at later layers. Lookup returns an answer (a hit: the request returns
-// with it, the remaining blocks are skipped) or nothing (a miss). Once the base model has
-// answered a sample, Insert gives the cache its features at every layer the cache asked for
-// (layers()) with the base model's class and logits, for online updates.
+// channel (global average) at later layers, or the activation as is where a block's output is
+// already flat (LeNet's second block ends flattened: 400 values). Lookup returns an answer (a hit:
+// the request returns with it, the remaining blocks are skipped) or nothing (a miss). Once the base
+// model has answered a sample, Insert gives the cache its features at every layer the cache asked
+// for (layers()) with the base model's class and logits, for online updates.
 //
 // Unless an implementation says otherwise, calls come from one thread at a time.
 #ifndef JIGSAW_SERVE_LAYER_CACHE_H_

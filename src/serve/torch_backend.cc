@@ -40,13 +40,55 @@ class TorchBackend : public InferenceBackend {
     return result;
   }
 
+  LayerFeatures ComputeLayerFeatures(const InferRequest& request,
+                                     const std::vector<int>& layers) override {
+    torch::NoGradGuard no_grad;
+    const int blocks = model_->num_blocks();
+    for (size_t j = 0; j < layers.size(); ++j) {
+      if (layers[j] < 0 || layers[j] >= blocks || (j > 0 && layers[j] <= layers[j - 1])) {
+        throw UsageError("layer features: layers must be ascending in [0, " +
+                         std::to_string(blocks) + ")");
+      }
+    }
+    LayerFeatures out;
+    out.layers = layers;
+    torch::Tensor x = InputTensor(request);
+    size_t next = 0;
+    for (int layer = 0; layer <= blocks; ++layer) {
+      if (layer > 0) x = model_->block(layer - 1)->forward(x);
+      if (next < layers.size() && layers[next] == layer) {
+        const torch::Tensor pooled = Pool(layer, x);
+        out.widths.push_back(static_cast<int>(pooled.size(1)));
+        out.features.emplace_back(pooled.data_ptr<float>(),
+                                  pooled.data_ptr<float>() + pooled.numel());
+        ++next;
+      }
+    }
+    const torch::Tensor classes =
+        x.reshape({request.batch, info_.classes}).argmax(1).to(torch::kInt64).contiguous();
+    out.classes.assign(classes.data_ptr<int64_t>(), classes.data_ptr<int64_t>() + classes.numel());
+    return out;
+  }
+
  private:
+  torch::Tensor InputTensor(const InferRequest& request) const {
+    return torch::from_blob(const_cast<float*>(request.input.data()),
+                            {request.batch, info_.channels, info_.height, info_.width},
+                            torch::kFloat32);
+  }
+
+  // The features caches see at `layer`: the input as is, later the global-average-pooled
+  // activation (one value per channel), row-major batch x width.
+  static torch::Tensor Pool(int layer, const torch::Tensor& x) {
+    torch::Tensor pooled =
+        layer == 0 ? x.flatten(1) : (x.dim() == 4 ? x.mean({2, 3}) : x.flatten(1));
+    return pooled.contiguous();
+  }
+
   InferResult Run(const InferRequest& request) {
     torch::NoGradGuard no_grad;
     const int blocks = model_->num_blocks();
-    torch::Tensor x = torch::from_blob(const_cast<float*>(request.input.data()),
-                                       {request.batch, info_.channels, info_.height, info_.width},
-                                       torch::kFloat32);
+    torch::Tensor x = InputTensor(request);
     InferResult result;
     result.blocks = blocks;
     result.blocks_run.assign(request.batch, blocks);
@@ -88,9 +130,7 @@ class TorchBackend : public InferenceBackend {
   torch::Tensor LookUp(int layer, const torch::Tensor& x, std::vector<int>* active,
                        std::vector<std::vector<std::vector<float>>>* features,
                        InferResult* result) {
-    torch::Tensor pooled =
-        layer == 0 ? x.flatten(1) : (x.dim() == 4 ? x.mean({2, 3}) : x.flatten(1));
-    pooled = pooled.contiguous();
+    const torch::Tensor pooled = Pool(layer, x);
     const int64_t width = pooled.size(1);
     std::vector<int64_t> keep;
     std::vector<int> still;

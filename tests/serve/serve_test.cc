@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/error.h"
 #include "serve/exact_match_cache.h"
 #include "serve/http_server.h"
 #include "serve/inference_queue.h"
@@ -272,6 +273,41 @@ TEST_F(ServeTest, KnnCacheAnswersASeenSampleAfterTwoBlocks) {
   EXPECT_EQ(backend->Infer(other).blocks_run, std::vector<int>({5}));  // far: a miss
 }
 
+// Offline features are exactly what the serving path shows caches: a Freeze cache warmed from
+// ComputeLayerFeatures answers those samples after 2 blocks with the full model's classes.
+TEST_F(ServeTest, OfflineLayerFeaturesWarmACacheTheServingPathHits) {
+  InferRequest request;
+  request.batch = 3;
+  request.input = Input(3);
+  for (size_t i = 784; i < 2 * 784; ++i) request.input[i] *= -1;
+  for (size_t i = 2 * 784; i < 3 * 784; ++i) request.input[i] *= 0.5f;
+  const LayerFeatures features = backend_->ComputeLayerFeatures(request, {0, 2});
+  ASSERT_EQ(features.widths.size(), 2u);
+  EXPECT_EQ(features.widths[0], 784);
+  EXPECT_EQ(features.features[0], request.input);
+  EXPECT_EQ(features.widths[1], 400);  // LeNet's second block ends flattened: 16 x 5 x 5
+  EXPECT_EQ(features.classes, backend_->Infer(request).classes);
+  EXPECT_THROW(backend_->ComputeLayerFeatures(request, {2, 0}), UsageError);
+  EXPECT_THROW(backend_->ComputeLayerFeatures(request, {5}), UsageError);
+
+  KnnCacheOptions knn;
+  knn.layers = {2};
+  knn.max_distance = {1e-4};
+  knn.k = 1;
+  auto cache = std::make_shared<KnnCache>(knn);
+  for (int n = 0; n < 3; ++n) {
+    cache->Insert(2, std::span<const float>(features.features[1].data() + n * 400, 400),
+                  features.classes[n], {});
+  }
+  TorchBackendOptions options;
+  options.checkpoint = out_ + "/checkpoint.pt";
+  options.cache = cache;
+  std::unique_ptr<InferenceBackend> cached = LoadTorchBackend(options);
+  const InferResult result = cached->Infer(request);
+  EXPECT_EQ(result.blocks_run, std::vector<int>({2, 2, 2}));
+  EXPECT_EQ(result.classes, features.classes);
+}
+
 TEST_F(ServeTest, NestedDataAndImplicitBatchAndOutputSubset) {
   const std::vector<float> data = Input(1);
   Json nested = Json::array();
@@ -377,6 +413,10 @@ class GatedBackend : public InferenceBackend {
   explicit GatedBackend(InferenceBackend& inner) : inner_(inner) {}
   const ServedModelInfo& info() const override { return inner_.info(); }
   BackendStats stats() const override { return inner_.stats(); }
+  LayerFeatures ComputeLayerFeatures(const InferRequest& request,
+                                     const std::vector<int>& layers) override {
+    return inner_.ComputeLayerFeatures(request, layers);
+  }
   InferResult Infer(const InferRequest& request) override {
     std::unique_lock<std::mutex> lock(mutex_);
     ++started_;
