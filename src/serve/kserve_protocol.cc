@@ -29,9 +29,9 @@ void AppendElement(const Json& value, const std::string& datatype, std::vector<f
     Reject("inputs[0].data: expected numbers, got " + Excerpt(value.dump()));
   }
   const double number = value.get<double>();
-  if (!std::isfinite(number) ||
-      (datatype == "FP32" && std::fabs(number) > std::numeric_limits<float>::max())) {
-    Reject("inputs[0].data: " + Excerpt(value.dump()) + " is not a finite " + datatype + " value");
+  // The model computes in FP32: FP64 values must fit too.
+  if (!std::isfinite(number) || std::fabs(number) > std::numeric_limits<float>::max()) {
+    Reject("inputs[0].data: " + Excerpt(value.dump()) + " is not a finite value in FP32 range");
   }
   out->push_back(static_cast<float>(number));
 }

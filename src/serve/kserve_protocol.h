@@ -4,8 +4,9 @@
 // A request body is {"id"?: string, "inputs": [{"name", "shape", "datatype", "data"}],
 // "outputs"?: [{"name"}], "parameters"?: {...}}. Exactly one input is accepted: an FP32 or FP64
 // tensor of shape [N, C, H, W] (or [C, H, W], taken as N = 1) matching the model's input, with
-// 1 <= N <= max_batch; "data" is flat or nested row-major, every element a finite number, their
-// count the product of the shape. ParseInferRequest throws ProtocolError (an HTTP 4xx status and
+// 1 <= N <= max_batch; "data" is flat or nested row-major, every element a finite number within
+// FP32 range (the model computes in FP32, whatever the datatype), their count the product of the
+// shape. ParseInferRequest throws ProtocolError (an HTTP 4xx status and
 // a message naming the offending field) on anything else, never reads past the limits, and never
 // recurses deeper than the declared shape.
 //

@@ -357,6 +357,9 @@ TEST_F(ServeTest, MalformedRequestsGetA4xxAndTheServerGoesOn) {
   Json huge = Request(1, data);
   huge["inputs"][0]["data"][0] = 1e39;
   ExpectRejected(huge.dump(), 400, "finite");
+  huge["inputs"][0]["datatype"] = "FP64";
+  huge["inputs"][0]["data"][0] = 1e300;  // a valid double, but the model computes in FP32
+  ExpectRejected(huge.dump(), 400, "FP32 range");
   Json ragged = Request(1, data);
   ragged["inputs"][0]["data"] = {{{1.0, 2.0}}};
   ExpectRejected(ragged.dump(), 400, "nested");
