@@ -7,6 +7,7 @@ PACKAGES=(
   coinor-libclp-dev coinor-libcbc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev libgloo-dev zlib1g-dev libjpeg62-turbo-dev dataset-fashion-mnist libpugixml-dev
+  libcpp-httplib-dev
   time python3 jq iproute2 bc
 )
 missing=()

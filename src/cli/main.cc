@@ -5,7 +5,7 @@
 
 int main(int argc, char** argv) {
   if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile" ||
-                   std::string(argv[1]) == "ps-worker")) {
+                   std::string(argv[1]) == "ps-worker" || std::string(argv[1]) == "serve")) {
     return jigsaw::ExecRuntime(argc, argv);
   }
   CLI::App app{
@@ -24,5 +24,7 @@ int main(int argc, char** argv) {
   app.add_subcommand("train", "Data-parallel training with SPB (LibTorch + Gloo); see --help");
   app.add_subcommand("profile", "Per-block timing and size profile of a model; see --help");
   app.add_subcommand("ps-worker", "A worker of a parameter-server job (LibTorch); see --help");
+  app.add_subcommand("serve",
+                     "KServe v2 inference server over a checkpoint (LibTorch); see --help");
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

@@ -1,5 +1,5 @@
-// jigsaw-runtime: `jigsaw train` and `jigsaw profile`, the LibTorch half of the CLI (see
-// cli_main.h for why it is a separate executable). Run through `jigsaw train|profile`.
+// jigsaw-runtime: `jigsaw train`, `profile`, `ps-worker` and `serve`, the LibTorch half of the CLI
+// (see cli_main.h for why it is a separate executable). Run through `jigsaw <subcommand>`.
 #include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
@@ -9,5 +9,6 @@ int main(int argc, char** argv) {
   jigsaw::AddTrainCommand(app, &action);
   jigsaw::AddProfileCommand(app, &action);
   jigsaw::AddPsWorkerCommand(app, &action);
+  jigsaw::AddServeCommand(app, &action);
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

@@ -25,6 +25,7 @@
 #include "runtime/gradient_exchange.h"
 #include "runtime/launcher.h"
 #include "runtime/memory_tracker.h"
+#include "runtime/model_spec.h"
 #include "runtime/net_address.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
@@ -243,13 +244,15 @@ struct Checkpointed {
   std::vector<double> accuracies;
 };
 
-void SaveCheckpoint(const std::string& path, BlockModel& model, const BlockTrainingState& state,
-                    int epochs_done, const std::vector<double>& accuracies, int world,
+void SaveCheckpoint(const std::string& path, const ModelSpec& spec, BlockModel& model,
+                    const BlockTrainingState& state, int epochs_done,
+                    const std::vector<double>& accuracies, int world,
                     const AdaptiveController* controller, const WeightVelocity* velocity) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive;
   model->save(model_archive);
   archive.write("model", model_archive);
+  WriteModelSpec(archive, spec);
   torch::serialize::OutputArchive optimizer_archive;
   state.Save(optimizer_archive);
   archive.write("optimizer", optimizer_archive);
@@ -458,6 +461,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   TrainingData data = LoadTrainingData(options.data);
   BlockModel model = MakeModel(options.model, data.train.channels, data.train.height,
                                data.train.width, data.train.classes);
+  const ModelSpec spec{options.model,     options.data.dataset, data.train.channels,
+                       data.train.height, data.train.width,     data.train.classes};
   model->train();
   TrainRecord record;
   record.blocks = model->num_blocks();
@@ -682,7 +687,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       record.rows = all_rows;
       WriteTrainOutputs(options, plan, world, record);
       record.rows.clear();
-      SaveCheckpoint(checkpoint, model, state, epoch + 1, record.accuracies, world,
+      SaveCheckpoint(checkpoint, spec, model, state, epoch + 1, record.accuracies, world,
                      controller ? &*controller : nullptr, velocity ? &*velocity : nullptr);
       if (!options.quiet) {
         std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,

@@ -17,8 +17,8 @@ struct Result {
   std::string stderr_text;
 };
 
+// Per process: ctest runs these tests concurrently, and other checkouts may run them too.
 std::string TempDir(const std::string& name) {
-  // The pid keeps concurrent tests (ctest -j, other checkouts) apart.
   auto dir = std::filesystem::temp_directory_path() /
              ("jigsaw_d2r_cli_" + name + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(dir);

@@ -58,6 +58,7 @@
 #include "ps/message.h"
 #include "ps/server.h"
 #include "ps/socket.h"
+#include "serve/kserve_protocol.h"
 #include "spb/cost_model.h"
 #include "spb/iteration_estimate.h"
 #include "spb/statistical_efficiency.h"
@@ -303,6 +304,36 @@ void RunThroughputs(const std::string& text) {
   }
 }
 
+// A KServe v2 inference request against a 1x4x4 model with 3 classes and batches up to 4:
+// accepted requests hold exactly the declared, finite samples, and their response encodes.
+void RunKserveRequest(const std::string& text) {
+  ServedModelInfo model;
+  model.name = "fuzz";
+  model.channels = 1;
+  model.height = 4;
+  model.width = 4;
+  model.classes = 3;
+  model.max_batch = 4;
+  InferRequest request;
+  try {
+    request = ParseInferRequest(model, text);
+  } catch (const ProtocolError& e) {
+    Check(e.status() >= 400 && e.status() < 500, "a protocol error outside 4xx");
+    throw InputError("request", 0, e.what());
+  }
+  Check(request.batch >= 1 && request.batch <= model.max_batch, "batch out of limits");
+  Check(request.input.size() == static_cast<size_t>(request.batch) * 16, "wrong sample count");
+  for (float value : request.input) Check(std::isfinite(value), "a non-finite input");
+  InferResult result;
+  result.logits.assign(static_cast<size_t>(request.batch) * 3, 0.5f);
+  result.classes.assign(request.batch, 1);
+  result.blocks_run.assign(request.batch, 2);
+  result.blocks = 2;
+  const std::string reply = EncodeInferResponse(model, request, result)
+                                .dump(-1, ' ', false, Json::error_handler_t::replace);
+  Check(!reply.empty(), "an empty response");
+}
+
 void RunProfile(const std::string& text) {
   const TempFile file(text);
   const ModelProfile profile = ReadProfile(file.path());
@@ -497,6 +528,11 @@ std::vector<Area> MakeAreas() {
               ps::Message{ps::MessageType::kPull, 0, 1, {}},
               ps::Message{ps::MessageType::kBye, 0, 0, {}}});
 
+  const std::string kserve = R"json({"id": "a", "inputs": [{"name": "x", "shape": [1, 1, 4, 4],
+  "datatype": "FP32", "data": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15.5]}],
+  "outputs": [{"name": "class"}]})json";
+  const std::string kserve_nested = R"json({"inputs": [{"name": "x", "shape": [1, 4, 4],
+  "datatype": "FP64", "data": [[[1, 2, 3, 4], [5, 6, 7, 8], [9, 1e3, -1, 0], [2, 2, 2, 2]]]}]})json";
   auto with = [](std::vector<std::string> seeds, std::initializer_list<std::string> extra) {
     for (const std::string& s : extra) {
       if (!s.empty()) seeds.push_back(s);
@@ -537,6 +573,7 @@ std::vector<Area> MakeAreas() {
            RunAstra},
       Area{"ps_messages", {session}, RunPsStream},
       Area{"ps_server", {session}, RunPsServer},
+      Area{"kserve_request", {kserve, kserve_nested}, RunKserveRequest},
   };
 }
 

@@ -1,0 +1,117 @@
+#include "serve/knn_cache.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+#include "core/error.h"
+
+namespace jigsaw {
+
+KnnCache::KnnCache(KnnCacheOptions options) : options_(std::move(options)), rng_(options_.seed) {
+  if (options_.layers.size() != options_.max_distance.size()) {
+    throw UsageError("freeze cache: one distance bound per cached layer");
+  }
+  if (!std::is_sorted(options_.layers.begin(), options_.layers.end()) ||
+      (!options_.layers.empty() && options_.layers.front() < 0)) {
+    throw UsageError("freeze cache: layers must be ascending and >= 0");
+  }
+  if (options_.k < 1 || options_.classes < 1 || options_.per_class_capacity < 1) {
+    throw UsageError("freeze cache: k, classes and the per-class capacity must be >= 1");
+  }
+  stores_.resize(options_.layers.size());
+  for (Store& store : stores_) {
+    store.rows.resize(options_.classes);
+    store.seen.assign(options_.classes, 0);
+  }
+}
+
+int KnnCache::Slot(int layer) const {
+  const auto it = std::lower_bound(options_.layers.begin(), options_.layers.end(), layer);
+  if (it == options_.layers.end() || *it != layer) return -1;
+  return static_cast<int>(it - options_.layers.begin());
+}
+
+size_t KnnCache::entries(int layer) const {
+  const int slot = Slot(layer);
+  if (slot < 0 || stores_[slot].width == 0) return 0;
+  size_t count = 0;
+  for (const std::vector<float>& rows : stores_[slot].rows) count += rows.size();
+  return count / stores_[slot].width;
+}
+
+size_t KnnCache::MemoryBytes() const {
+  size_t bytes = 0;
+  for (const Store& store : stores_) {
+    for (const std::vector<float>& rows : store.rows) bytes += rows.size() * sizeof(float);
+  }
+  return bytes;
+}
+
+std::optional<KnnCache::Probed> KnnCache::Probe(int layer, std::span<const float> features) const {
+  const int slot = Slot(layer);
+  if (slot < 0) return std::nullopt;
+  const Store& store = stores_[slot];
+  if (store.width == 0 || features.size() != store.width) return std::nullopt;
+  // (distance^2, class) of every entry; the k smallest decide.
+  std::vector<std::pair<double, int>> candidates;
+  for (int label = 0; label < options_.classes; ++label) {
+    const std::vector<float>& rows = store.rows[label];
+    for (size_t start = 0; start < rows.size(); start += store.width) {
+      double sum = 0;
+      for (size_t i = 0; i < store.width; ++i) {
+        const double d = static_cast<double>(rows[start + i]) - features[i];
+        sum += d * d;
+      }
+      candidates.emplace_back(sum, label);
+    }
+  }
+  const size_t k = static_cast<size_t>(options_.k);
+  if (candidates.size() < k) return std::nullopt;
+  std::partial_sort(candidates.begin(), candidates.begin() + k, candidates.end());
+  double distance = 0;
+  for (size_t i = 0; i < k; ++i) {
+    if (candidates[i].second != candidates[0].second) return std::nullopt;
+    distance += std::sqrt(candidates[i].first);
+  }
+  return Probed{candidates[0].second, distance / static_cast<double>(k)};
+}
+
+std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> features) {
+  const std::optional<Probed> probed = Probe(layer, features);
+  if (!probed || probed->mean_distance > options_.max_distance[Slot(layer)]) return std::nullopt;
+  return CacheAnswer{probed->label, {}};
+}
+
+void KnnCache::set_max_distance(int layer, double bound) {
+  const int slot = Slot(layer);
+  if (slot < 0) throw UsageError("freeze cache: layer " + std::to_string(layer) + " is not cached");
+  options_.max_distance[slot] = bound;
+}
+
+void KnnCache::Insert(int layer, std::span<const float> features, int64_t label,
+                      std::span<const float> logits) {
+  const int slot = Slot(layer);
+  if (slot < 0 || label < 0 || label >= options_.classes || features.empty()) return;
+  Store& store = stores_[slot];
+  if (store.width == 0) store.width = features.size();
+  if (features.size() != store.width) {
+    throw std::invalid_argument("freeze cache: layer " + std::to_string(layer) + " has width " +
+                                std::to_string(store.width) + ", insert of " +
+                                std::to_string(features.size()));
+  }
+  std::vector<float>& rows = store.rows[label];
+  const int64_t seen = store.seen[label]++;
+  const size_t capacity = static_cast<size_t>(options_.per_class_capacity);
+  if (rows.size() / store.width < capacity) {
+    rows.insert(rows.end(), features.begin(), features.end());
+    return;
+  }
+  const uint64_t slot_index = rng_.UniformInt(static_cast<uint64_t>(seen) + 1);
+  if (slot_index < capacity) {
+    std::copy(features.begin(), features.end(), rows.begin() + slot_index * store.width);
+  }
+}
+
+}  // namespace jigsaw

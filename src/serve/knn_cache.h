@@ -1,0 +1,73 @@
+// Freeze Inference's approximate cache: at each chosen layer, the pooled activations of samples
+// the base model answered, with its labels; a lookup finds the k nearest stored activations (L2,
+// brute force) and hits when all k carry the same label and their mean distance is at most the
+// layer's bound. The hit answers with that label (scores empty: one-hot).
+//
+// Size reduction (Freeze discusses it): each layer keeps at most `per_class_capacity` entries per
+// class, a uniform reservoir sample of the inserts of that class (seeded, so runs repeat).
+// Fewer than k stored entries at a layer is a miss. A layer's feature width is fixed by its first
+// insert; a lookup of another width is a miss, an insert of another width throws
+// std::invalid_argument (a serving-path bug, not user input).
+//
+// Calibration (calibration.h): Probe gives the score of a would-be hit ignoring the bound (the k
+// neighbours' common label and mean distance); set_max_distance installs a calibrated bound.
+#ifndef JIGSAW_SERVE_KNN_CACHE_H_
+#define JIGSAW_SERVE_KNN_CACHE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/rng.h"
+#include "serve/layer_cache.h"
+
+namespace jigsaw {
+
+struct KnnCacheOptions {
+  std::vector<int> layers;           // ascending, >= 0
+  std::vector<double> max_distance;  // per layer: bound on the k neighbours' mean L2 distance
+  int k = 5;
+  int classes = 10;
+  int per_class_capacity = 200;
+  uint64_t seed = 1;
+};
+
+class KnnCache : public LayerCache {
+ public:
+  explicit KnnCache(KnnCacheOptions options);  // throws UsageError on inconsistent options
+
+  std::string kind() const override { return "freeze"; }
+  const std::vector<int>& layers() const override { return options_.layers; }
+  std::optional<CacheAnswer> Lookup(int layer, std::span<const float> features) override;
+  void Insert(int layer, std::span<const float> features, int64_t label,
+              std::span<const float> logits) override;
+  size_t MemoryBytes() const override;
+
+  struct Probed {
+    int64_t label = 0;
+    double mean_distance = 0;
+  };
+  // The k nearest entries' common label and mean distance, whatever the bound; nullopt when
+  // fewer than k are stored, the width differs or they disagree.
+  std::optional<Probed> Probe(int layer, std::span<const float> features) const;
+  // Throws UsageError if `layer` is not cached.
+  void set_max_distance(int layer, double bound);
+
+  // Entries stored at `layer` (all classes).
+  size_t entries(int layer) const;
+
+ private:
+  struct Store {
+    size_t width = 0;
+    std::vector<std::vector<float>> rows;  // per class: row-major entries
+    std::vector<int64_t> seen;             // per class: inserts so far (reservoir sampling)
+  };
+  int Slot(int layer) const;  // index into stores_, -1 if not a cached layer
+
+  KnnCacheOptions options_;
+  std::vector<Store> stores_;
+  Rng rng_;
+};
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_SERVE_KNN_CACHE_H_

@@ -1,0 +1,142 @@
+// Freeze's approximate cache: the hit rule (k nearest agree, mean distance within the bound),
+// its misses, per-class reservoirs bounding memory, and online inserts changing answers.
+#include "serve/knn_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "core/error.h"
+#include "serve/calibration.h"
+
+namespace jigsaw {
+namespace {
+
+KnnCacheOptions Options(int k, double bound, int capacity = 50) {
+  KnnCacheOptions options;
+  options.layers = {2, 4};
+  options.max_distance = {bound, bound};
+  options.k = k;
+  options.classes = 3;
+  options.per_class_capacity = capacity;
+  return options;
+}
+
+const std::vector<float> kNoLogits;
+
+TEST(KnnCache, HitsWhenTheKNearestAgreeWithinTheBound) {
+  KnnCache cache(Options(3, 1.0));
+  const std::vector<float> query = {0, 0};
+  cache.Insert(2, std::vector<float>{0.1f, 0}, 1, kNoLogits);
+  cache.Insert(2, std::vector<float>{0, 0.2f}, 1, kNoLogits);
+  EXPECT_FALSE(cache.Lookup(2, query));  // fewer than k entries
+  cache.Insert(2, std::vector<float>{-0.3f, 0}, 1, kNoLogits);
+  cache.Insert(2, std::vector<float>{5, 5}, 2, kNoLogits);  // far away: not among the 3 nearest
+  const auto hit = cache.Lookup(2, query);
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->label, 1);
+  EXPECT_TRUE(hit->scores.empty());
+  EXPECT_FALSE(cache.Lookup(4, query));                        // nothing stored at layer 4
+  EXPECT_FALSE(cache.Lookup(3, query));                        // not a cached layer
+  EXPECT_FALSE(cache.Lookup(2, std::vector<float>{0, 0, 0}));  // another width
+  EXPECT_THROW(cache.Insert(2, std::vector<float>{1, 2, 3}, 0, kNoLogits), std::invalid_argument);
+}
+
+TEST(KnnCache, MissesOnDisagreementOrDistance) {
+  KnnCache cache(Options(2, 0.5));
+  cache.Insert(2, std::vector<float>{0.1f, 0}, 0, kNoLogits);
+  cache.Insert(2, std::vector<float>{0, 0.1f}, 1, kNoLogits);
+  EXPECT_FALSE(cache.Lookup(2, std::vector<float>{0, 0}));  // neighbours disagree
+  cache.Insert(2, std::vector<float>{0.05f, 0.05f}, 0, kNoLogits);
+  const auto hit = cache.Lookup(2, std::vector<float>{0.09f, 0.01f});
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->label, 0);
+  // Same neighbours, but the query is far from them: mean distance > 0.5.
+  EXPECT_FALSE(cache.Lookup(2, std::vector<float>{1.5f, -1.5f}));
+}
+
+TEST(KnnCache, OnlineInsertsChangeTheAnswer) {
+  KnnCache cache(Options(1, 10.0));
+  const std::vector<float> query = {1, 1};
+  cache.Insert(4, std::vector<float>{2, 2}, 0, kNoLogits);
+  ASSERT_TRUE(cache.Lookup(4, query));
+  EXPECT_EQ(cache.Lookup(4, query)->label, 0);
+  cache.Insert(4, std::vector<float>{1, 1.1f}, 2, kNoLogits);
+  EXPECT_EQ(cache.Lookup(4, query)->label, 2);
+}
+
+TEST(KnnCache, PerClassReservoirsBoundTheMemory) {
+  KnnCache cache(Options(1, 1.0, 10));
+  for (int i = 0; i < 100; ++i) {
+    cache.Insert(2, std::vector<float>{static_cast<float>(i), 0, 0, 0}, i % 2, kNoLogits);
+  }
+  EXPECT_EQ(cache.entries(2), 20u);
+  EXPECT_EQ(cache.MemoryBytes(), 20u * 4 * sizeof(float));
+  // The reservoir kept a sample of everything seen, not just the first 10 of each class.
+  int late = 0;
+  for (int i = 20; i < 100; ++i) {
+    const auto hit = cache.Lookup(2, std::vector<float>{static_cast<float>(i), 0, 0, 0});
+    if (hit && hit->label == i % 2) ++late;  // distance 0 only if the entry was kept
+  }
+  EXPECT_GT(late, 0);
+  KnnCache same(Options(1, 1.0, 10));
+  for (int i = 0; i < 100; ++i) {
+    same.Insert(2, std::vector<float>{static_cast<float>(i), 0, 0, 0}, i % 2, kNoLogits);
+  }
+  for (int i = 0; i < 100; ++i) {
+    const std::vector<float> q = {static_cast<float>(i), 0, 0, 0};
+    EXPECT_EQ(cache.Lookup(2, q).has_value(), same.Lookup(2, q).has_value()) << i;
+  }
+}
+
+// Probe + CalibrateBound: on two well separated classes plus one mislabelled point, the
+// calibrated bound admits the clean lookups and keeps out the one near the wrong label.
+TEST(KnnCache, ProbeAndCalibrationSetABoundForTheTarget) {
+  KnnCache cache(Options(1, 0.0));
+  for (int i = 0; i < 10; ++i) {
+    cache.Insert(2, std::vector<float>{0.1f * i, 0}, 0, kNoLogits);
+    cache.Insert(2, std::vector<float>{0.1f * i, 10}, 1, kNoLogits);
+  }
+  cache.Insert(2, std::vector<float>{5, 5}, 0, kNoLogits);      // an outlier labelled 0
+  EXPECT_FALSE(cache.Lookup(2, std::vector<float>{0.05f, 0}));  // bound 0: no hits yet
+  // Calibration split: (features, base label); the last one sits nearest the outlier but the
+  // base model calls it 1.
+  const std::vector<std::pair<std::vector<float>, int>> split = {{{0.05f, 0.2f}, 0},
+                                                                 {{0.42f, -0.3f}, 0},
+                                                                 {{0.71f, 9.6f}, 1},
+                                                                 {{0.2f, 10.4f}, 1},
+                                                                 {{5.0f, 6.5f}, 1}};
+  std::vector<CalibrationPoint> points;
+  for (const auto& [features, base] : split) {
+    const auto probed = cache.Probe(2, features);
+    ASSERT_TRUE(probed);
+    points.push_back({probed->mean_distance, probed->label == base});
+  }
+  const auto bound = CalibrateBound(points, 1.0, 1);
+  ASSERT_TRUE(bound);
+  EXPECT_EQ(bound->hits, 4);
+  EXPECT_LT(bound->bound, 1.5);
+  cache.set_max_distance(2, bound->bound);
+  for (size_t i = 0; i < 4; ++i) {
+    const auto hit = cache.Lookup(2, split[i].first);
+    ASSERT_TRUE(hit) << i;
+    EXPECT_EQ(hit->label, split[i].second);
+  }
+  EXPECT_FALSE(cache.Lookup(2, split[4].first));
+  EXPECT_THROW(cache.set_max_distance(3, 1.0), UsageError);
+}
+
+TEST(KnnCache, RefusesInconsistentOptions) {
+  KnnCacheOptions options = Options(1, 1.0);
+  options.max_distance = {1.0};
+  EXPECT_THROW(KnnCache{options}, UsageError);
+  options = Options(0, 1.0);
+  EXPECT_THROW(KnnCache{options}, UsageError);
+  options = Options(1, 1.0);
+  options.layers = {4, 2};
+  EXPECT_THROW(KnnCache{options}, UsageError);
+}
+
+}  // namespace
+}  // namespace jigsaw
