@@ -77,8 +77,7 @@ TEST_P(Pl2AtLoad, NeverDropsAndKeepsQueuesUnderTheBound) {
   EXPECT_EQ(stats.drops, 0u);
   EXPECT_LE(MaxSwitchQueue(network), Pl2Transport::QueueBound(config));
   // A NIC queues only its requests (data leaves one packet at a time, PL2 sends no ACKs).
-  EXPECT_LE(stats.max_nic_control_packets,
-            static_cast<uint64_t>(config.pl2.max_requests_per_host));
+  EXPECT_LE(stats.max_nic_control_packets, static_cast<uint64_t>(config.pl2.max_requests_per_host));
   EXPECT_GT(result.rpcs.size(), 100u);
   const auto* pl2 = dynamic_cast<const Pl2Transport*>(network.transport());
   ASSERT_NE(pl2, nullptr);
