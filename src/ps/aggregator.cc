@@ -7,18 +7,40 @@
 namespace jigsaw::ps {
 
 SyncSgdAggregator::SyncSgdAggregator(int workers, float lr, float momentum)
-    : workers_(workers), lr_(lr), momentum_(momentum), pushed_(static_cast<size_t>(workers)) {
+    : workers_(workers),
+      lr_(lr),
+      momentum_(momentum),
+      pushed_(static_cast<size_t>(std::max(workers, 1))),
+      early_(static_cast<size_t>(std::max(workers, 1))) {
   if (workers < 1) throw std::invalid_argument("a job needs at least one worker");
 }
 
 void SyncSgdAggregator::SetParameters(std::vector<float> parameters) {
-  parameters_ = std::move(parameters);
+  AggregatorState state;
+  state.initialized = true;
+  state.velocity.assign(parameters.size(), 0.0f);
+  state.parameters = std::move(parameters);
+  Restore(std::move(state));
+}
+
+void SyncSgdAggregator::Restore(AggregatorState state) {
+  if (state.velocity.size() != state.parameters.size()) {
+    throw std::invalid_argument("shard state: velocity and parameters differ in size");
+  }
+  parameters_ = std::move(state.parameters);
+  velocity_ = std::move(state.velocity);
+  version_ = state.version;
+  initialized_ = state.initialized;
   sum_.assign(parameters_.size(), 0.0f);
-  velocity_.assign(parameters_.size(), 0.0f);
   std::fill(pushed_.begin(), pushed_.end(), false);
+  for (auto& slice : early_) slice.clear();
   received_ = 0;
-  version_ = 0;
-  initialized_ = true;
+  next_rank_ = 0;
+}
+
+AggregatorState SyncSgdAggregator::Export() const {
+  if (received_ != 0) throw std::invalid_argument("shard state exported in the middle of a step");
+  return AggregatorState{initialized_, version_, parameters_, velocity_};
 }
 
 bool SyncSgdAggregator::Push(int rank, uint64_t step, const std::vector<float>& gradient) {
@@ -42,8 +64,20 @@ bool SyncSgdAggregator::Push(int rank, uint64_t step, const std::vector<float>& 
                                 std::to_string(step) + " twice");
   }
   pushed_[rank] = true;
-  for (size_t i = 0; i < gradient.size(); ++i) sum_[i] += gradient[i];
-  if (++received_ < workers_) return false;
+  ++received_;
+  if (rank != next_rank_) {
+    early_[rank] = gradient;
+  } else {
+    for (size_t i = 0; i < gradient.size(); ++i) sum_[i] += gradient[i];
+    ++next_rank_;
+  }
+  while (next_rank_ < workers_ && pushed_[next_rank_]) {
+    std::vector<float>& slice = early_[next_rank_];
+    for (size_t i = 0; i < slice.size(); ++i) sum_[i] += slice[i];
+    slice.clear();  // keeps its capacity for the next step
+    ++next_rank_;
+  }
+  if (received_ < workers_) return false;
 
   const float scale = 1.0f / static_cast<float>(workers_);
   for (size_t i = 0; i < parameters_.size(); ++i) {
@@ -54,6 +88,7 @@ bool SyncSgdAggregator::Push(int rank, uint64_t step, const std::vector<float>& 
   std::fill(sum_.begin(), sum_.end(), 0.0f);
   std::fill(pushed_.begin(), pushed_.end(), false);
   received_ = 0;
+  next_rank_ = 0;
   ++version_;
   return true;
 }
