@@ -395,8 +395,9 @@ void Network::SendData(uint32_t port_index, uint32_t id) {
   packet.ecn = 0;
   packet.hops = 0;
   packet.prio = 0;
-  if (flow.snd_nxt < flow.rcv_nxt || flow.snd_nxt < flow.snd_una) ++stats_.retransmitted_packets;
+  if (flow.snd_nxt < flow.snd_max) ++stats_.retransmitted_packets;
   flow.snd_nxt += packet.payload;
+  flow.snd_max = std::max(flow.snd_max, flow.snd_nxt);
   stats_.payload_sent += packet.payload;
   flow.last_send = now_;
   flow.last_size = packet.size;

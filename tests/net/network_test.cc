@@ -133,11 +133,40 @@ TEST(NetLossy, WithoutPfcDropsAreRecoveredByGoBackN) {
   NetStats stats = network.Stats();
   EXPECT_GT(stats.drops, 0u);
   EXPECT_GT(stats.retransmitted_packets, 0u);
+  EXPECT_EQ(stats.data_packets, 8 * 2000 + stats.retransmitted_packets);  // every resend counted
   EXPECT_EQ(stats.pause_frames, 0u);
   for (uint32_t id : ids) {
     EXPECT_GE(network.flow(id).delivered, 0);
     EXPECT_EQ(network.flow(id).rcv_nxt, 2'000'000u);
   }
+}
+
+// Issue 21: the counter compared the resent sequence with snd_una / rcv_nxt, which a NACK has
+// just rewound to, so go-back-N resends counted 0. By hand: 100 Gbps in, 30 Gbps out, no shared
+// buffer, so the switch holds one packet on the wire plus three in its 4096-byte ingress reserve
+// (1048-byte packets arrive every 83.84 ns, one leaves every 279.47 ns). Of 8 back-to-back packets
+// p0..p4 fit, p5 (419.2 ns) and p6 (503.0 ns) find the reserve full and are dropped, p7 (586.9 ns)
+// fits again after p1 left at 558.9 ns. p7 reaches the receiver out of order: one NACK for byte
+// 5000, and the sender resends p5, p6, p7 into an empty switch: exactly 3 retransmissions.
+TEST(NetLossy, RetransmissionsAreCountedExactly) {
+  const Topology topology =
+      ParseTopologyText("drop2", "3 1 2\n2\n0 2 100Gbps 1us 0\n1 2 30Gbps 1us 0\n");
+  NetConfig config;
+  config.pfc = false;
+  config.window = false;
+  config.buffer_bytes = 2 * config.reserve_bytes;  // two ports' reserves: nothing shared
+  Network network(topology, config);
+  const uint32_t id = network.AddFlow(0, 1, 8000, 0, 0);
+  network.Run();
+  const NetStats stats = network.Stats();
+  EXPECT_EQ(stats.drops, 2u);
+  EXPECT_EQ(stats.retransmitted_packets, 3u);
+  EXPECT_EQ(stats.data_packets, 11u);
+  EXPECT_EQ(stats.payload_sent, 11'000u);
+  EXPECT_EQ(stats.payload_received, 9'000u);  // p7's first copy arrived and was refused
+  EXPECT_EQ(stats.payload_dropped, 2'000u);
+  EXPECT_EQ(network.flow(id).rcv_nxt, 8000u);
+  EXPECT_GE(network.flow(id).acked, 0);
 }
 
 TEST(NetErrors, CorruptingLinkStillDeliversEveryByte) {
