@@ -111,6 +111,7 @@ Network::Network(const Topology& topology, const NetConfig& config)
                            2ull * config_.data_packet_bytes(config_.payload_bytes),
                        shift});
     }
+    if (config_.pfc) RequireRoomForHeadroom(topology, node, specs);
     mmus_.emplace_back(config_.buffer_bytes, config_.reserve_bytes, config_.resume_offset_bytes,
                        config_.pfc, specs);
   }
@@ -140,6 +141,31 @@ Network::Network(const Topology& topology, const NetConfig& config)
 }
 
 Network::~Network() = default;
+
+// Headroom is set aside from the buffer; if it does not fit, the MMU would admit more than the
+// switch holds (issue 21: 390 KB queued at one port of a 64 KiB buffer).
+void Network::RequireRoomForHeadroom(const Topology& topology, uint32_t node,
+                                     const std::vector<SwitchMmu::PortSpec>& specs) const {
+  uint64_t fixed = 0;
+  uint32_t widest = 0;  // the port with the most headroom, to name in the error
+  for (uint32_t p = 0; p < specs.size(); ++p) {
+    fixed += specs[p].headroom_bytes + config_.reserve_bytes;
+    if (specs[p].headroom_bytes > specs[widest].headroom_bytes) widest = p;
+  }
+  if (fixed <= config_.buffer_bytes) return;
+  const Port& port = ports_[nodes_[node].first_port + widest];
+  throw UsageError(
+      "switch buffer of " + std::to_string(config_.buffer_bytes) +
+      " bytes (--buffer, or buffer= of a rack: topology) is smaller than the PFC headroom and "
+      "reserve of switch node " +
+      std::to_string(node) + " in " + topology.name + ": " + std::to_string(fixed) + " bytes for " +
+      std::to_string(specs.size()) + " ports (" + std::to_string(config_.headroom_bdps) +
+      " one-way BDPs + 2 packets + " + std::to_string(config_.reserve_bytes) +
+      " reserve each; largest: the link to node " + std::to_string(ports_[port.peer].node) + ", " +
+      std::to_string(specs[widest].headroom_bytes) +
+      " bytes of headroom); give a --buffer of at least " + std::to_string(fixed) +
+      " bytes, shorter or slower links, or --pfc off");
+}
 
 uint32_t Network::RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const {
   auto choices = routing_->NextPorts(node, dst_host);

@@ -79,6 +79,8 @@ struct PortReport {
 
 class Network {
  public:
+  // Throws UsageError if, with PFC on, a switch's buffer is smaller than its ports' PFC headroom
+  // plus reserve (the MMU would then admit bytes the buffer does not have).
   Network(const Topology& topology, const NetConfig& config);
   ~Network();
   Network(const Network&) = delete;
@@ -164,6 +166,9 @@ class Network {
     uint32_t index = 0;  // host rank or switch index
   };
 
+  // Throws UsageError if a switch's buffer cannot hold its ports' PFC headroom and reserve.
+  void RequireRoomForHeadroom(const Topology& topology, uint32_t node,
+                              const std::vector<SwitchMmu::PortSpec>& specs) const;
   void Dispatch(const Event& event);
   uint32_t RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const;
   void Kick(uint32_t port);

@@ -96,6 +96,34 @@ TEST(NetCli, BadInputsFailWithLocatedMessages) {
   EXPECT_EQ(dims.status, 2);
 }
 
+// Issue 21: a buffer smaller than the PFC headroom was accepted, and one port then queued 390 KB
+// in a 64 KiB buffer. 100 Gbps x 10 us links need 3 x 125 KB of headroom per port.
+TEST(NetCli, BufferSmallerThanPfcHeadroomIsRefused) {
+  const std::string out = TempDir("headroom");
+  Result option = RunCli(
+      "--topology fattree:k=4,rate=100Gbps,delay=10us --buffer 64KiB "
+      "--traffic permutation:1MB --quiet --out " +
+      out);
+  EXPECT_EQ(option.status, 2);
+  EXPECT_NE(option.stderr_text.find("smaller than the PFC headroom"), std::string::npos)
+      << option.stderr_text;
+  EXPECT_NE(option.stderr_text.find("--buffer"), std::string::npos) << option.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(out + "/summary.json"));
+  Result rack = RunCli(
+      "--topology rack:hosts=8,delay=10us,buffer=64KiB --traffic incast:2:10KB "
+      "--quiet --out " +
+      out);
+  EXPECT_EQ(rack.status, 2);
+  EXPECT_NE(rack.stderr_text.find("buffer= of a rack: topology"), std::string::npos)
+      << rack.stderr_text;
+  // Without PFC there is no headroom to reserve: the same buffer is valid (and drops).
+  EXPECT_EQ(RunCli("--topology rack:hosts=8,delay=10us,buffer=64KiB --pfc off "
+                   "--traffic incast:2:10KB --quiet --out " +
+                   out)
+                .status,
+            0);
+}
+
 // Issue 12 (2, 7, 10): links so slow that simulated time would pass 2^63 ps crashed the heap
 // (exit 139); --cycle-ns -1/nan/inf and 2^63 compute cycles silently dropped compute time;
 // --stop 0s exited 0 with the job unfinished; extra layer lines were ignored; clos:spines=5e7

@@ -169,6 +169,29 @@ TEST(NetLossy, RetransmissionsAreCountedExactly) {
   EXPECT_GE(network.flow(id).acked, 0);
 }
 
+// Issue 21: the MMU set headroom aside that the buffer did not have.
+TEST(NetErrors, BufferSmallerThanPfcHeadroomIsRefused) {
+  const Topology far =
+      ParseTopologyText("far", "3 1 2\n2\n0 2 100Gbps 10us 0\n1 2 100Gbps 10us 0\n");
+  NetConfig config;
+  // Per port: 3 x 125,000 bytes of one-way BDP + 2 x 1048-byte packets + 4096 reserve.
+  const uint64_t needed = 2 * (3 * 125'000 + 2 * 1048 + 4096);
+  config.buffer_bytes = needed - 1;
+  try {
+    Network network(far, config);
+    FAIL() << "a buffer below the headroom was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("give a --buffer of at least " + std::to_string(needed)),
+              std::string::npos)
+        << e.what();
+  }
+  config.buffer_bytes = needed;
+  EXPECT_NO_THROW(Network(far, config));
+  config.buffer_bytes = 65536;
+  config.pfc = false;  // no headroom without PFC
+  EXPECT_NO_THROW(Network(far, config));
+}
+
 TEST(NetErrors, CorruptingLinkStillDeliversEveryByte) {
   Topology topology =
       ParseTopologyText("lossy", "3 1 2\n2\n0 2 100Gbps 1us 0.01\n1 2 100Gbps 1us 0\n");
