@@ -116,6 +116,8 @@ Network::Network(const Topology& topology, const NetConfig& config)
                        config_.pfc, specs);
   }
   if (!config_.pfc) losses_possible_ = true;
+  acks_in_data_ =
+      config_.transport == TransportKind::kRdma && config_.ack_priority == AckPriority::kData;
   routing_ = std::make_unique<Routing>(neighbors, topology.is_switch, host_nodes_);
   for (uint32_t host : host_nodes_) host_port_.push_back(nodes_[host].first_port);
   if (config_.transport != TransportKind::kRdma) {
@@ -294,7 +296,7 @@ void Network::StartFlow(uint32_t id) {
 void Network::Kick(uint32_t port_index) {
   Port& port = ports_[port_index];
   if (port.busy) return;
-  if (!port.control.empty()) {
+  if (!port.control.empty() && !(port.paused && acks_in_data_)) {
     Transmit(port_index, port.control.Pop());
     return;
   }
@@ -490,7 +492,7 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
   const Port& in = ports_[in_index];
   const uint32_t out_index = RoutePort(in.node, packet.dst_host, packet.flow);
   Port& out = ports_[out_index];
-  if (packet.type != PacketType::kData) {
+  if (packet.type != PacketType::kData && !acks_in_data_) {
     PushControl(out, handle);
     Kick(out_index);
     return;
@@ -517,6 +519,7 @@ void Network::SwitchDequeue(uint32_t out_index, uint32_t handle) {
   CountQueue(out, -static_cast<int64_t>(packet.size));
   mmu.OnDequeue(packet.in_port, packet.size);
   if (mmu.TakeResume(packet.in_port)) SendPfc(node.first_port + packet.in_port, false);
+  if (packet.type != PacketType::kData) return;  // an ACK in the data queue: ECN is its echo
   if (config_.ecn && out.queued_bytes > out.kmin) {
     bool mark = out.queued_bytes > out.kmax ||
                 rng_.Uniform() < config_.ecn_pmax *

@@ -211,6 +211,7 @@ class Network {
   std::unique_ptr<Transport> transport_;
   Time now_ = 0;
   bool losses_possible_ = false;
+  bool acks_in_data_ = false;  // AckPriority::kData with the queue pairs
   NetStats stats_;
 };
 

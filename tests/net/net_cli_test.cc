@@ -52,6 +52,7 @@ TEST(NetCli, WritesSummaryAndFlowsDeterministically) {
   EXPECT_EQ(Slurp(a + "/flows.csv"), Slurp(b + "/flows.csv"));
   auto summary = nlohmann::json::parse(Slurp(a + "/summary.json"));
   EXPECT_EQ(summary["hosts"], 16);
+  EXPECT_EQ(summary["ack_priority"], "data");
   EXPECT_EQ(summary["flows"]["count"], 6);
   EXPECT_EQ(summary["flows"]["unfinished"], 0);
   EXPECT_EQ(summary["network"]["drops"], 0);
@@ -94,6 +95,17 @@ TEST(NetCli, BadInputsFailWithLocatedMessages) {
   EXPECT_NE(both.stderr_text.find("either --workload"), std::string::npos);
   Result dims = RunCli("--topology fattree:k=4 --traffic permutation:1MB --dims 3xq --out " + out);
   EXPECT_EQ(dims.status, 2);
+  Result ack =
+      RunCli("--topology fattree:k=4 --traffic permutation:1MB --ack-priority low --out " + out);
+  EXPECT_EQ(ack.status, 2);
+  EXPECT_NE(ack.stderr_text.find("--ack-priority 'low': expected data or high"), std::string::npos)
+      << ack.stderr_text;
+  ASSERT_EQ(RunCli("--topology fattree:k=4 --traffic incast:3:100KB --ack-priority high --quiet "
+                   "--out " +
+                   out)
+                .status,
+            0);
+  EXPECT_EQ(nlohmann::json::parse(Slurp(out + "/summary.json"))["ack_priority"], "high");
 }
 
 // Issue 21: a buffer smaller than the PFC headroom was accepted, and one port then queued 390 KB
