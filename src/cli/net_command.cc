@@ -160,7 +160,8 @@ double Us(net::Time t) { return RoundTo(net::ToMicroseconds(t), 3); }
 
 Json StatsJson(const net::NetStats& stats) {
   Json json;
-  json["simulated_time_us"] = Us(stats.now);
+  json["simulated_time_us"] = Us(stats.end);  // last traffic or CC event, not idle timers
+  json["last_event_us"] = Us(stats.now);
   json["events"] = stats.events;
   json["data_packets"] = stats.data_packets;
   json["ack_packets"] = stats.ack_packets;
@@ -469,8 +470,8 @@ int RunNet(const NetOptions& options) {
                  options.topology.c_str(),
                  config.transport == net::TransportKind::kRdma ? net::CcModeName(config.cc)
                                                                : TransportName(config),
-                 net::ToMicroseconds(stats.now), wall, stats.events / std::max(wall, 1e-9),
-                 wall / std::max(static_cast<double>(stats.now) * 1e-12, 1e-18),
+                 net::ToMicroseconds(stats.end), wall, stats.events / std::max(wall, 1e-9),
+                 wall / std::max(static_cast<double>(stats.end) * 1e-12, 1e-18),
                  static_cast<unsigned long long>(stats.events));
   }
   if (!rack && (unfinished > 0 || unfinished_jobs > 0)) {

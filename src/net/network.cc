@@ -232,7 +232,7 @@ void Network::Run(Time until) {
     Event event = events_.Pop();
     now_ = event.time;
     ++stats_.events;
-    Dispatch(event);
+    if (Dispatch(event)) stats_.end = now_;
     if ((stats_.events & 0xffff) == 0 && progress.Due()) {
       progress.Report("simulated " + std::to_string(ToMicroseconds(now_)) + " us, " +
                       std::to_string(stats_.events) + " events, " +
@@ -241,7 +241,7 @@ void Network::Run(Time until) {
   }
 }
 
-void Network::Dispatch(const Event& event) {
+bool Network::Dispatch(const Event& event) {
   switch (event.type()) {
     case kArrive:
       Arrive(event.a, event.b);
@@ -264,6 +264,10 @@ void Network::Dispatch(const Event& event) {
       if (observer_ != nullptr) observer_->OnTimer(event.a);
       break;
     case kRetransmit:
+      if (flows_[event.a].acked >= 0) {
+        flows_[event.a].rto_armed = false;
+        return false;
+      }
       RetransmitTimeout(event.a);
       break;
     case kTransportTimer:
@@ -272,13 +276,14 @@ void Network::Dispatch(const Event& event) {
     case kEventDcqcnDecrease:
     case kEventDcqcnIncrease: {
       Flow& flow = flows_[event.a];
-      if (flow.acked >= 0) break;
+      if (flow.acked >= 0) return false;
       double before = flow.rate;
       cc_.OnTimer(event.type(), event.a, event.b, flow, now_);
       if (flow.rate != before) RateChanged(flow);
       break;
     }
   }
+  return true;
 }
 
 void Network::StartFlow(uint32_t id) {
@@ -657,6 +662,16 @@ void Network::PushControl(Port& port, uint32_t handle) {
   port.max_control = std::max<uint64_t>(port.max_control, port.control.size());
 }
 
+double Network::AverageQueue(const Port& port) const {
+  if (stats_.end <= 0) return 0;
+  // Queue changes happen at active events, so after `end` the queue is constant (empty unless
+  // the run was stopped early).
+  const Time until = std::max(stats_.end, port.queue_since);
+  const double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
+                                                    static_cast<double>(until - port.queue_since);
+  return integral / static_cast<double>(until);
+}
+
 std::vector<PortReport> Network::SwitchPorts() const {
   std::vector<PortReport> reports;
   for (const Port& port : ports_) {
@@ -666,11 +681,7 @@ std::vector<PortReport> Network::SwitchPorts() const {
     report.peer_node = ports_[port.peer].node;
     report.max_queue_bytes = port.max_queue;
     report.tx_bytes = port.tx_bytes;
-    if (now_ > 0) {
-      double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
-                                                  static_cast<double>(now_ - port.queue_since);
-      report.avg_queue_bytes = integral / static_cast<double>(now_);
-    }
+    report.avg_queue_bytes = AverageQueue(port);
     reports.push_back(report);
   }
   return reports;
@@ -692,10 +703,8 @@ NetStats Network::Stats() const {
     max_control = std::max(max_control, port.max_control);
     if (!nodes_[port.node].is_switch || port.tx_bytes == 0) continue;
     stats.max_queue_bytes = std::max(stats.max_queue_bytes, port.max_queue);
-    if (now_ > 0) {
-      double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
-                                                  static_cast<double>(now_ - port.queue_since);
-      average_sum += integral / static_cast<double>(now_);
+    if (stats_.end > 0) {
+      average_sum += AverageQueue(port);
       ++busy_ports;
     }
   }

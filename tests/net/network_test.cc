@@ -205,6 +205,44 @@ TEST(NetLossy, RetransmissionsAreCountedExactly) {
   EXPECT_EQ(stats.payload_dropped, 2'000u);
   EXPECT_EQ(network.flow(id).rcv_nxt, 8000u);
   EXPECT_GE(network.flow(id).acked, 0);
+  // The 1 ms retransmission timer armed at the first send fires after the flow finished; it must
+  // not count as simulated time (issue 21: end = the last ACK, a few microseconds in).
+  EXPECT_EQ(stats.end, network.flow(id).acked);
+  EXPECT_LT(stats.end, 20 * kMicrosecond);
+  EXPECT_GE(stats.now, kMillisecond);
+}
+
+// Issue 21: DCQCN's rate-increase timer fires 900 us after a cut, long after the traffic, and
+// stretched the simulated time and diluted the average queue (157 us vs 1,035 us on one
+// traffic). The end is the last ACK; the queue average is over [0, end].
+TEST(NetEndTime, IdleCcTimersDoNotExtendTheRun) {
+  for (CcMode mode : {CcMode::kNone, CcMode::kDcqcn}) {
+    NetConfig config;
+    config.cc = mode;
+    config.window = false;
+    Network network(Star(5), config);
+    for (uint32_t s = 1; s <= 4; ++s) network.AddFlow(s, 0, 1'000'000, 0, 0);
+    network.Run();
+    const NetStats stats = network.Stats();
+    Time last_ack = 0;
+    for (uint32_t f = 0; f < 4; ++f) last_ack = std::max(last_ack, network.flow(f).acked);
+    EXPECT_EQ(stats.end, last_ack) << CcModeName(mode);
+    double sum = 0;
+    int ports = 0;
+    for (const PortReport& port : network.SwitchPorts()) {
+      if (port.tx_bytes == 0) continue;
+      sum += port.avg_queue_bytes;
+      ++ports;
+    }
+    EXPECT_DOUBLE_EQ(stats.avg_queue_bytes, sum / ports);
+    if (mode == CcMode::kDcqcn) {
+      EXPECT_GT(stats.ecn_marks, 0u);
+      EXPECT_GT(stats.now, stats.end + 800 * kMicrosecond);  // the idle increase timer did fire
+    } else {
+      EXPECT_LT(stats.end, 400 * kMicrosecond);  // 4 MB at 100 Gbps: about 340 us
+      EXPECT_EQ(stats.now, stats.end);
+    }
+  }
 }
 
 // Issue 21: the MMU set headroom aside that the buffer did not have.
