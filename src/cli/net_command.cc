@@ -43,6 +43,7 @@ struct NetOptions {
   double cycle_ns = 1.0;
   std::string window = "on";
   std::string pfc = "on";
+  std::string ack_priority = "data";
   std::string buffer;  // empty: the topology's (rack) or 32MiB
   int payload = 1000;
   std::string stop;
@@ -159,7 +160,8 @@ double Us(net::Time t) { return RoundTo(net::ToMicroseconds(t), 3); }
 
 Json StatsJson(const net::NetStats& stats) {
   Json json;
-  json["simulated_time_us"] = Us(stats.now);
+  json["simulated_time_us"] = Us(stats.end);  // last traffic or CC event, not idle timers
+  json["last_event_us"] = Us(stats.now);
   json["events"] = stats.events;
   json["data_packets"] = stats.data_packets;
   json["ack_packets"] = stats.ack_packets;
@@ -195,6 +197,10 @@ int RunNet(const NetOptions& options) {
   config.seed = options.seed;
   config.window = ParseOnOff(options.window, "--window");
   config.pfc = ParseOnOff(options.pfc, "--pfc");
+  if (!net::ParseAckPriority(options.ack_priority, &config.ack_priority)) {
+    throw UsageError("--ack-priority '" + Excerpt(options.ack_priority) +
+                     "': expected data or high");
+  }
   if (!options.buffer.empty() &&
       (!net::ParseBytes(options.buffer, &config.buffer_bytes) || config.buffer_bytes < 65536)) {
     throw UsageError("--buffer '" + Excerpt(options.buffer) +
@@ -272,6 +278,7 @@ int RunNet(const NetOptions& options) {
   summary["seed"] = options.seed;
   summary["window"] = config.window;
   summary["pfc"] = config.pfc;
+  summary["ack_priority"] = net::AckPriorityName(config.ack_priority);
 
   std::vector<uint64_t> flow_job;  // job per flow when running workloads
   uint64_t unfinished_jobs = 0;
@@ -463,8 +470,8 @@ int RunNet(const NetOptions& options) {
                  options.topology.c_str(),
                  config.transport == net::TransportKind::kRdma ? net::CcModeName(config.cc)
                                                                : TransportName(config),
-                 net::ToMicroseconds(stats.now), wall, stats.events / std::max(wall, 1e-9),
-                 wall / std::max(static_cast<double>(stats.now) * 1e-12, 1e-18),
+                 net::ToMicroseconds(stats.end), wall, stats.events / std::max(wall, 1e-9),
+                 wall / std::max(static_cast<double>(stats.end) * 1e-12, 1e-18),
                  static_cast<unsigned long long>(stats.events));
   }
   if (!rack && (unfinished > 0 || unfinished_jobs > 0)) {
@@ -524,6 +531,9 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--cycle-ns", options->cycle_ns, "nanoseconds per workload compute cycle");
   command->add_option("--window", options->window, "BDP window on|off");
   command->add_option("--pfc", options->pfc, "PFC on|off (off = lossy, go-back-N)");
+  command->add_option("--ack-priority", options->ack_priority,
+                      "ACK/NACK queue in switches: data (the study's ACK_HIGH_PRIO 0, default: "
+                      "behind data, paused by PFC) or high (strict priority, never paused)");
   command->add_option("--buffer", options->buffer,
                       "switch shared buffer, e.g. 32MiB (default: the rack's, else 32MiB)");
   command->add_option("--payload", options->payload, "payload bytes per packet");

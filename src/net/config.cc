@@ -69,6 +69,21 @@ const char* CcModeName(CcMode mode) {
   return "?";
 }
 
+bool ParseAckPriority(std::string_view text, AckPriority* priority) {
+  if (text == "data") {
+    *priority = AckPriority::kData;
+  } else if (text == "high") {
+    *priority = AckPriority::kHigh;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+const char* AckPriorityName(AckPriority priority) {
+  return priority == AckPriority::kHigh ? "high" : "data";
+}
+
 uint64_t EcnKmin(uint64_t rate_bps) { return Scaled(StepFor(rate_bps).kmin_kb, rate_bps); }
 uint64_t EcnKmax(uint64_t rate_bps) { return Scaled(StepFor(rate_bps).kmax_kb, rate_bps); }
 

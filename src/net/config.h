@@ -52,6 +52,15 @@ struct HpccParams {
   int int_header_bytes = 42;  // carried by every data packet when HPCC is on
 };
 
+// Where the queue pairs' ACKs and NACKs travel. kData (the study's ACK_HIGH_PRIO 0): in the data
+// queue of every switch port, charged to the switch buffer, paused by PFC and queued behind data;
+// the NIC still sends them before its data, but not while its port is paused. kHigh
+// (ACK_HIGH_PRIO 1): a strict-priority control queue, never paused and outside the buffer.
+enum class AckPriority : uint8_t { kData, kHigh };
+
+bool ParseAckPriority(std::string_view text, AckPriority* priority);
+const char* AckPriorityName(AckPriority priority);
+
 // Which host transport runs: the built-in RDMA queue pairs (with `cc`), or one of transport.h.
 enum class TransportKind : uint8_t { kRdma, kHoma, kPl2 };
 
@@ -77,8 +86,9 @@ struct NetConfig {
   uint32_t header_bytes = 48;
   uint32_t ack_bytes = 64;
   uint32_t pfc_frame_bytes = 64;
-  bool window = true;      // cap in-flight bytes at the path BDP
-  bool var_window = true;  // the cap scales with rate / line rate
+  AckPriority ack_priority = AckPriority::kData;  // queue pairs only; transports keep their own
+  bool window = true;                             // cap in-flight bytes at the path BDP
+  bool var_window = true;                         // the cap scales with rate / line rate
   double min_rate_bps = 100e6;
   Time retransmit_timeout = 1 * kMillisecond;
 

@@ -62,6 +62,7 @@ struct Flow {
 
   uint64_t snd_nxt = 0;
   uint64_t snd_una = 0;
+  uint64_t snd_max = 0;  // one past the highest byte ever sent: below it, a send is a resend
   uint64_t rcv_nxt = 0;
   double rate = 0;
   double line_rate = 0;

@@ -111,10 +111,13 @@ Network::Network(const Topology& topology, const NetConfig& config)
                            2ull * config_.data_packet_bytes(config_.payload_bytes),
                        shift});
     }
+    if (config_.pfc) RequireRoomForHeadroom(topology, node, specs);
     mmus_.emplace_back(config_.buffer_bytes, config_.reserve_bytes, config_.resume_offset_bytes,
                        config_.pfc, specs);
   }
   if (!config_.pfc) losses_possible_ = true;
+  acks_in_data_ =
+      config_.transport == TransportKind::kRdma && config_.ack_priority == AckPriority::kData;
   routing_ = std::make_unique<Routing>(neighbors, topology.is_switch, host_nodes_);
   for (uint32_t host : host_nodes_) host_port_.push_back(nodes_[host].first_port);
   if (config_.transport != TransportKind::kRdma) {
@@ -140,6 +143,31 @@ Network::Network(const Topology& topology, const NetConfig& config)
 }
 
 Network::~Network() = default;
+
+// Headroom is set aside from the buffer; if it does not fit, the MMU would admit more than the
+// switch holds (issue 21: 390 KB queued at one port of a 64 KiB buffer).
+void Network::RequireRoomForHeadroom(const Topology& topology, uint32_t node,
+                                     const std::vector<SwitchMmu::PortSpec>& specs) const {
+  uint64_t fixed = 0;
+  uint32_t widest = 0;  // the port with the most headroom, to name in the error
+  for (uint32_t p = 0; p < specs.size(); ++p) {
+    fixed += specs[p].headroom_bytes + config_.reserve_bytes;
+    if (specs[p].headroom_bytes > specs[widest].headroom_bytes) widest = p;
+  }
+  if (fixed <= config_.buffer_bytes) return;
+  const Port& port = ports_[nodes_[node].first_port + widest];
+  throw UsageError(
+      "switch buffer of " + std::to_string(config_.buffer_bytes) +
+      " bytes (--buffer, or buffer= of a rack: topology) is smaller than the PFC headroom and "
+      "reserve of switch node " +
+      std::to_string(node) + " in " + topology.name + ": " + std::to_string(fixed) + " bytes for " +
+      std::to_string(specs.size()) + " ports (" + std::to_string(config_.headroom_bdps) +
+      " one-way BDPs + 2 packets + " + std::to_string(config_.reserve_bytes) +
+      " reserve each; largest: the link to node " + std::to_string(ports_[port.peer].node) + ", " +
+      std::to_string(specs[widest].headroom_bytes) +
+      " bytes of headroom); give a --buffer of at least " + std::to_string(fixed) +
+      " bytes, shorter or slower links, or --pfc off");
+}
 
 uint32_t Network::RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const {
   auto choices = routing_->NextPorts(node, dst_host);
@@ -204,7 +232,7 @@ void Network::Run(Time until) {
     Event event = events_.Pop();
     now_ = event.time;
     ++stats_.events;
-    Dispatch(event);
+    if (Dispatch(event)) stats_.end = now_;
     if ((stats_.events & 0xffff) == 0 && progress.Due()) {
       progress.Report("simulated " + std::to_string(ToMicroseconds(now_)) + " us, " +
                       std::to_string(stats_.events) + " events, " +
@@ -213,7 +241,7 @@ void Network::Run(Time until) {
   }
 }
 
-void Network::Dispatch(const Event& event) {
+bool Network::Dispatch(const Event& event) {
   switch (event.type()) {
     case kArrive:
       Arrive(event.a, event.b);
@@ -236,6 +264,10 @@ void Network::Dispatch(const Event& event) {
       if (observer_ != nullptr) observer_->OnTimer(event.a);
       break;
     case kRetransmit:
+      if (flows_[event.a].acked >= 0) {
+        flows_[event.a].rto_armed = false;
+        return false;
+      }
       RetransmitTimeout(event.a);
       break;
     case kTransportTimer:
@@ -244,13 +276,14 @@ void Network::Dispatch(const Event& event) {
     case kEventDcqcnDecrease:
     case kEventDcqcnIncrease: {
       Flow& flow = flows_[event.a];
-      if (flow.acked >= 0) break;
+      if (flow.acked >= 0) return false;
       double before = flow.rate;
       cc_.OnTimer(event.type(), event.a, event.b, flow, now_);
       if (flow.rate != before) RateChanged(flow);
       break;
     }
   }
+  return true;
 }
 
 void Network::StartFlow(uint32_t id) {
@@ -268,7 +301,7 @@ void Network::StartFlow(uint32_t id) {
 void Network::Kick(uint32_t port_index) {
   Port& port = ports_[port_index];
   if (port.busy) return;
-  if (!port.control.empty()) {
+  if (!port.control.empty() && !(port.paused && acks_in_data_)) {
     Transmit(port_index, port.control.Pop());
     return;
   }
@@ -395,8 +428,9 @@ void Network::SendData(uint32_t port_index, uint32_t id) {
   packet.ecn = 0;
   packet.hops = 0;
   packet.prio = 0;
-  if (flow.snd_nxt < flow.rcv_nxt || flow.snd_nxt < flow.snd_una) ++stats_.retransmitted_packets;
+  if (flow.snd_nxt < flow.snd_max) ++stats_.retransmitted_packets;
   flow.snd_nxt += packet.payload;
+  flow.snd_max = std::max(flow.snd_max, flow.snd_nxt);
   stats_.payload_sent += packet.payload;
   flow.last_send = now_;
   flow.last_size = packet.size;
@@ -463,7 +497,7 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
   const Port& in = ports_[in_index];
   const uint32_t out_index = RoutePort(in.node, packet.dst_host, packet.flow);
   Port& out = ports_[out_index];
-  if (packet.type != PacketType::kData) {
+  if (packet.type != PacketType::kData && !acks_in_data_) {
     PushControl(out, handle);
     Kick(out_index);
     return;
@@ -490,6 +524,7 @@ void Network::SwitchDequeue(uint32_t out_index, uint32_t handle) {
   CountQueue(out, -static_cast<int64_t>(packet.size));
   mmu.OnDequeue(packet.in_port, packet.size);
   if (mmu.TakeResume(packet.in_port)) SendPfc(node.first_port + packet.in_port, false);
+  if (packet.type != PacketType::kData) return;  // an ACK in the data queue: ECN is its echo
   if (config_.ecn && out.queued_bytes > out.kmin) {
     bool mark = out.queued_bytes > out.kmax ||
                 rng_.Uniform() < config_.ecn_pmax *
@@ -627,6 +662,16 @@ void Network::PushControl(Port& port, uint32_t handle) {
   port.max_control = std::max<uint64_t>(port.max_control, port.control.size());
 }
 
+double Network::AverageQueue(const Port& port) const {
+  if (stats_.end <= 0) return 0;
+  // Queue changes happen at active events, so after `end` the queue is constant (empty unless
+  // the run was stopped early).
+  const Time until = std::max(stats_.end, port.queue_since);
+  const double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
+                                                    static_cast<double>(until - port.queue_since);
+  return integral / static_cast<double>(until);
+}
+
 std::vector<PortReport> Network::SwitchPorts() const {
   std::vector<PortReport> reports;
   for (const Port& port : ports_) {
@@ -636,11 +681,7 @@ std::vector<PortReport> Network::SwitchPorts() const {
     report.peer_node = ports_[port.peer].node;
     report.max_queue_bytes = port.max_queue;
     report.tx_bytes = port.tx_bytes;
-    if (now_ > 0) {
-      double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
-                                                  static_cast<double>(now_ - port.queue_since);
-      report.avg_queue_bytes = integral / static_cast<double>(now_);
-    }
+    report.avg_queue_bytes = AverageQueue(port);
     reports.push_back(report);
   }
   return reports;
@@ -662,10 +703,8 @@ NetStats Network::Stats() const {
     max_control = std::max(max_control, port.max_control);
     if (!nodes_[port.node].is_switch || port.tx_bytes == 0) continue;
     stats.max_queue_bytes = std::max(stats.max_queue_bytes, port.max_queue);
-    if (now_ > 0) {
-      double integral = port.queue_integral + static_cast<double>(port.queued_bytes) *
-                                                  static_cast<double>(now_ - port.queue_since);
-      average_sum += integral / static_cast<double>(now_);
+    if (stats_.end > 0) {
+      average_sum += AverageQueue(port);
       ++busy_ports;
     }
   }

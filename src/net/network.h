@@ -43,7 +43,12 @@ class NetObserver {
 };
 
 struct NetStats {
-  Time now = 0;
+  Time now = 0;  // the clock: the last event processed, idle timers included
+  // The simulated end time: the last event that moved traffic or changed an unfinished flow
+  // (packets, PFC, flow starts, observer timers, CC and retransmission timers of flows not yet
+  // acknowledged). Timers that fire after their flow finished (DCQCN rate increase 900 us
+  // later, the 1 ms retransmission timeout) do not extend it. Queue averages are over [0, end].
+  Time end = 0;
   uint64_t events = 0;
   uint64_t data_packets = 0;
   uint64_t ack_packets = 0;
@@ -73,12 +78,14 @@ struct PortReport {
   uint32_t switch_node = 0;
   uint32_t peer_node = 0;  // the node at the other end of the link
   uint64_t max_queue_bytes = 0;
-  double avg_queue_bytes = 0;  // time average over the run
+  double avg_queue_bytes = 0;  // time average over [0, NetStats::end]
   uint64_t tx_bytes = 0;
 };
 
 class Network {
  public:
+  // Throws UsageError if, with PFC on, a switch's buffer is smaller than its ports' PFC headroom
+  // plus reserve (the MMU would then admit bytes the buffer does not have).
   Network(const Topology& topology, const NetConfig& config);
   ~Network();
   Network(const Network&) = delete;
@@ -164,7 +171,11 @@ class Network {
     uint32_t index = 0;  // host rank or switch index
   };
 
-  void Dispatch(const Event& event);
+  // Throws UsageError if a switch's buffer cannot hold its ports' PFC headroom and reserve.
+  void RequireRoomForHeadroom(const Topology& topology, uint32_t node,
+                              const std::vector<SwitchMmu::PortSpec>& specs) const;
+  // Returns false for a timer of a flow that has already finished (it changes nothing).
+  bool Dispatch(const Event& event);
   uint32_t RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const;
   void Kick(uint32_t port);
   void HostSend(uint32_t port);
@@ -183,6 +194,7 @@ class Network {
   void RetransmitTimeout(uint32_t flow);
   void RateChanged(Flow& flow);
   void CountQueue(Port& port, int64_t delta);
+  double AverageQueue(const Port& port) const;  // bytes, time average over [0, stats_.end]
   void Drop(uint32_t packet);
   void ComputePathTiming(Flow& flow, uint32_t id);
   void TransportSend(uint32_t port);
@@ -206,6 +218,7 @@ class Network {
   std::unique_ptr<Transport> transport_;
   Time now_ = 0;
   bool losses_possible_ = false;
+  bool acks_in_data_ = false;  // AckPriority::kData with the queue pairs
   NetStats stats_;
 };
 

@@ -52,6 +52,7 @@ TEST(NetCli, WritesSummaryAndFlowsDeterministically) {
   EXPECT_EQ(Slurp(a + "/flows.csv"), Slurp(b + "/flows.csv"));
   auto summary = nlohmann::json::parse(Slurp(a + "/summary.json"));
   EXPECT_EQ(summary["hosts"], 16);
+  EXPECT_EQ(summary["ack_priority"], "data");
   EXPECT_EQ(summary["flows"]["count"], 6);
   EXPECT_EQ(summary["flows"]["unfinished"], 0);
   EXPECT_EQ(summary["network"]["drops"], 0);
@@ -94,6 +95,45 @@ TEST(NetCli, BadInputsFailWithLocatedMessages) {
   EXPECT_NE(both.stderr_text.find("either --workload"), std::string::npos);
   Result dims = RunCli("--topology fattree:k=4 --traffic permutation:1MB --dims 3xq --out " + out);
   EXPECT_EQ(dims.status, 2);
+  Result ack =
+      RunCli("--topology fattree:k=4 --traffic permutation:1MB --ack-priority low --out " + out);
+  EXPECT_EQ(ack.status, 2);
+  EXPECT_NE(ack.stderr_text.find("--ack-priority 'low': expected data or high"), std::string::npos)
+      << ack.stderr_text;
+  ASSERT_EQ(RunCli("--topology fattree:k=4 --traffic incast:3:100KB --ack-priority high --quiet "
+                   "--out " +
+                   out)
+                .status,
+            0);
+  EXPECT_EQ(nlohmann::json::parse(Slurp(out + "/summary.json"))["ack_priority"], "high");
+}
+
+// Issue 21: a buffer smaller than the PFC headroom was accepted, and one port then queued 390 KB
+// in a 64 KiB buffer. 100 Gbps x 10 us links need 3 x 125 KB of headroom per port.
+TEST(NetCli, BufferSmallerThanPfcHeadroomIsRefused) {
+  const std::string out = TempDir("headroom");
+  Result option = RunCli(
+      "--topology fattree:k=4,rate=100Gbps,delay=10us --buffer 64KiB "
+      "--traffic permutation:1MB --quiet --out " +
+      out);
+  EXPECT_EQ(option.status, 2);
+  EXPECT_NE(option.stderr_text.find("smaller than the PFC headroom"), std::string::npos)
+      << option.stderr_text;
+  EXPECT_NE(option.stderr_text.find("--buffer"), std::string::npos) << option.stderr_text;
+  EXPECT_FALSE(std::filesystem::exists(out + "/summary.json"));
+  Result rack = RunCli(
+      "--topology rack:hosts=8,delay=10us,buffer=64KiB --traffic incast:2:10KB "
+      "--quiet --out " +
+      out);
+  EXPECT_EQ(rack.status, 2);
+  EXPECT_NE(rack.stderr_text.find("buffer= of a rack: topology"), std::string::npos)
+      << rack.stderr_text;
+  // Without PFC there is no headroom to reserve: the same buffer is valid (and drops).
+  EXPECT_EQ(RunCli("--topology rack:hosts=8,delay=10us,buffer=64KiB --pfc off "
+                   "--traffic incast:2:10KB --quiet --out " +
+                   out)
+                .status,
+            0);
 }
 
 // Issue 12 (2, 7, 10): links so slow that simulated time would pass 2^63 ps crashed the heap
