@@ -48,19 +48,6 @@ double ProcessCpuSeconds() {
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
 }
 
-void SetReceiveTimeout(int fd, double seconds) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(seconds);
-  tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
-  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
-void SetNonBlocking(int fd, bool on) {
-  const int flags = fcntl(fd, F_GETFL, 0);
-  fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
-}
-
 long FirstNonFinite(const std::vector<float>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
     if (!std::isfinite(values[i])) return static_cast<long>(i);
@@ -227,8 +214,8 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
     std::lock_guard<std::mutex> lock(mutex_);
     if (phase_ != kServing) return Refuse(pending, "the shard is no longer served here");
     if (connections_[rank] >= 0) return Refuse(pending, "rank already connected");
-    SetNonBlocking(pending.socket.fd(), false);
-    SetReceiveTimeout(pending.socket.fd(), options_.timeout_s);
+    ps::SetNonBlocking(pending.socket.fd(), false);
+    ps::SetReceiveTimeout(pending.socket.fd(), options_.timeout_s);
     connections_[rank] = pending.socket.fd();
     ++threads_;
     std::thread([self = shared_from_this(), rank, socket = std::move(pending.socket)]() mutable {
@@ -237,7 +224,7 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
   }
 
   void AcceptLoop() {
-    SetNonBlocking(listener_.fd(), true);
+    ps::SetNonBlocking(listener_.fd(), true);
     std::vector<Pending> pending;
     while (accepting_) {
       std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
@@ -267,10 +254,7 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
       }
       std::erase_if(pending, [](const Pending& p) { return !p.socket.valid(); });
       if (ready > 0 && (fds[0].revents & POLLIN)) {
-        while (true) {
-          ps::Socket socket(
-              accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-          if (!socket.valid()) break;
+        for (ps::Socket& socket : ps::AcceptWaiting(listener_)) {
           Pending p;
           p.socket = std::move(socket);
           p.deadline = now + std::chrono::duration_cast<Clock::duration>(
@@ -279,8 +263,6 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
             Refuse(p, "too many connections waiting for their hello");
             continue;
           }
-          int one = 1;
-          setsockopt(p.socket.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
           pending.push_back(std::move(p));
         }
       }

@@ -33,14 +33,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void SetReceiveTimeout(int fd, double seconds) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(seconds);
-  tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
-  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
 double SelfCpuSeconds() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -189,7 +181,7 @@ class Coordinator {
       ++refused_;
       return;  // closed: too many at once
     }
-    SetReceiveTimeout(socket.fd(), options_.handshake_timeout_s);
+    ps::SetReceiveTimeout(socket.fd(), options_.handshake_timeout_s);
     ++handlers_;
     std::thread([this, s = std::make_shared<ps::Socket>(std::move(socket))]() mutable {
       Handle(std::move(*s));
@@ -210,7 +202,7 @@ class Coordinator {
         ServeAggregator(std::move(socket), first);
         return;
       }
-      SetReceiveTimeout(socket.fd(), options_.timeout_s);
+      ps::SetReceiveTimeout(socket.fd(), options_.timeout_s);
       ControlFrame frame = std::move(first);
       while (true) {
         if (!Request(socket.fd(), frame)) break;
@@ -368,7 +360,7 @@ class Coordinator {
   void ServeAggregator(ps::Socket socket, const ControlFrame& join) {
     const pid_t pid = static_cast<pid_t>(GetUint(join.body, "pid", 1u << 30));
     auto link = std::make_shared<Link>(std::move(socket), options_.token);
-    SetReceiveTimeout(link->fd(), std::max(5.0, 20 * options_.report_interval_s));
+    ps::SetReceiveTimeout(link->fd(), std::max(5.0, 20 * options_.report_interval_s));
     int id = -1;
     {
       std::lock_guard<std::mutex> lock(mutex_);

@@ -16,14 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void SetReceiveTimeout(int fd, double seconds) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(seconds);
-  tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
-  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
 }  // namespace
 
 ServiceClient::ServiceClient(const std::string& service, int rank, int workers, double timeout_s,
@@ -38,7 +30,7 @@ Json ServiceClient::Ask(const std::string& op, uint64_t parameters) {
     try {
       if (!coordinator_.valid()) {
         coordinator_ = ps::ConnectTcp(host_, port_, timeout_s_);
-        SetReceiveTimeout(coordinator_.fd(), timeout_s_);
+        ps::SetReceiveTimeout(coordinator_.fd(), timeout_s_);
       }
       ControlFrame request = MakeFrame(op);
       if (op == "size") request.body["parameters"] = parameters;
@@ -99,7 +91,7 @@ void ServiceClient::Connect(size_t shard, const Json& map) {
   link.socket =
       ps::ConnectTcp(entry.value("host", std::string()), entry.value("port", 0), timeout_s_);
   link.broken = false;
-  SetReceiveTimeout(link.socket.fd(), timeout_s_);
+  ps::SetReceiveTimeout(link.socket.fd(), timeout_s_);
   SendTo(link, ps::Message{ps::MessageType::kHello,
                            static_cast<uint32_t>(rank_),
                            static_cast<uint64_t>(workers_),

@@ -14,11 +14,7 @@ PsClient::PsClient(const std::string& host, int port, int rank, int workers, dou
                    const Token& token)
     : socket_(ConnectTcp(host, port, timeout_s)), rank_(rank), token_(token) {
   if (!(timeout_s > 0)) throw std::invalid_argument("the timeout must be positive");
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(timeout_s);
-  tv.tv_usec = static_cast<suseconds_t>((timeout_s - static_cast<double>(tv.tv_sec)) * 1e6);
-  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // {0, 0} would mean "no timeout"
-  setsockopt(socket_.fd(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  SetReceiveTimeout(socket_.fd(), timeout_s);
   Send(Message{
       MessageType::kHello, static_cast<uint32_t>(rank), static_cast<uint64_t>(workers), {}});
 }

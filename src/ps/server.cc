@@ -38,19 +38,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void SetReceiveTimeout(int fd, double seconds) {
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(seconds);
-  tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
-  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;  // {0, 0} would mean "no timeout"
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
-void SetNonBlocking(int fd, bool on) {
-  const int flags = fcntl(fd, F_GETFL, 0);
-  fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
-}
-
 std::string PeerName(int fd) {
   sockaddr_in address{};
   socklen_t length = sizeof(address);
@@ -212,9 +199,7 @@ class Server {
                                    [](const Pending& p) { return !p.socket.valid(); }),
                     pending.end());
       if (ready > 0 && (fds[0].revents & POLLIN)) {
-        while (true) {
-          Socket socket(accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-          if (!socket.valid()) break;  // EAGAIN: no more waiting
+        for (Socket& socket : AcceptWaiting(listener)) {
           Pending p;
           p.peer = PeerName(socket.fd());
           p.socket = std::move(socket);
@@ -224,8 +209,6 @@ class Server {
             Refuse(p, "too many connections waiting for their hello");
             continue;
           }
-          int one = 1;
-          setsockopt(p.socket.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
           pending.push_back(std::move(p));
         }
       }

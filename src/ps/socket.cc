@@ -1,11 +1,13 @@
 #include "ps/socket.h"
 
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -147,6 +149,31 @@ void ParseHostPort(const std::string& address, const std::string& what, std::str
   } catch (...) {
     throw UsageError(what + " '" + address + "': port must be 1..65535");
   }
+}
+
+std::vector<Socket> AcceptWaiting(const Socket& listener) {
+  std::vector<Socket> accepted;
+  while (true) {
+    Socket socket(accept4(listener.fd(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+    if (!socket.valid()) break;  // EAGAIN: no more waiting
+    int one = 1;
+    setsockopt(socket.fd(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    accepted.push_back(std::move(socket));
+  }
+  return accepted;
+}
+
+void SetReceiveTimeout(int fd, double seconds) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(seconds);
+  tv.tv_usec = static_cast<suseconds_t>((seconds - static_cast<double>(tv.tv_sec)) * 1e6);
+  if (tv.tv_sec == 0 && tv.tv_usec == 0) tv.tv_usec = 1;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+void SetNonBlocking(int fd, bool on) {
+  const int flags = fcntl(fd, F_GETFL, 0);
+  fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
 }
 
 }  // namespace jigsaw::ps

@@ -9,6 +9,7 @@
 #define JIGSAW_PS_SOCKET_H_
 
 #include <string>
+#include <vector>
 
 namespace jigsaw::ps {
 
@@ -37,6 +38,12 @@ int LocalPort(const Socket& socket);
 // Waits up to timeout_s for a connection (timeout_s <= 0: forever); throws on timeout.
 Socket AcceptTcp(const Socket& listener, double timeout_s);
 Socket ConnectTcp(const std::string& host, int port, double timeout_s);
+// Every connection already waiting on a non-blocking listener (stops at EAGAIN), each accepted
+// non-blocking with TCP_NODELAY set.
+std::vector<Socket> AcceptWaiting(const Socket& listener);
+// SO_RCVTIMEO of `seconds`, fractions kept; never {0, 0}, which would mean "no timeout".
+void SetReceiveTimeout(int fd, double seconds);
+void SetNonBlocking(int fd, bool on);
 // "HOST:PORT" -> host, port; throws UsageError naming `what` on a malformed address.
 void ParseHostPort(const std::string& address, const std::string& what, std::string* host,
                    int* port);
