@@ -113,6 +113,9 @@ TEST(TraceReaders, MagnitudesBeyondTheLimitsAreRefusedAtTheirLine) {
   };
   ExpectErrorAt(shockwave("1e11", "1", "1", "1", "0"), TraceFormat::kShockwave, 2,
                 "expected at most 1000000 epochs of LM");
+  // Found by the fuzz harness: 1e-320 steps gave an isolated time of 0 and an infinite rho.
+  ExpectErrorAt(shockwave("1e-320", "1", "1", "1", "0"), TraceFormat::kShockwave, 2,
+                "expected a positive step count (at least 1) in column 6 (total_steps)");
   ExpectErrorAt(shockwave("1e300", "1", "1", "1", "0"), TraceFormat::kShockwave, 2,
                 "expected at most 1000000000000 steps in column 6 (total_steps)");
   ExpectErrorAt(shockwave("10", "1099511627776", "1", "1", "0"), TraceFormat::kShockwave, 2,

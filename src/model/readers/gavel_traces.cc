@@ -47,13 +47,14 @@ double NonNegative(const TextFile& file, std::string_view field, const char* wha
   return file.ParseDoubleInRange(field, what, 0, max);
 }
 
-// Steps in (0, kMaxTotalSteps]; with a dataset model, at most kMaxEpochs epochs (the simulator
-// and Shockwave keep per-epoch schedules).
+// Steps in [1, kMaxTotalSteps] (a job runs at least one iteration: a denormal step count made an
+// isolated time of zero and an infinite rho); with a dataset model, at most kMaxEpochs epochs
+// (the simulator and Shockwave keep per-epoch schedules).
 double PositiveSteps(const TextFile& file, std::string_view field, const char* what,
                      const JobSpec& job) {
   const double steps = file.ParseDouble(field, what);
-  if (!(steps > 0)) {
-    file.Fail(std::string("expected a positive step count in ") + what + ", got '" +
+  if (!(steps >= 1)) {
+    file.Fail(std::string("expected a positive step count (at least 1) in ") + what + ", got '" +
               Excerpt(field) + "'");
   }
   if (steps > kMaxTotalSteps) {
