@@ -45,7 +45,10 @@ Json LineSpec(const std::string& title, Json rows, const Field& x, const Field& 
               const LineOptions& options) {
   Json encoding = {{"x", Axis(x, rows, "quantitative")}, {"y", Axis(y, rows, "quantitative")}};
   if (!options.color.empty()) {
-    encoding["color"] = {{"field", options.color}, {"type", "nominal"}, {"title", options.color}};
+    encoding["color"] = {{"field", options.color},
+                         {"type", "nominal"},
+                         {"title", options.color},
+                         {"scale", {{"scheme", "tableau20"}}}};
   }
   if (!options.dash.empty()) {
     encoding["strokeDash"] = {
@@ -66,7 +69,7 @@ Json LineSpec(const std::string& title, Json rows, const Field& x, const Field& 
   }
   inner["width"] = kFacetWidth;
   inner["height"] = kFacetHeight;
-  Json facet = {{"field", options.facet}, {"type", "ordinal"}, {"title", options.facet}};
+  Json facet = {{"field", options.facet}, {"type", "ordinal"}, {"title", nullptr}};
   if (!options.facet_order.empty()) facet["sort"] = options.facet_order;
   spec["facet"] = facet;
   spec["columns"] = 3;

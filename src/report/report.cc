@@ -80,7 +80,8 @@ std::string ScriptSafeJson(const Json& json) {
 
 constexpr char kStyle[] = R"css(
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1em; }
+.table { overflow-x: auto; margin-bottom: 1em; }
+table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
 th:first-child, td:first-child { text-align: left; }
 .chart { margin: 1em 0 2em 0; }
@@ -244,9 +245,9 @@ std::string ReportHtml(const Report& report) {
       rows += "</tr>\n";
     }
     if (rows.empty()) continue;
-    html += "<table>\n<tr><th>" + std::string(RunKindName(kind)) + " run</th>";
+    html += "<div class=\"table\"><table>\n<tr><th>" + std::string(RunKindName(kind)) + " run</th>";
     for (const std::string& c : columns) html += "<th>" + HtmlEscape(c) + "</th>";
-    html += "</tr>\n" + rows + "</table>\n";
+    html += "</tr>\n" + rows + "</table></div>\n";
   }
   Json specs = Json::array();
   for (const Section& section : report.sections) {

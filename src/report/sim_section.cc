@@ -123,7 +123,8 @@ Section SimSection(const std::vector<const RunDir*>& runs, std::vector<Json>* me
   };
   const LineOptions by_run = ColorBy("run", true);
   LineOptions by_state = by_run;
-  by_state.dash = "state";
+  by_state.facet = "state";
+  by_state.facet_order = {"running", "pending"};
   AddChart(&section, LineSpec("JCT CDF (finished jobs)" + note(0), std::move(jct_rows),
                               {"jct_s", "job completion time (s)", true},
                               {"fraction", "fraction of jobs"}, by_run));
