@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "core/limits.h"
 #include "report/report.h"
 
 namespace jigsaw {
@@ -14,6 +15,7 @@ namespace {
 struct ReportArgs {
   std::vector<std::string> runs;
   std::string out;
+  long long max_points = static_cast<long long>(report::kMaxPointsPerLine);
   bool quiet = false;
 };
 
@@ -29,10 +31,16 @@ void AddReportCommand(CLI::App& app, CommandAction* action) {
       ->required();
   command->add_option("--out", args->out, "folder for report.html, comparison.csv and .md")
       ->required();
+  command
+      ->add_option("--max-points", args->max_points,
+                   "downsample each chart line to at most this many points")
+      ->capture_default_str();
   command->add_flag("--quiet", args->quiet, "no summary line on stderr");
   command->callback([args, action] {
     *action = [args] {
-      const size_t charts = report::WriteReport(args->runs, args->out);
+      RequireCountInRange("--max-points", args->max_points, 10, 1'000'000);
+      const size_t charts =
+          report::WriteReport(args->runs, args->out, static_cast<size_t>(args->max_points));
       if (!args->quiet) {
         std::fprintf(stderr, "jigsaw report: %zu charts in %s/report.html\n", charts,
                      args->out.c_str());

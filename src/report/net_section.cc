@@ -15,6 +15,8 @@
 namespace jigsaw::report {
 namespace {
 
+constexpr size_t kTopPorts = 8;
+
 struct NetData {
   std::map<std::string, std::vector<double>> fct_by_bucket, slowdown_by_bucket;
   std::vector<double> fcts, slowdowns;
@@ -22,6 +24,8 @@ struct NetData {
   bool has_slowdown = false;
   bool has_queue = false, has_pfc = false;
   std::vector<Point> max_queue;  // per sample time, the largest port queue
+  // The kTopPorts ports with the largest peak queue: "node N port P" and its samples.
+  std::vector<std::pair<std::string, std::vector<Point>>> top_ports;
   std::vector<std::pair<double, double>> pauses;
 };
 
@@ -52,13 +56,33 @@ NetData ReadNet(const RunDir& run) {
   const std::string queue_path = run.path + "/timeseries/queue.csv";
   if ((data.has_queue = Exists(queue_path))) {
     const CsvTable queue = CsvTable::Read(queue_path);
-    const size_t time = queue.Column("time_us"), queue_bytes = queue.Column("queue_bytes");
+    const size_t time = queue.Column("time_us"), queue_bytes = queue.Column("queue_bytes"),
+                 node = queue.Column("node"), port = queue.Column("port");
     std::map<double, double> largest;
+    std::map<std::pair<std::string, std::string>, std::vector<Point>> by_port;
     for (size_t r = 0; r < queue.rows(); ++r) {
-      double& peak = largest[queue.Number(r, time)];
-      peak = std::max(peak, queue.Number(r, queue_bytes));
+      const double t = queue.Number(r, time), q = queue.Number(r, queue_bytes);
+      double& peak = largest[t];
+      peak = std::max(peak, q);
+      by_port[{queue.Cell(r, node), queue.Cell(r, port)}].push_back({t, q});
     }
     for (const auto& [t, q] : largest) data.max_queue.push_back({t, q});
+    std::vector<std::pair<double, std::pair<std::string, std::string>>> peaks;
+    for (const auto& [key, points] : by_port) {
+      double peak = 0;
+      for (const Point& p : points) peak = std::max(peak, p.y);
+      peaks.push_back({peak, key});
+    }
+    std::sort(peaks.begin(), peaks.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (size_t i = 0; i < peaks.size() && i < kTopPorts; ++i) {
+      const auto& key = peaks[i].second;
+      std::vector<Point> points = by_port[key];
+      std::stable_sort(points.begin(), points.end(),
+                       [](const Point& a, const Point& b) { return a.x < b.x; });
+      data.top_ports.push_back({"node " + key.first + " port " + key.second, std::move(points)});
+    }
   }
   const std::string pfc_path = run.path + "/timeseries/pfc.csv";
   if ((data.has_pfc = Exists(pfc_path))) {
@@ -94,13 +118,15 @@ std::string FlowSizeBucket(double bytes) {
   return b[4];
 }
 
-Section NetSection(const std::vector<const RunDir*>& runs, std::vector<Json>* metrics) {
+Section NetSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                   std::vector<Json>* metrics) {
   Section section;
   section.heading = "Network simulator runs (jigsaw net)";
-  const size_t max = kMaxPointsPerLine;
+  const size_t max = max_points;
   Json fct_rows = Json::array(), slowdown_rows = Json::array(), queue_rows = Json::array(),
-       pause_rows = Json::array();
-  std::vector<Series> fct_series, slowdown_series, queue_series, pause_series;
+       port_rows = Json::array(), pause_rows = Json::array();
+  std::vector<Series> fct_series, slowdown_series, queue_series, port_series, pause_series;
+  std::vector<std::string> queue_runs;
   std::vector<std::string> no_slowdown, no_queue, no_pfc;
   bool any_slowdown = false;
   for (const RunDir* run : runs) {
@@ -128,6 +154,14 @@ Section NetSection(const std::vector<const RunDir*>& runs, std::vector<Json>* me
       queue_series.push_back(Downsample(data.max_queue, max));
       for (const Point& p : queue_series.back().points) {
         queue_rows.push_back({{"run", run->name}, {"time_us", p.x}, {"queue_bytes", p.y}});
+      }
+      queue_runs.push_back(run->name);
+      for (const auto& [port, points] : data.top_ports) {
+        port_series.push_back(Downsample(points, max));
+        for (const Point& p : port_series.back().points) {
+          port_rows.push_back(
+              {{"run", run->name}, {"port", port}, {"time_us", p.x}, {"queue_bytes", p.y}});
+        }
       }
     } else {
       no_queue.push_back(run->name);
@@ -185,6 +219,15 @@ Section NetSection(const std::vector<const RunDir*>& runs, std::vector<Json>* me
     AddChart(&section,
              LineSpec("Largest port queue over time" + note(queue_series), std::move(queue_rows),
                       {"time_us", "time (us)"}, {"queue_bytes", "queue (bytes)"}, ColorBy("run")));
+  }
+  if (!port_series.empty()) {
+    LineOptions by_port = ColorBy("port");
+    by_port.facet = "run";
+    by_port.facet_order = queue_runs;
+    AddChart(&section, LineSpec("Queue of the " + std::to_string(kTopPorts) +
+                                    " ports with the largest peak, per run" + note(port_series),
+                                std::move(port_rows), {"time_us", "time (us)"},
+                                {"queue_bytes", "queue (bytes)"}, by_port));
   }
   if (!no_queue.empty()) {
     section.notes.push_back("Queue length: no timeseries/queue.csv in " + JoinNames(no_queue) +

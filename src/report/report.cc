@@ -147,7 +147,7 @@ constexpr char kRenderer[] = R"js(
 
 }  // namespace
 
-Report BuildReport(const std::vector<std::string>& run_args) {
+Report BuildReport(const std::vector<std::string>& run_args, size_t max_points) {
   Report report;
   report.runs = ExpandRunDirs(run_args);
   report.metrics.resize(report.runs.size());
@@ -161,9 +161,10 @@ Report BuildReport(const std::vector<std::string>& run_args) {
     }
     if (runs.empty()) continue;
     std::vector<Json> metrics;
-    if (kind == RunKind::kSim) report.sections.push_back(SimSection(runs, &metrics));
-    if (kind == RunKind::kNet) report.sections.push_back(NetSection(runs, &metrics));
-    if (kind == RunKind::kTrain) report.sections.push_back(TrainSection(runs, &metrics));
+    if (kind == RunKind::kSim) report.sections.push_back(SimSection(runs, max_points, &metrics));
+    if (kind == RunKind::kNet) report.sections.push_back(NetSection(runs, max_points, &metrics));
+    if (kind == RunKind::kTrain)
+      report.sections.push_back(TrainSection(runs, max_points, &metrics));
     for (size_t k = 0; k < indices.size(); ++k) report.metrics[indices[k]] = metrics[k];
   }
   return report;
@@ -271,8 +272,9 @@ std::string ReportHtml(const Report& report) {
   return html;
 }
 
-size_t WriteReport(const std::vector<std::string>& run_args, const std::string& out) {
-  const Report report = BuildReport(run_args);
+size_t WriteReport(const std::vector<std::string>& run_args, const std::string& out,
+                   size_t max_points) {
+  const Report report = BuildReport(run_args, max_points);
   size_t charts = 0;
   for (const Section& section : report.sections) charts += section.charts.size();
   ResultSet files(out);

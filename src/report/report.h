@@ -16,6 +16,7 @@
 
 #include "report/run_dir.h"
 #include "report/sections.h"
+#include "report/series.h"
 
 namespace jigsaw::report {
 
@@ -26,14 +27,15 @@ struct Report {
 };
 
 // Reads every run (InputError naming file:line for a bad one).
-Report BuildReport(const std::vector<std::string>& run_args);
+Report BuildReport(const std::vector<std::string>& run_args, size_t max_points = kMaxPointsPerLine);
 
 std::string ComparisonCsv(const Report& report);
 std::string ComparisonMarkdown(const Report& report);
 std::string ReportHtml(const Report& report);
 
 // Builds and writes the three files into `out` (created if needed); returns the chart count.
-size_t WriteReport(const std::vector<std::string>& run_args, const std::string& out);
+size_t WriteReport(const std::vector<std::string>& run_args, const std::string& out,
+                   size_t max_points = kMaxPointsPerLine);
 
 }  // namespace jigsaw::report
 

@@ -2,7 +2,8 @@
 //
 // A Section holds the charts to draw and notes on charts left out (a file the run does not have,
 // e.g. a net run without timeseries/). Each builder also adds one row of metrics per run to the
-// comparison (`metrics[i]` for `runs[i]`). Files are read through CsvTable: a malformed one is an
+// comparison (`metrics[i]` for `runs[i]`). Lines are downsampled to at most `max_points` points
+// (report/series.h). Files are read through CsvTable: a malformed one is an
 // InputError naming file:line.
 #ifndef JIGSAW_REPORT_SECTIONS_H_
 #define JIGSAW_REPORT_SECTIONS_H_
@@ -26,9 +27,12 @@ struct Section {
   std::vector<std::string> notes;
 };
 
-Section SimSection(const std::vector<const RunDir*>& runs, std::vector<Json>* metrics);
-Section NetSection(const std::vector<const RunDir*>& runs, std::vector<Json>* metrics);
-Section TrainSection(const std::vector<const RunDir*>& runs, std::vector<Json>* metrics);
+Section SimSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                   std::vector<Json>* metrics);
+Section NetSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                   std::vector<Json>* metrics);
+Section TrainSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                     std::vector<Json>* metrics);
 
 // The size bucket of a flow of `bytes` ("< 10 KB", "10 KB - 100 KB", ..., ">= 10 MB"), and all of
 // them in order.

@@ -76,10 +76,11 @@ void AppendRows(const Series& series, const std::string& run, const std::string&
 
 }  // namespace
 
-Section SimSection(const std::vector<const RunDir*>& runs, std::vector<Json>* metrics) {
+Section SimSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                   std::vector<Json>* metrics) {
   Section section;
   section.heading = "Cluster simulator runs (jigsaw sim)";
-  const size_t max = kMaxPointsPerLine;
+  const size_t max = max_points;
   Json jct_rows = Json::array(), rho_rows = Json::array(), util_rows = Json::array(),
        job_rows = Json::array(), bars = Json::array();
   std::vector<Series> kept;

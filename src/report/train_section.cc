@@ -64,10 +64,11 @@ TrainData ReadTrain(const RunDir& run) {
 
 }  // namespace
 
-Section TrainSection(const std::vector<const RunDir*>& runs, std::vector<Json>* metrics) {
+Section TrainSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                     std::vector<Json>* metrics) {
   Section section;
   section.heading = "Training runs (jigsaw train)";
-  const size_t max = kMaxPointsPerLine;
+  const size_t max = max_points;
   Json loss_rows = Json::array(), accuracy_rows = Json::array(), backward_rows = Json::array(),
        bytes_rows = Json::array();
   std::vector<Series> loss_series, accuracy_series;

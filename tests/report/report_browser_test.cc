@@ -69,7 +69,7 @@ TEST(ReportBrowser, EveryChartRendersInHeadlessChromium) {
        ++at) {
     ++divs;
   }
-  EXPECT_EQ(divs, 13u);  // sim 5, net 4, train 4
+  EXPECT_EQ(divs, 14u);  // sim 5, net 5, train 4
 
   const std::string browser = "timeout 180 " + chromium +
                               " --headless --no-sandbox --disable-gpu --no-first-run "
@@ -113,7 +113,7 @@ TEST(ReportBrowser, EveryChartRendersInHeadlessChromium) {
   std::filesystem::remove_all(dir);
 }
 
-TEST(ReportCli, UnusableRunFolderExits2NamingTheFile) {
+TEST(ReportCli, BadInputsExit2AndMaxPointsIsChecked) {
   const auto dir = TempDir("cli");
   const std::string jigsaw = JIGSAW_BINARY;
   CommandResult result = RunShell(jigsaw + " report " + (dir / "missing").string() + " --out " +
@@ -134,6 +134,21 @@ TEST(ReportCli, UnusableRunFolderExits2NamingTheFile) {
   result = RunShell(jigsaw + " report " + (dir / "net").string() + " 2>&1");
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_NE(result.output.find("--out is required"), std::string::npos) << result.output;
+
+  WriteNetRun(dir / "net", true);
+  result = RunShell(jigsaw + " report " + (dir / "net").string() + " --max-points 5 --out " +
+                    (dir / "out").string() + " 2>&1");
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.output.find("--max-points must be in [10, 1000000]"), std::string::npos)
+      << result.output;
+  // 10 points per line: the 2-point CDFs stay whole, nothing says "downsampled".
+  result = RunShell(jigsaw + " report " + (dir / "net").string() +
+                    " --max-points 10 --quiet --out " + (dir / "out").string() + " 2>&1");
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(result.output, "");
+  const std::string html = Slurp(dir / "out" / "report.html");
+  EXPECT_NE(html.find("FCT CDF by flow size"), std::string::npos);
+  EXPECT_EQ(html.find("downsampled"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -253,7 +253,7 @@ TEST(Report, NetChartsSkipMissingTimeSeriesWithANote) {
   const Report report = BuildReport({(dir / "plain").string(), (dir / "full").string()});
   ASSERT_EQ(report.sections.size(), 1u);
   const Section& net = report.sections[0];
-  ASSERT_EQ(net.charts.size(), 4u);
+  ASSERT_EQ(net.charts.size(), 5u);
   ASSERT_EQ(net.notes.size(), 3u);
   EXPECT_NE(net.notes[0].find("no slowdown column in flows.csv of plain"), std::string::npos);
   EXPECT_NE(net.notes[1].find("no timeseries/queue.csv in plain"), std::string::npos);
@@ -270,6 +270,13 @@ TEST(Report, NetChartsSkipMissingTimeSeriesWithANote) {
   ASSERT_EQ(q.size(), 2u);
   EXPECT_EQ(q[0]["queue_bytes"], 3000.0);
   EXPECT_EQ(q[1]["queue_bytes"], 500.0);
+  const Chart* ports = FindChart(report, "Queue of the 8 ports");
+  ASSERT_NE(ports, nullptr);
+  const Json& port_rows = ports->spec["data"]["values"];
+  ASSERT_EQ(port_rows.size(), 3u);
+  EXPECT_EQ(port_rows[0]["port"], "node 4 port 1");  // the larger peak first
+  EXPECT_EQ(port_rows[1]["port"], "node 4 port 0");
+  EXPECT_EQ(port_rows[2]["queue_bytes"], 500.0);
   const Chart* pfc = FindChart(report, "PFC pauses");
   ASSERT_NE(pfc, nullptr);
   double peak = 0;
