@@ -61,6 +61,14 @@ Json LineSpec(const std::string& title, Json rows, const Field& x, const Field& 
   if (options.step) mark["interpolate"] = "step-after";
   Json spec = Base(title, std::move(rows));
   Json inner = {{"mark", mark}, {"encoding", encoding}};
+  if (!options.color.empty()) {
+    // Clicking a legend entry highlights its lines (shift-click adds more): many runs overlaid.
+    inner["params"] = Json::array({{{"name", "highlight"},
+                                    {"select", {{"type", "point"}, {"fields", {options.color}}}},
+                                    {"bind", "legend"}}});
+    inner["encoding"]["opacity"] = {{"condition", {{"param", "highlight"}, {"value", 1}}},
+                                    {"value", 0.15}};
+  }
   if (options.facet.empty()) {
     inner["width"] = kWidth;
     inner["height"] = kHeight;

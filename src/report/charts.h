@@ -1,7 +1,8 @@
 // Vega-Lite (v6) specifications with their data inlined, for report.html.
 //
 // Every builder takes rows as a JSON array of objects and returns a complete spec (no URLs, no
-// data loaded at view time). A log axis falls back to linear when a value is not positive.
+// data loaded at view time). A log axis falls back to linear when a value is not positive. Lines
+// coloured by a field can be highlighted by clicking the legend.
 #ifndef JIGSAW_REPORT_CHARTS_H_
 #define JIGSAW_REPORT_CHARTS_H_
 
