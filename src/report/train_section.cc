@@ -52,7 +52,8 @@ TrainData ReadTrain(const RunDir& run) {
   std::error_code error;
   if ((data.has_evals = std::filesystem::is_regular_file(evals_path, error))) {
     const CsvTable evals = CsvTable::Read(evals_path);
-    const size_t at = evals.Column("iteration"), accuracy = evals.Column("accuracy");
+    const size_t at = evals.Column("iteration");
+    const size_t accuracy = evals.Column(evals.Has("accuracy") ? "accuracy" : "test_accuracy");
     for (size_t r = 0; r < evals.rows(); ++r) {
       data.accuracy.push_back({evals.Number(r, at), evals.Number(r, accuracy)});
     }

@@ -97,7 +97,7 @@ inline void WriteTrainRun(const std::filesystem::path& dir) {
     }
   }
   WriteText(dir / "iterations.csv", rows);
-  WriteText(dir / "evals.csv", "iteration,epoch,samples,accuracy\n2,0,100,0.3\n4,0,100,0.5\n");
+  WriteText(dir / "evals.csv", "iteration,epoch,samples,test_accuracy\n2,0,100,0.3\n4,0,100,0.5\n");
 }
 
 }  // namespace jigsaw::report
