@@ -20,3 +20,18 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
 fi
+# Optional: headless Chromium for the `jigsaw report` browser test (tests/report; skipped without
+# it). JIGSAW_SETUP_OPTIONAL=0 leaves it out; a failed install only warns.
+OPTIONAL=(chromium)
+if [[ "${JIGSAW_SETUP_OPTIONAL:-1}" != 0 ]]; then
+  optional=()
+  for p in "${OPTIONAL[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || optional+=("$p")
+  done
+  if ((${#optional[@]})); then
+    echo "setup: installing optional ${optional[*]}" >&2
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${optional[@]}" ||
+      echo "setup: could not install ${optional[*]}; the report's browser test will be skipped" >&2
+  fi
+fi

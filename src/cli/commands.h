@@ -21,6 +21,7 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action);
 void AddServeCommand(CLI::App& app, CommandAction* action);
 void AddTlightsCommand(CLI::App& app, CommandAction* action);
 void AddTlightsReportCommand(CLI::App& app, CommandAction* action);
+void AddReportCommand(CLI::App& app, CommandAction* action);
 // paramsvc, paramsvc-agg, paramsvc-register, paramsvc-status, paramsvc-sim, ps-timed-worker.
 void AddParamsvcCommands(CLI::App& app, CommandAction* action);
 
