@@ -509,37 +509,45 @@ struct Simulator::Impl {
 
   // Gavel's per-type placement: for each type in RoundTypeOrder, its jobs by priority on that
   // type (then deficit, allocation, insertion order); a job runs on the first type that takes
-  // it. As in PickJobs, a job without an allocation yet holds its GPUs but does not run.
+  // it. Unlike Gavel, this is done in two passes: first only jobs the allocation puts on the type
+  // (priority > 0), then, with the GPUs left, the others (work conservation). Gavel's single
+  // pass lets jobs with no share of the first type fill it while their own types idle. As in
+  // PickJobs, a job without an allocation yet holds its GPUs but does not run.
   std::vector<Pick> PickJobsByType(int round) {
     std::vector<Pick> picked;
     const bool skip_zero_priority = policy->RunsOnlyAllocatedJobs();
+    const std::vector<int> type_order = RoundTypeOrder();
+    std::vector<int> free = FreeGpusByType();
     std::vector<Job*> order;
-    for (int k : RoundTypeOrder()) {
-      int free_gpus = config.cluster[k].gpus;
-      order.clear();
-      for (auto& job : active) {
-        if (job->picked_in_round != round && job->type_rate[k] > 0) order.push_back(job.get());
-      }
-      std::sort(order.begin(), order.end(), [k](const Job* a, const Job* b) {
-        if (a->type_priority[k] != b->type_priority[k]) {
-          return a->type_priority[k] > b->type_priority[k];
+    for (int pass = 0; pass < (skip_zero_priority ? 1 : 2); ++pass) {
+      for (int k : type_order) {
+        order.clear();
+        for (auto& job : active) {
+          if (job->picked_in_round != round && job->type_rate[k] > 0 &&
+              (pass == 1 || job->type_priority[k] > 0)) {
+            order.push_back(job.get());
+          }
         }
-        if (a->type_deficit[k] != b->type_deficit[k]) {
-          return a->type_deficit[k] > b->type_deficit[k];
+        std::sort(order.begin(), order.end(), [k](const Job* a, const Job* b) {
+          if (a->type_priority[k] != b->type_priority[k]) {
+            return a->type_priority[k] > b->type_priority[k];
+          }
+          if (a->type_deficit[k] != b->type_deficit[k]) {
+            return a->type_deficit[k] > b->type_deficit[k];
+          }
+          if (a->type_allocation[k] != b->type_allocation[k]) {
+            return a->type_allocation[k] > b->type_allocation[k];
+          }
+          return a->order < b->order;
+        });
+        for (Job* job : order) {
+          if (free[k] <= 0) break;
+          if (job->throughput <= 0) continue;
+          if (job->spec->scale_factor > free[k]) continue;
+          free[k] -= job->spec->scale_factor;
+          job->picked_in_round = round;
+          if (job->has_allocation) picked.push_back({job, job->type_rate[k], false, k});
         }
-        if (a->type_allocation[k] != b->type_allocation[k]) {
-          return a->type_allocation[k] > b->type_allocation[k];
-        }
-        return a->order < b->order;
-      });
-      for (Job* job : order) {
-        if (free_gpus <= 0) break;
-        if (job->throughput <= 0) continue;
-        if (skip_zero_priority && job->type_priority[k] <= 0) continue;
-        if (job->spec->scale_factor > free_gpus) continue;
-        free_gpus -= job->spec->scale_factor;
-        job->picked_in_round = round;
-        if (job->has_allocation) picked.push_back({job, job->type_rate[k], false, k});
       }
     }
     return picked;
@@ -683,8 +691,8 @@ struct Simulator::Impl {
     r.hit_deadline = hit_deadline;
   }
 
-  // Types by their mean speed relative to the reference type over the trace's typed jobs
-  // (v100, p100, k80 on Gavel's table); ties keep the --cluster-spec order.
+  // Types by their geometric-mean speed relative to the reference type over the trace's typed
+  // jobs (v100, p100, k80 on Gavel's table); ties keep the --cluster-spec order.
   void OrderTypesFastestFirst() {
     std::vector<double> mean(config.cluster.size(), 0.0);
     for (size_t k = 0; k < config.cluster.size(); ++k) {
@@ -695,11 +703,13 @@ struct Simulator::Impl {
         const double reference =
             LookUpThroughput(table, config.worker_type, spec.job_type, spec.scale_factor);
         if (reference <= 0) continue;
-        sum += LookUpThroughput(table, config.cluster[k].type, spec.job_type, spec.scale_factor) /
-               reference;
+        const double t =
+            LookUpThroughput(table, config.cluster[k].type, spec.job_type, spec.scale_factor);
+        if (t <= 0) continue;
+        sum += std::log(t / reference);
         ++count;
       }
-      mean[k] = count > 0 ? sum / count : 1.0;
+      mean[k] = count > 0 ? sum / count : 0.0;
     }
     fastest_first.resize(config.cluster.size());
     for (size_t k = 0; k < fastest_first.size(); ++k) fastest_first[k] = static_cast<int>(k);
