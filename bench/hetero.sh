@@ -6,7 +6,7 @@
 # with Gavel's Philly-like durations (bench/hetero_trace.py), Poisson arrivals at each rate
 # (jobs/hour), average JCT over a window of job ids after the cluster has filled (Gavel measures
 # jobs 4000-5000 of a continuing stream; so do we, of 6,000). 360 s rounds,
-# no deadline, no preemption overhead (Gavel's simulator charges none).
+# no deadline, no preemption overhead.
 # Usage: bench/hetero.sh [shared-data-dir] [rates (default "2 3 4 4.5 5 5.5")] [seeds (default "1 2 3")]
 # Env: JOBS (stream length, default 6000), WINDOW (default 4000:5000), POLICIES, RESULTS.
 # Prints a markdown table: window average JCT (mean over seeds, min-max), and aware/agnostic.
