@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cluster/cluster_spec.h"
 #include "cluster/policies/colocation.h"
 #include "cluster/policies/shockwave_options.h"
 #include "cluster/policy.h"
@@ -56,6 +57,7 @@ struct SimOptions {
   ShockwaveOptions shockwave;                // command-line overrides, applied where given
   std::vector<std::string> shockwave_given;  // names of the overrides given
   std::string shockwave_solver = "planner";
+  std::string cluster_spec;  // "" = homogeneous: --gpus GPUs of --worker-type
 };
 
 // Shockwave's options: its config file (if any), then the command-line overrides.
@@ -139,6 +141,8 @@ int RunSim(const SimOptions& options) {
   RequireOptionInRange("--deadline-factor", options.config.deadline_factor, 0, kMaxDeadlineFactor);
   RequireCountInRange("--assign-job-types", options.assign_job_types, -1,
                       std::numeric_limits<int64_t>::max());
+  const ClusterSpec cluster =
+      options.cluster_spec.empty() ? ClusterSpec{} : ParseClusterSpec(options.cluster_spec);
   ThroughputTable table = options.throughputs.empty() ? SyntheticThroughputTable()
                                                       : ThroughputTable::Load(options.throughputs);
   Trace trace = options.trace.empty()
@@ -175,6 +179,12 @@ int RunSim(const SimOptions& options) {
     throw UsageError("--round-log must be auto, full or delta, got '" + options.round_log + "'");
   }
   SimConfig config = options.config;
+  if (!cluster.empty()) {
+    RequireWorkerTypesInTable(cluster, table);
+    config.cluster = cluster;
+    config.gpus = TotalGpus(cluster);
+    config.seed = options.generator.seed;
+  }
   if (!options.measure_window.empty()) {
     const size_t colon = options.measure_window.find(':');
     char* end_begin = nullptr;
@@ -262,6 +272,13 @@ int RunSim(const SimOptions& options) {
   extra["throughputs"] = options.throughputs.empty() ? "<synthetic>" : options.throughputs;
   extra["seed"] = options.generator.seed;
   if (!colocation_report.is_null()) extra["colocation_throughputs"] = colocation_report;
+  if (!cluster.empty()) {
+    extra["cluster_spec"] = FormatClusterSpec(cluster);
+    Json busy;
+    for (size_t k = 0; k < cluster.size(); ++k)
+      busy[cluster[k].type] = result.busy_gpu_s_by_type[k];
+    extra["busy_gpu_s_by_type"] = busy;
+  }
   if (spb != nullptr) {
     Json uses = Json::array();
     for (const SpbEfficiencyUse& use : spb->Uses()) {
@@ -317,7 +334,12 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   sim->add_option("--throughputs", options->throughputs,
                   "Gavel-format throughputs.json (default: built-in synthetic table)");
-  sim->add_option("--gpus", options->config.gpus, "GPUs in the cluster")->capture_default_str();
+  CLI::Option* gpus =
+      sim->add_option("--gpus", options->config.gpus, "GPUs in the cluster")->capture_default_str();
+  sim->add_option("--cluster-spec", options->cluster_spec,
+                  "Heterogeneous cluster TYPE:GPUS,... (e.g. v100:36,p100:36,k80:36; types from "
+                  "--throughputs; --worker-type is the reference speed; docs/heterogeneous.md)")
+      ->excludes(gpus);
   std::string policies;
   for (const std::string& name : PolicyNames()) policies += (policies.empty() ? "" : "|") + name;
   sim->add_option("--policy", options->policy, policies)->capture_default_str();

@@ -36,6 +36,9 @@ struct PolicyJob {
   int batch_size = 0;               // current batch size (dynamic adaptation)
   double steps_run = 0;             // iterations done, in current-batch-size units
   double total_steps = 0;           // iterations in total, in current-batch-size units
+  // Heterogeneous clusters only (empty otherwise): isolated iterations/s on each of the
+  // context's worker_types at the current batch size, 0 where the table has no entry.
+  std::vector<double> type_throughputs;
 };
 
 struct PolicyContext {
@@ -44,6 +47,10 @@ struct PolicyContext {
   double round_s = 120;
   int jobs_in_trace = 0;
   int round = 0;  // index of the round being decided
+  // Heterogeneous clusters only (empty otherwise): the worker types and their GPUs; `gpus` is
+  // their total.
+  std::vector<std::string> worker_types;
+  std::vector<int> worker_gpus;
 };
 
 class Policy {
@@ -53,6 +60,19 @@ class Policy {
   virtual std::vector<double> Allocate(const PolicyContext& context,
                                        const std::vector<PolicyJob>& jobs) = 0;
   virtual bool ReallocateEveryRound() const { return false; }
+
+  // Heterogeneous clusters (docs/heterogeneous.md). A heterogeneity-aware policy returns
+  // AllocateByType's matrix X[j][k], job j's time fraction on worker type k, with
+  // sum_k X[j][k] <= 1 and sum_j sf_j X[j][k] <= worker_gpus[k]; a ranking policy
+  // (RunsOnlyAllocatedJobs and ReallocateEveryRound) sets X[j][k] > 0 on the one type it wants job
+  // j on. Any other policy is heterogeneity-agnostic: it allocates `gpus` identical GPUs with
+  // Allocate and the simulator spreads x_j over the types in proportion to their GPUs (Gavel's
+  // proportional split); round planners' picks are placed on types in a seeded order.
+  virtual bool HeterogeneityAware() const { return false; }
+  virtual std::vector<std::vector<double>> AllocateByType(const PolicyContext& context,
+                                                          const std::vector<PolicyJob>& jobs) {
+    return {};
+  }
   // True if jobs with a zero allocation must not fill otherwise idle GPUs (Gavel's FIFO).
   virtual bool RunsOnlyAllocatedJobs() const { return false; }
 
@@ -143,9 +163,10 @@ struct PolicyOptions {
   ColocationTunables colocation;
 };
 
-// Known names: fifo, srtf, las, min_total_duration, max_min_fairness, finish_time_fairness,
-// gandiva_fair, allox, max_sum_throughput, shockwave (aliases: max_sum_throughput_perf, ossp,
-// themis, gavel). Throws UsageError listing the valid names for an unknown one.
+// Known names: fifo, srtf, las, las_perf, min_total_duration, max_min_fairness,
+// max_min_fairness_perf, finish_time_fairness, gandiva_fair, allox, max_sum_throughput,
+// shockwave (aliases: max_sum_throughput_perf, ossp, themis, gavel). Throws UsageError listing the
+// valid names for an unknown one.
 std::unique_ptr<Policy> MakePolicy(const std::string& name, const PolicyOptions& options = {});
 std::vector<std::string> PolicyNames();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 
@@ -10,6 +11,7 @@
 #include "core/limits.h"
 #include "core/progress.h"
 #include "core/repeated_sum.h"
+#include "core/rng.h"
 #include "model/adaptation.h"
 
 namespace jigsaw {
@@ -98,14 +100,18 @@ struct Simulator::Impl {
     bool want_smaller = false;
     size_t order = 0;          // insertion order, the stable tie-breaker
     int picked_in_round = -1;  // the round a planner last placed it in
+    // Heterogeneous clusters, per SimConfig::cluster entry: speed relative to the reference
+    // type (0: cannot run there), and the round mechanism's state per type.
+    std::vector<double> type_rate, type_time, type_deficit, type_allocation, type_priority;
   };
 
   struct RunningEntry {
     Job* job;
     double steps;
     double finish_s;
-    bool guest;   // shares its host's GPUs: they are counted once, for the host
-    double rate;  // fraction of isolated full-backprop speed this round
+    bool guest;     // shares its host's GPUs: they are counted once, for the host
+    double rate;    // fraction of isolated full-backprop speed this round
+    int type = -1;  // heterogeneous clusters: the worker type it ran on
   };
 
   // A job chosen for the round: on its own gang, or as a guest on another job's GPUs, at `rate`
@@ -114,6 +120,7 @@ struct Simulator::Impl {
     Job* job;
     double rate = 1.0;
     bool guest = false;
+    int type = -1;  // heterogeneous clusters: the worker type it runs on
   };
 
   const Trace& trace;
@@ -130,9 +137,21 @@ struct Simulator::Impl {
   double last_reset_s = 0;
   bool need_reallocation = false;
   size_t inserted = 0;
+  // Heterogeneous clusters.
+  bool hetero = false;
+  std::vector<double> worker_type_time;  // per type, Gavel's worker_time_so_far
+  std::vector<int> fastest_first;        // type indices, fastest on the trace's jobs first
+  Rng type_shuffle{0};
 
   Impl(const Trace& t, const ThroughputTable* tab, Policy* p, SimConfig c)
-      : trace(t), table(tab), policy(p), config(std::move(c)) {}
+      : trace(t), table(tab), policy(p), config(std::move(c)) {
+    hetero = !config.cluster.empty();
+    if (hetero) {
+      config.gpus = TotalGpus(config.cluster);
+      worker_type_time.assign(config.cluster.size(), 0.0);
+      type_shuffle = Rng(config.seed ^ 0x6865746572ULL);
+    }
+  }
 
   double Throughput(const Job& job) const {
     if (!job.spec->typed()) return 1.0;
@@ -189,6 +208,46 @@ struct Simulator::Impl {
       }
       RequireOneIterationPerRound(spec, throughput);
     }
+    if (hetero) ValidateCluster();
+  }
+
+  // Every worker type must be in the table, and every job must fit, and run, on some type.
+  void ValidateCluster() const {
+    if (table != nullptr) RequireWorkerTypesInTable(config.cluster, *table);
+    for (const JobSpec& spec : trace.jobs) {
+      bool runs_somewhere = false;
+      for (const WorkerPool& pool : config.cluster) {
+        const double t = spec.typed()
+                             ? LookUpThroughput(table, pool.type, spec.job_type, spec.scale_factor)
+                             : 1.0;
+        runs_somewhere =
+            runs_somewhere || (spec.scale_factor <= pool.gpus && t * config.round_s >= 1);
+      }
+      if (!runs_somewhere) {
+        throw InputError(spec.source, 0,
+                         "job (" + Excerpt(spec.typed() ? spec.job_type : "untyped") + ", " +
+                             std::to_string(spec.scale_factor) +
+                             " GPUs) fits on no worker type of --cluster-spec " +
+                             FormatClusterSpec(config.cluster) +
+                             " (expected a type with at least that many GPUs and a throughput of "
+                             "at least one iteration per round)");
+      }
+    }
+  }
+
+  // Speed on each type relative to the reference type, for the job's current batch size.
+  void UpdateTypeRates(Job& job) const {
+    job.type_rate.assign(config.cluster.size(), 0.0);
+    for (size_t k = 0; k < config.cluster.size(); ++k) {
+      const WorkerPool& pool = config.cluster[k];
+      if (job.spec->scale_factor > pool.gpus) continue;
+      if (!job.spec->typed()) {
+        job.type_rate[k] = 1.0;
+        continue;
+      }
+      const double t = LookUpThroughput(table, pool.type, job.job_type, job.spec->scale_factor);
+      if (job.throughput > 0 && t * config.round_s >= 1) job.type_rate[k] = t / job.throughput;
+    }
   }
 
   // A job that cannot run one whole iteration in a round would never progress (steps are
@@ -221,6 +280,14 @@ struct Simulator::Impl {
     job->throughput = Throughput(*job);
     job->time_since_reset = config.round_s / 2.0;
     job->order = inserted++;
+    if (hetero) {
+      UpdateTypeRates(*job);
+      const size_t types = config.cluster.size();
+      job->type_time.assign(types, config.round_s / 2.0);
+      job->type_deficit.assign(types, 0.0);
+      job->type_allocation.assign(types, 0.0);
+      job->type_priority.assign(types, 0.0);
+    }
     active_by_id[spec.id] = job.get();
     active.push_back(std::move(job));
     need_reallocation = true;
@@ -279,6 +346,7 @@ struct Simulator::Impl {
     job.batch = new_batch;
     job.job_type = new_type;
     job.throughput = new_throughput;
+    if (hetero) UpdateTypeRates(job);
   }
 
   const std::vector<PolicyJob>& PolicyView(double now) {
@@ -301,6 +369,9 @@ struct Simulator::Impl {
       p.batch_size = job->batch;
       p.steps_run = job->steps_run;
       p.total_steps = job->total_steps;
+      if (hetero) {
+        for (double rate : job->type_rate) p.type_throughputs.push_back(rate * job->throughput);
+      }
     }
     return view;
   }
@@ -315,6 +386,18 @@ struct Simulator::Impl {
       job->time_since_reset = config.round_s / 2.0;
       worker_time_since_reset += job->time_since_reset;
     }
+    if (hetero) {
+      std::fill(worker_type_time.begin(), worker_type_time.end(), 0.0);
+      for (auto& job : active) {
+        for (size_t k = 0; k < worker_type_time.size(); ++k) {
+          const double received = job->type_time[k] - config.round_s / 2.0;
+          const double owed = job->has_allocation ? job->type_allocation[k] * elapsed : 0.0;
+          job->type_deficit[k] += owed - received;
+          job->type_time[k] = config.round_s / 2.0;
+          worker_type_time[k] += job->type_time[k];
+        }
+      }
+    }
     last_reset_s = now;
   }
 
@@ -324,16 +407,70 @@ struct Simulator::Impl {
     context.gpus = config.gpus;
     context.round_s = config.round_s;
     context.jobs_in_trace = static_cast<int>(trace.jobs.size());
+    for (const WorkerPool& pool : config.cluster) {
+      context.worker_types.push_back(pool.type);
+      context.worker_gpus.push_back(pool.gpus);
+    }
     return context;
   }
 
   void Reallocate(double now, int* reallocations) {
+    if (hetero) {
+      ReallocateByType(now);
+      ++*reallocations;
+      return;
+    }
     const std::vector<double> fractions = policy->Allocate(Context(now), PolicyView(now));
     for (size_t i = 0; i < active.size(); ++i) {
       active[i]->allocation = std::clamp(fractions.at(i), 0.0, 1.0);
       active[i]->has_allocation = true;
     }
     ++*reallocations;
+  }
+
+  // Heterogeneous clusters: the policy's X (aware), or its x_j spread over the types in
+  // proportion to their GPUs (agnostic).
+  void ReallocateByType(double now) {
+    const PolicyContext context = Context(now);
+    const std::vector<PolicyJob>& view = PolicyView(now);
+    std::vector<std::vector<double>> x;
+    if (policy->HeterogeneityAware()) {
+      x = policy->AllocateByType(context, view);
+    } else {
+      const std::vector<double> fractions = policy->Allocate(context, view);
+      for (double f : fractions) {
+        std::vector<double>& row = x.emplace_back();
+        for (const WorkerPool& pool : config.cluster) {
+          row.push_back(std::clamp(f, 0.0, 1.0) * (pool.gpus / static_cast<double>(config.gpus)));
+        }
+      }
+    }
+    if (x.size() != active.size()) {
+      throw std::logic_error("policy " + policy->name() + " allocated " + std::to_string(x.size()) +
+                             " jobs of " + std::to_string(active.size()));
+    }
+    for (size_t i = 0; i < active.size(); ++i) {
+      Job& job = *active[i];
+      job.allocation = 0;
+      for (size_t k = 0; k < config.cluster.size(); ++k) {
+        const double value = k < x[i].size() ? std::clamp(x[i][k], 0.0, 1.0) : 0.0;
+        job.type_allocation[k] = job.type_rate[k] > 0 ? value : 0.0;
+        job.allocation += job.type_allocation[k];
+      }
+      job.has_allocation = true;
+    }
+  }
+
+  // The order in which this round's types take their jobs: fastest first for aware policies (as
+  // Gavel's v100, p100, k80), a seeded shuffle for agnostic ones (Gavel shuffles too).
+  std::vector<int> RoundTypeOrder() {
+    std::vector<int> order = fastest_first;
+    if (!policy->HeterogeneityAware()) {
+      for (size_t i = order.size(); i > 1; --i) {
+        std::swap(order[i - 1], order[type_shuffle.UniformInt(i)]);
+      }
+    }
+    return order;
   }
 
   void UpdatePriorities(double now, int* reallocations) {
@@ -357,7 +494,100 @@ struct Simulator::Impl {
       } else {
         job->priority = job->allocation * 1e9;
       }
+      for (size_t k = 0; k < worker_type_time.size(); ++k) {
+        const double share =
+            worker_type_time[k] == 0 ? 0.0 : job->type_time[k] / worker_type_time[k];
+        const double x = job->type_allocation[k];
+        if (!job->has_allocation || x == 0 || job->type_rate[k] <= 0) {
+          job->type_priority[k] = 0;
+        } else {
+          job->type_priority[k] = share > 0 ? x / share : x * 1e9;
+        }
+      }
     }
+  }
+
+  // Gavel's per-type placement: for each type in RoundTypeOrder, its jobs by priority on that
+  // type (then deficit, allocation, insertion order); a job runs on the first type that takes
+  // it. Unlike Gavel, this is done in two passes: first only jobs the allocation puts on the type
+  // (priority > 0), then, with the GPUs left, the others (work conservation). Gavel's single
+  // pass lets jobs with no share of the first type fill it while their own types idle. As in
+  // PickJobs, a job without an allocation yet holds its GPUs but does not run.
+  std::vector<Pick> PickJobsByType(int round) {
+    std::vector<Pick> picked;
+    const bool skip_zero_priority = policy->RunsOnlyAllocatedJobs();
+    const std::vector<int> type_order = RoundTypeOrder();
+    std::vector<int> free = FreeGpusByType();
+    std::vector<Job*> order;
+    for (int pass = 0; pass < (skip_zero_priority ? 1 : 2); ++pass) {
+      for (int k : type_order) {
+        order.clear();
+        for (auto& job : active) {
+          if (job->picked_in_round != round && job->type_rate[k] > 0 &&
+              (pass == 1 || job->type_priority[k] > 0)) {
+            order.push_back(job.get());
+          }
+        }
+        std::sort(order.begin(), order.end(), [k](const Job* a, const Job* b) {
+          if (a->type_priority[k] != b->type_priority[k]) {
+            return a->type_priority[k] > b->type_priority[k];
+          }
+          if (a->type_deficit[k] != b->type_deficit[k]) {
+            return a->type_deficit[k] > b->type_deficit[k];
+          }
+          if (a->type_allocation[k] != b->type_allocation[k]) {
+            return a->type_allocation[k] > b->type_allocation[k];
+          }
+          return a->order < b->order;
+        });
+        for (Job* job : order) {
+          if (free[k] <= 0) break;
+          if (job->throughput <= 0) continue;
+          if (job->spec->scale_factor > free[k]) continue;
+          free[k] -= job->spec->scale_factor;
+          job->picked_in_round = round;
+          if (job->has_allocation) picked.push_back({job, job->type_rate[k], false, k});
+        }
+      }
+    }
+    return picked;
+  }
+
+  // The first type, in `order`, with room for the job's gang and a speed for it; -1 if none.
+  int PlaceOnType(const Job& job, const std::vector<int>& order, std::vector<int>* free) const {
+    for (int k : order) {
+      if (job.type_rate[k] > 0 && job.spec->scale_factor <= (*free)[k]) {
+        (*free)[k] -= job.spec->scale_factor;
+        return k;
+      }
+    }
+    return -1;
+  }
+
+  std::vector<int> FreeGpusByType() const {
+    std::vector<int> free;
+    for (const WorkerPool& pool : config.cluster) free.push_back(pool.gpus);
+    return free;
+  }
+
+  // Ranking policies on a heterogeneous cluster: aware ones on the type their X names (others,
+  // fastest first, if it is full), agnostic ones on the round's shuffled type order.
+  std::vector<Pick> AllocatedJobsByType() {
+    std::vector<Pick> picked;
+    std::vector<int> free = FreeGpusByType();
+    const std::vector<int> round_order = RoundTypeOrder();
+    for (auto& job : active) {
+      if (job->allocation <= 0 || job->throughput <= 0) continue;
+      std::vector<int> order = round_order;
+      if (policy->HeterogeneityAware()) {
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+          return job->type_allocation[a] > job->type_allocation[b];
+        });
+      }
+      const int k = PlaceOnType(*job, order, &free);
+      if (k >= 0) picked.push_back({job.get(), job->type_rate[k], false, k});
+    }
+    return picked;
   }
 
   // Greedy gang placement in priority order; returns the jobs to run this round. The order is a
@@ -392,6 +622,7 @@ struct Simulator::Impl {
   }
 
   std::vector<Pick> AllocatedJobs() {
+    if (hetero) return AllocatedJobsByType();
     std::vector<Pick> picked;
     int free_gpus = config.gpus;
     for (auto& job : active) {
@@ -419,23 +650,31 @@ struct Simulator::Impl {
     std::vector<Pick> picked;
     auto taken = [&](const Job* job) { return job->picked_in_round == round; };
     int free_gpus = config.gpus;
+    // Heterogeneous clusters: a planner sees identical GPUs; each host goes to the first type in
+    // the round's order with room, its guests run on the same type at their speed there.
+    std::vector<int> free_by_type = FreeGpusByType();
+    const std::vector<int> type_order = hetero ? RoundTypeOrder() : std::vector<int>{};
     for (const Policy::Placement& placement : placements) {
       Job* host = FindActive(placement.job_id);
       if (host == nullptr || taken(host) || !(placement.rate > 0)) continue;
       if (host->spec->scale_factor > free_gpus) continue;
+      const int type = hetero ? PlaceOnType(*host, type_order, &free_by_type) : -1;
+      if (hetero && type < 0) continue;
+      const double host_rate = hetero ? host->type_rate[type] : 1.0;
       free_gpus -= host->spec->scale_factor;
       host->picked_in_round = round;
-      picked.push_back({host, placement.rate, false});
+      picked.push_back({host, placement.rate * host_rate, false, type});
       int guest_gpus = 0;
       for (const Policy::Guest& g : placement.guests) {
         Job* guest = FindActive(g.job_id);
         if (guest == nullptr || guest == host || taken(guest) || !(g.rate > 0) ||
-            guest_gpus + guest->spec->scale_factor > host->spec->scale_factor) {
+            guest_gpus + guest->spec->scale_factor > host->spec->scale_factor ||
+            (hetero && guest->type_rate[type] <= 0)) {
           continue;
         }
         guest_gpus += guest->spec->scale_factor;
         guest->picked_in_round = round;
-        picked.push_back({guest, g.rate, true});
+        picked.push_back({guest, g.rate * (hetero ? guest->type_rate[type] : 1.0), true, type});
       }
     }
     return picked;
@@ -450,6 +689,32 @@ struct Simulator::Impl {
     r.rounds_run = job.rounds_run;
     r.final_batch_size = job.batch;
     r.hit_deadline = hit_deadline;
+  }
+
+  // Types by their geometric-mean speed relative to the reference type over the trace's typed
+  // jobs (v100, p100, k80 on Gavel's table); ties keep the --cluster-spec order.
+  void OrderTypesFastestFirst() {
+    std::vector<double> mean(config.cluster.size(), 0.0);
+    for (size_t k = 0; k < config.cluster.size(); ++k) {
+      double sum = 0;
+      int count = 0;
+      for (const JobSpec& spec : trace.jobs) {
+        if (!spec.typed()) continue;
+        const double reference =
+            LookUpThroughput(table, config.worker_type, spec.job_type, spec.scale_factor);
+        if (reference <= 0) continue;
+        const double t =
+            LookUpThroughput(table, config.cluster[k].type, spec.job_type, spec.scale_factor);
+        if (t <= 0) continue;
+        sum += std::log(t / reference);
+        ++count;
+      }
+      mean[k] = count > 0 ? sum / count : 0.0;
+    }
+    fastest_first.resize(config.cluster.size());
+    for (size_t k = 0; k < fastest_first.size(); ++k) fastest_first[k] = static_cast<int>(k);
+    std::stable_sort(fastest_first.begin(), fastest_first.end(),
+                     [&](int a, int b) { return mean[a] > mean[b]; });
   }
 
   // The jobs of the last round started and their speed (iterations/s), for StalledMessage.
@@ -495,6 +760,10 @@ struct Simulator::Impl {
       RequireBoundedIsolatedTime(spec, r.isolated_s);
     }
 
+    if (hetero) {
+      result.busy_gpu_s_by_type.assign(config.cluster.size(), 0.0);
+      OrderTypesFastestFirst();
+    }
     Progress progress("sim", config.progress);
     size_t next_arrival = 0;
     size_t remaining = trace.jobs.size();
@@ -571,6 +840,13 @@ struct Simulator::Impl {
         progressed = progressed || steps > 0;
         job.time_since_reset += execution;
         worker_time_since_reset += execution;
+        if (e.type >= 0) {
+          job.type_time[e.type] += execution;
+          worker_type_time[e.type] += execution;
+          if (!e.guest) {
+            result.busy_gpu_s_by_type[e.type] += execution * job.spec->scale_factor;
+          }
+        }
         const double profile_duration = std::floor(records[job.spec->id].isolated_s);
         const bool past_deadline =
             config.deadline_factor > 0 && profile_duration > 0 &&
@@ -625,7 +901,7 @@ struct Simulator::Impl {
         picked = AllocatedJobs();
       } else {
         UpdatePriorities(now, &result.reallocations);
-        picked = PickJobs();
+        picked = hetero ? PickJobsByType(round) : PickJobs();
       }
       RoundRecord record;
       record.index = round;
@@ -641,7 +917,7 @@ struct Simulator::Impl {
             std::min(std::floor(speed * config.round_s), job->total_steps - job->steps_run);
         steps = std::max(steps, 0.0);
         const double finish = now + steps / speed;
-        running.push_back({job, steps, finish, pick.guest, pick.rate});
+        running.push_back({job, steps, finish, pick.guest, pick.rate, pick.type});
         round_end = std::max(round_end, finish);
         job->round_before_last = job->last_round;
         job->last_round = round;

@@ -1,4 +1,5 @@
-// Simulator: round-based, trace-driven simulation of a homogeneous GPU cluster.
+// Simulator: round-based, trace-driven simulation of a GPU cluster, homogeneous or with several
+// worker types (SimConfig::cluster).
 //
 // The round mechanism follows Gavel as extended by Shockwave, so results are comparable with
 // their published simulations:
@@ -14,13 +15,20 @@
 //  * Dynamic adaptation (accordion / GNS) changes a job's batch size at round boundaries,
 //    rescaling its iterations so its epoch count is preserved, and its throughput.
 //  * A job that has run longer than deadline_factor x its trace duration is ended (Shockwave).
+//  * Heterogeneous clusters follow Gavel: a policy's allocation is a job x worker-type matrix X;
+//    time received, deficits and priorities X[j][k] / share are kept per type, and each round
+//    the types are walked in order (fastest first for heterogeneity-aware policies, a seeded
+//    shuffle otherwise), each placing its jobs by priority on that type; a gang never spans
+//    types and a job runs on one type per round.
 // Progress = throughput x time; the same inputs and seed always give the same outputs.
 #ifndef JIGSAW_CLUSTER_SIMULATOR_H_
 #define JIGSAW_CLUSTER_SIMULATOR_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "cluster/cluster_spec.h"
 #include "cluster/policy.h"
 #include "model/job_spec.h"
 #include "model/throughput_table.h"
@@ -52,6 +60,14 @@ struct SimConfig {
   int window_begin = -1;
   int window_end = -1;
   bool progress = false;  // progress lines on stderr
+  // Heterogeneous cluster (--cluster-spec; docs/heterogeneous.md); empty: `gpus` GPUs of
+  // `worker_type`. When given, `gpus` becomes its total and `worker_type` stays the reference
+  // type: throughputs, T_excl, rho and the deadline are counted at its speed, and a job on type k
+  // runs at T_k / T_reference of it (progress in reference iterations is the same thing as
+  // iterations). Type-less jobs run equally fast on every type. `seed` orders the types for
+  // heterogeneity-agnostic policies each round.
+  ClusterSpec cluster;
+  uint64_t seed = 0;
 };
 
 struct JobRecord {
@@ -102,6 +118,8 @@ struct SimResult {
   int window_begin = 0, window_end = 0;
   double window_start_s = 0, window_end_s = 0;
   double window_useful_gpu_s = 0, window_busy_gpu_s = 0;
+  // Heterogeneous clusters only: GPU-seconds held per SimConfig::cluster entry.
+  std::vector<double> busy_gpu_s_by_type;
 };
 
 class Simulator {

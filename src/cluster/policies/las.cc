@@ -3,9 +3,14 @@
 // thresholds on it (default 1 GPU-hour and 10 GPU-hours, i.e. Tiresias' multi-level feedback
 // queue), FIFO by arrival within a queue, and the highest-priority jobs whose gangs fit run.
 // Discretising avoids the round-by-round thrashing of continuous LAS.
+// On a heterogeneous cluster `las` is heterogeneity-agnostic (the chosen jobs go to types in a
+// seeded random order, as Gavel treats agnostic policies); `las_perf` chooses the same jobs and
+// gives each the type where its normalised throughput counts most (heterogeneous.h,
+// AssignTypesByNormalisedThroughput). On a homogeneous cluster the two are the same.
 #include <algorithm>
 #include <numeric>
 
+#include "cluster/policies/heterogeneous.h"
 #include "cluster/policies/policies.h"
 
 namespace jigsaw {
@@ -13,7 +18,13 @@ namespace {
 
 class LasPolicy : public Policy {
  public:
-  std::string name() const override { return "las"; }
+  explicit LasPolicy(bool aware) : aware_(aware) {}
+  std::string name() const override { return aware_ ? "las_perf" : "las"; }
+  bool HeterogeneityAware() const override { return aware_; }
+  std::vector<std::vector<double>> AllocateByType(const PolicyContext& context,
+                                                  const std::vector<PolicyJob>& jobs) override {
+    return AssignTypesByNormalisedThroughput(context, jobs, Allocate(context, jobs));
+  }
   bool RunsOnlyAllocatedJobs() const override { return true; }
   bool ReallocateEveryRound() const override { return true; }
   std::vector<double> Allocate(const PolicyContext& context,
@@ -33,10 +44,12 @@ class LasPolicy : public Policy {
 
  private:
   static constexpr double kThresholdsGpuSeconds[] = {3600.0, 36000.0};
+  bool aware_;
 };
 
 }  // namespace
 
-std::unique_ptr<Policy> MakeLasPolicy() { return std::make_unique<LasPolicy>(); }
+std::unique_ptr<Policy> MakeLasPolicy() { return std::make_unique<LasPolicy>(false); }
+std::unique_ptr<Policy> MakeLasPerfPolicy() { return std::make_unique<LasPolicy>(true); }
 
 }  // namespace jigsaw

@@ -2,9 +2,12 @@
 // sum_j throughput_j * x_j subject to x_j <= 1 and sum_j sf_j x_j <= gpus. The LP is a fractional
 // knapsack, solved exactly: best throughput per GPU first, one job possibly fractional.
 // Throughputs are raw iterations/s, so models with many cheap iterations win (as in Gavel).
+// Heterogeneity-aware: on a heterogeneous cluster it solves Gavel's program over the job x
+// worker-type matrix with CLP (heterogeneous.h).
 #include <algorithm>
 #include <numeric>
 
+#include "cluster/policies/heterogeneous.h"
 #include "cluster/policies/policies.h"
 
 namespace jigsaw {
@@ -31,6 +34,12 @@ class MaxSumThroughputPolicy : public Policy {
       capacity -= x[j] * jobs[j].scale_factor;
     }
     return x;
+  }
+  bool HeterogeneityAware() const override { return true; }
+  std::vector<std::vector<double>> AllocateByType(const PolicyContext& context,
+                                                  const std::vector<PolicyJob>& jobs) override {
+    if (context.worker_types.size() == 1) return OneTypeAllocation(*this, context, jobs);
+    return MaxSumThroughputByType(context, jobs);
   }
 };
 

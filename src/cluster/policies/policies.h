@@ -13,8 +13,10 @@ namespace jigsaw {
 std::unique_ptr<Policy> MakeFifoPolicy();
 std::unique_ptr<Policy> MakeSrtfPolicy();
 std::unique_ptr<Policy> MakeLasPolicy();
+std::unique_ptr<Policy> MakeLasPerfPolicy();
 std::unique_ptr<Policy> MakeMinTotalDurationPolicy();
 std::unique_ptr<Policy> MakeMaxMinFairnessPolicy();
+std::unique_ptr<Policy> MakeMaxMinFairnessPerfPolicy();
 std::unique_ptr<Policy> MakeFinishTimeFairnessPolicy();
 std::unique_ptr<Policy> MakeGandivaFairPolicy();
 std::unique_ptr<Policy> MakeAlloxPolicy();
