@@ -10,12 +10,61 @@
 #include <string>
 #include <vector>
 
+#include "cli/run_record.h"
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/output_folder.h"
+#include "core/progress.h"
+#include "core/version.h"
 
 namespace jigsaw {
 
+void ConfigureApp(CLI::App& app) {
+  app.set_version_flag("--version", "jigsaw " + VersionString());
+  app.option_defaults()->always_capture_default();
+  // Options a subcommand does not know (--verbose after it) are tried on the top level.
+  app.fallthrough();
+  app.add_flag("-q,--quiet")
+      ->description("Global: no progress output on stderr (errors and warnings stay)");
+  app.add_flag("-v,--verbose")->description("Global: progress plus detail lines on stderr");
+}
+
+namespace {
+
+// The subcommand named on the command line when it is not one of `app`'s ("" otherwise).
+std::string UnknownSubcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  const std::string name = argv[1];
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->check_name(name)) return "";
+  }
+  return name;
+}
+
+std::vector<std::string> SubcommandNames(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+bool FlagGiven(const CLI::App& app, const std::string& name) {
+  const CLI::Option* flag = app.get_option_no_throw(name);
+  return flag != nullptr && flag->count() > 0;
+}
+
+}  // namespace
+
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv) {
+  const std::string unknown = UnknownSubcommand(app, argc, argv);
+  if (!unknown.empty()) {
+    const std::string nearest = NearestName(unknown, SubcommandNames(app));
+    std::fprintf(stderr, "jigsaw: unknown subcommand '%s'%s\nRun jigsaw --help for the list.\n",
+                 BoundedMessage(unknown).c_str(),
+                 nearest.empty() ? "" : ("; did you mean '" + nearest + "'?").c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -26,8 +75,18 @@ int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** arg
                  BoundedMessage(e.what()).c_str());
     return 2;
   }
+  CLI::App* chosen = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+  const bool quiet =
+      FlagGiven(app, "--quiet") || (chosen != nullptr && FlagGiven(*chosen, "--quiet"));
+  const bool verbose =
+      FlagGiven(app, "--verbose") || (chosen != nullptr && FlagGiven(*chosen, "--verbose"));
+  SetVerbosity(quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal);
   try {
-    return action ? action() : 0;
+    const std::string out = chosen != nullptr ? OutputFolder(*chosen) : "";
+    if (!out.empty()) RequireWritableFolder(out, "--out");
+    const int status = action ? action() : 0;
+    if (status == 0 && !out.empty()) RecordRunInSummary(*chosen, out);
+    return status;
   } catch (const InputError& e) {
     std::fprintf(stderr, "jigsaw: %s\n", e.what());
     return 2;
