@@ -49,6 +49,37 @@ std::vector<std::string> SubcommandNames(CLI::App& app) {
   return names;
 }
 
+// `jigsaw --quiet sim ...` means `jigsaw sim --quiet ...` where the subcommand has its own flag
+// (so its own quiet switch, which also silences its summary lines, is set).
+std::vector<std::string> MoveGlobalFlags(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  size_t sub = 1;
+  while (sub < args.size() && !args[sub].empty() && args[sub][0] == '-') ++sub;
+  if (sub >= args.size()) return args;
+  CLI::App* command = nullptr;
+  for (CLI::App* candidate : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (candidate->check_name(args[sub])) command = candidate;
+  }
+  if (command == nullptr) return args;
+  std::vector<std::string> moved;
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool quiet = a == "-q" || a == "--quiet";
+    const bool verbose = a == "-v" || a == "--verbose";
+    if (i > 0 && i < sub && (quiet || verbose)) {
+      const std::string name = quiet ? "--quiet" : "--verbose";
+      if (command->get_option_no_throw(name) != nullptr) {
+        moved.push_back(name);
+        continue;
+      }
+    }
+    kept.push_back(a);
+    if (i == sub) kept.insert(kept.end(), moved.begin(), moved.end());
+  }
+  return kept;
+}
+
 bool FlagGiven(const CLI::App& app, const std::string& name) {
   const CLI::Option* flag = app.get_option_no_throw(name);
   return flag != nullptr && flag->count() > 0;
@@ -65,8 +96,11 @@ int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** arg
                  nearest.empty() ? "" : ("; did you mean '" + nearest + "'?").c_str());
     return 2;
   }
+  std::vector<std::string> args = MoveGlobalFlags(app, argc, argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& a : args) arg_pointers.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every malformed option value is a usage error (exit 2),
     // reported without echoing more than kMaxErrorBytes of it.

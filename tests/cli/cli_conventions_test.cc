@@ -93,6 +93,19 @@ TEST(CliConventions, UnknownSubcommandIsNamedWithASuggestion) {
   EXPECT_FALSE(Contains(far.output, "did you mean")) << far.output;
 }
 
+TEST(CliConventions, GlobalQuietSilencesTheSubcommand) {
+  const auto dir = TempDir("quiet");
+  for (const std::string& flag : {std::string("--quiet"), std::string("-q")}) {
+    const CommandResult result =
+        Jigsaw(flag + " sim --jobs 5 --gpus 4 --out " + (dir / "q").string());
+    EXPECT_EQ(result.exit_code, 0) << result.output;
+    EXPECT_EQ(result.output, "") << flag;
+  }
+  const CommandResult loud = Jigsaw("sim --jobs 5 --gpus 4 --out " + (dir / "l").string());
+  EXPECT_NE(loud.output.find("sim: "), std::string::npos) << loud.output;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliConventions, NearestNameByEditDistance) {
   const std::vector<std::string> names = {"sim", "net", "sweep", "d2r", "tlights-report"};
   EXPECT_EQ(NearestName("swep", names), "sweep");
@@ -174,6 +187,48 @@ TEST(Sha256, KnownVectors) {
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   EXPECT_EQ(Sha256Hex(std::string(1000000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+}  // namespace
+}  // namespace jigsaw
+
+namespace jigsaw {
+namespace {
+
+// cmake --install puts the binaries, the data files, the licence and (with help2man) the man
+// page under the prefix, and the installed binary finds its data there (no source path compiled
+// in); JIGSAW_DATA_DIR overrides.
+TEST(Packaging, InstallTreeFindsItsDataRelativeToTheExecutable) {
+  const auto prefix =
+      std::filesystem::temp_directory_path() / ("jigsaw_cli_install_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(prefix);
+  FILE* pipe = popen(("\"" CMAKE_COMMAND_PATH "\" --install \"" JIGSAW_BUILD_DIR "\" --prefix " +
+                      prefix.string() + " 2>&1")
+                         .c_str(),
+                     "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  while (fgets(buffer, sizeof(buffer), pipe)) output += buffer;
+  ASSERT_EQ(pclose(pipe), 0) << output;
+  const auto data = prefix / "share" / "jigsaw" / "data" / "spb_statistical_efficiency.json";
+  EXPECT_TRUE(std::filesystem::exists(prefix / "bin" / "jigsaw"));
+  EXPECT_TRUE(std::filesystem::exists(prefix / "bin" / "jigsaw-runtime"));
+  EXPECT_TRUE(std::filesystem::exists(data));
+  EXPECT_TRUE(std::filesystem::exists(prefix / "share" / "doc" / "jigsaw" / "LICENSE"));
+  const auto help = [&](const std::string& env) {
+    FILE* p = popen((env + (prefix / "bin" / "jigsaw").string() + " sim --help").c_str(), "r");
+    std::string text;
+    while (p && fgets(buffer, sizeof(buffer), p)) text += buffer;
+    if (p) pclose(p);
+    return text;
+  };
+  EXPECT_NE(help("").find("--spb-efficiency-file TEXT=" + data.string()), std::string::npos)
+      << help("");
+  EXPECT_NE(help("JIGSAW_DATA_DIR=" JIGSAW_SOURCE_DIR "/data ")
+                .find(JIGSAW_SOURCE_DIR "/data/spb_statistical_efficiency.json"),
+            std::string::npos);
+  std::filesystem::remove_all(prefix);
 }
 
 }  // namespace
