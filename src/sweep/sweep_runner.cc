@@ -150,7 +150,8 @@ SweepOutcome RunSweep(const SweepConfig& config, const SweepOptions& options, co
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     parallel = std::max(1, cores / shard.local_ranks);
   }
-  Progress progress("sweep", true, 2.0);
+  Progress progress(shard.ranks > 1 ? "sweep rank " + std::to_string(shard.rank) : "sweep", true,
+                    2.0);
   std::map<pid_t, const RunSpec*> running;
   size_t next = 0;
   int finished = 0;
