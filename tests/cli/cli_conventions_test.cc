@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -216,6 +217,12 @@ TEST(Packaging, InstallTreeFindsItsDataRelativeToTheExecutable) {
   EXPECT_TRUE(std::filesystem::exists(prefix / "bin" / "jigsaw-runtime"));
   EXPECT_TRUE(std::filesystem::exists(data));
   EXPECT_TRUE(std::filesystem::exists(prefix / "share" / "doc" / "jigsaw" / "LICENSE"));
+  if (std::system("command -v help2man >/dev/null 2>&1") == 0) {
+    // The man page documents every subcommand's options, not just the top-level list.
+    const std::string page = Slurp(prefix / "share" / "man" / "man1" / "jigsaw.1");
+    EXPECT_NE(page.find("Usage: jigsaw sweep"), std::string::npos);
+    EXPECT_NE(page.find("--round-s FLOAT=120"), std::string::npos);
+  }
   const auto help = [&](const std::string& env) {
     FILE* p = popen((env + (prefix / "bin" / "jigsaw").string() + " sim --help").c_str(), "r");
     std::string text;
