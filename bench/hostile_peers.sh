@@ -35,7 +35,7 @@ start_server() {  # dir
   local dir="$1"
   mkdir -p "$dir"
   "$J" ps --job "$(basename "$dir")" --port 0 --port-file "$dir/port" --token-file "$dir/token" \
-    --workers 2 --timeout-s 60 --handshake-timeout-s 1 --out "$dir/server.json" \
+    --workers 2 --timeout-s 60 --handshake-timeout-s 1 --out "$dir" \
     2>"$dir/server.log" &
   echo $! >"$dir/server.pid"
   PIDS+=($!)

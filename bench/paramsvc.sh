@@ -41,7 +41,7 @@ run_dedicated() {
   for spec in "${JOBS[@]}"; do
     read -r name params workers compute iters <<<"$spec"
     "$J" ps --job "$name" --workers "$workers" --token-file "$dir/$name.tok" \
-      --port-file "$dir/$name.port" --out "$dir/$name.ps.json" --timeout-s 300 --quiet &
+      --port-file "$dir/$name.port" --out "$dir/$name.ps" --timeout-s 300 --quiet &
     echo $! >>"$dir/pids"
   done
   for spec in "${JOBS[@]}"; do
@@ -74,7 +74,7 @@ run_service() {
   mkdir -p "$dir"
   "$J" paramsvc --token-file "$dir/svc.tok" --port-file "$dir/svc.port" \
     --initial-aggregators 1 --min-aggregators 1 --max-aggregators 6 --report-interval-s 0.25 \
-    --snapshot-every 20 --out "$dir/coordinator.json" --quiet 2>"$dir/coordinator.log" &
+    --snapshot-every 20 --out "$dir" --quiet 2>"$dir/coordinator.log" &
   local coordinator=$!
   while [ ! -s "$dir/svc.port" ]; do sleep 0.02; done
   local service="127.0.0.1:$(cat "$dir/svc.port")"
@@ -131,6 +131,6 @@ if [ "${SIM:-1}" = 1 ] && [ -f "$DATA/traces/philly/philly.csv" ]; then
     /usr/bin/time -f "(%e s wall, %M KB peak memory)" "$J" paramsvc-sim \
       --trace "$DATA/traces/philly/philly.csv" \
       --throughputs "$DATA/throughputs/shockwave_tacc_throughputs.json" \
-      --ns-per-float "$ns" --burst-fraction "$b" --out "$OUT/sim_b$b.json"
+      --ns-per-float "$ns" --burst-fraction "$b" --out "$OUT/sim_b$b"
   done
 fi

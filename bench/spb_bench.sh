@@ -61,7 +61,7 @@ COMMON=(--model "$MODEL" --dataset "$DATASET" --workers "$WORKERS" --batch "$BAT
   --threads 1 --quiet)
 
 [ -f "$RUNS/profile.json" ] || "$JIGSAW" profile --model "$MODEL" --dataset "$DATASET" \
-  --batch "$BATCH" --repeats 10 --out "$RUNS/profile.json" 2>/dev/null
+  --batch "$BATCH" --repeats 10 --out "$RUNS" 2>/dev/null
 
 complete() {
   [ -f "$1/summary.json" ] &&

@@ -40,9 +40,9 @@ echo "| round | plan | predicted ms | measured median ms | predicted / measured 
 echo "|---|---|---|---|---|"
 declare -A ratios
 for ((round = 0; round < ROUNDS; round++)); do
-  profile="$OUT/profile$round.json"
+  profile="$OUT/profile$round/profile.json"
   "$JIGSAW" profile "${DATA[@]}" --repeats 20 --comm-workers 2 --step-workers 2 \
-    --out "$profile" 2>/dev/null
+    --out "$OUT/profile$round" 2>/dev/null
   for plan in full staircase; do
     dir="$OUT/$plan$round"
     "$JIGSAW" train "${DATA[@]}" --workers 2 --epochs 1 --max-iters-per-epoch "$ITERS" --quiet \

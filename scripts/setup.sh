@@ -9,6 +9,7 @@ PACKAGES=(
   libtorch-dev libgloo-dev zlib1g-dev libjpeg62-turbo-dev dataset-fashion-mnist libpugixml-dev
   libcpp-httplib-dev
   time python3 jq iproute2 bc
+  libtomlplusplus-dev openmpi-bin help2man
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

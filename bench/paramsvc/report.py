@@ -52,7 +52,7 @@ def load_run(directory, jobs):
         run["decisions"] = len(stats["decisions"])
     else:
         run["cpu_exit_s"] = sum(json.load(open(p))["cpu_s"]
-                                for p in glob.glob(os.path.join(directory, "*.ps.json")))
+                                for p in glob.glob(os.path.join(directory, "*.ps", "server.json")))
     return run
 
 

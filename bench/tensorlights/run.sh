@@ -184,7 +184,7 @@ run_one() {
       --port "$((BASE_PORT + j))" --token-file "$dir/job$j/token" \
       --workers "$WORKERS" --lr 0.05 --momentum 0.9 --timeout-s 300 \
       --handshake-timeout-s 120 --max-pending 64 \
-      --out "$dir/job$j/server.json" 2>"$dir/job$j/server.log" &
+      --out "$dir/job$j" 2>"$dir/job$j/server.log" &
     servers+=($!)
     PIDS+=($!)
   done
@@ -204,7 +204,7 @@ run_one() {
           --server "$server" --rank "$k" --workers "$WORKERS" --parameters "$PARAMETERS" \
           "${timed_compute[@]}" --iters "$ITERS" --seed "$((j + 1))" --start-at "$start_at" \
           --timeout-s 300 --quiet --token-file "$dir/job$j/token" \
-          --out "$dir/job$j/worker$k.csv" >"$dir/job$j/result$k.json" \
+          --out "$dir/job$j" >"$dir/job$j/result$k.json" \
           2>"$dir/job$j/worker$k.log" &
         workers+=($!)
         PIDS+=($!)
@@ -215,7 +215,7 @@ run_one() {
         --model "$MODEL" --synthetic-size "$SIZE" --iters "$ITERS" --batch "$BATCH" \
         --seed "$((j + 1))" --start-at "$start_at" --timeout-s 120 --quiet \
         --token-file "$dir/job$j/token" \
-        --out "$dir/job$j/worker$k.csv" >"$dir/job$j/result$k.json" 2>"$dir/job$j/worker$k.log" &
+        --out "$dir/job$j" >"$dir/job$j/result$k.json" 2>"$dir/job$j/worker$k.log" &
       workers+=($!)
       PIDS+=($!)
     done

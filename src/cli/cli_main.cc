@@ -10,14 +10,97 @@
 #include <string>
 #include <vector>
 
+#include "cli/run_record.h"
 #include "core/error.h"
 #include "core/limits.h"
+#include "core/output_folder.h"
+#include "core/progress.h"
+#include "core/version.h"
 
 namespace jigsaw {
 
+void ConfigureApp(CLI::App& app) {
+  app.set_version_flag("--version", "jigsaw " + VersionString());
+  app.option_defaults()->always_capture_default();
+  // Options a subcommand does not know (--verbose after it) are tried on the top level.
+  app.fallthrough();
+  app.add_flag("-q,--quiet")
+      ->description("Global: no progress output on stderr (errors and warnings stay)");
+  app.add_flag("-v,--verbose")->description("Global: progress plus detail lines on stderr");
+}
+
+namespace {
+
+// The subcommand named on the command line when it is not one of `app`'s ("" otherwise).
+std::string UnknownSubcommand(CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return "";
+  const std::string name = argv[1];
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->check_name(name)) return "";
+  }
+  return name;
+}
+
+std::vector<std::string> SubcommandNames(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+// `jigsaw --quiet sim ...` means `jigsaw sim --quiet ...` where the subcommand has its own flag
+// (so its own quiet switch, which also silences its summary lines, is set).
+std::vector<std::string> MoveGlobalFlags(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  size_t sub = 1;
+  while (sub < args.size() && !args[sub].empty() && args[sub][0] == '-') ++sub;
+  if (sub >= args.size()) return args;
+  CLI::App* command = nullptr;
+  for (CLI::App* candidate : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (candidate->check_name(args[sub])) command = candidate;
+  }
+  if (command == nullptr) return args;
+  std::vector<std::string> moved;
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const bool quiet = a == "-q" || a == "--quiet";
+    const bool verbose = a == "-v" || a == "--verbose";
+    if (i > 0 && i < sub && (quiet || verbose)) {
+      const std::string name = quiet ? "--quiet" : "--verbose";
+      if (command->get_option_no_throw(name) != nullptr) {
+        moved.push_back(name);
+        continue;
+      }
+    }
+    kept.push_back(a);
+    if (i == sub) kept.insert(kept.end(), moved.begin(), moved.end());
+  }
+  return kept;
+}
+
+bool FlagGiven(const CLI::App& app, const std::string& name) {
+  const CLI::Option* flag = app.get_option_no_throw(name);
+  return flag != nullptr && flag->count() > 0;
+}
+
+}  // namespace
+
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv) {
+  const std::string unknown = UnknownSubcommand(app, argc, argv);
+  if (!unknown.empty()) {
+    const std::string nearest = NearestName(unknown, SubcommandNames(app));
+    std::fprintf(stderr, "jigsaw: unknown subcommand '%s'%s\nRun jigsaw --help for the list.\n",
+                 BoundedMessage(unknown).c_str(),
+                 nearest.empty() ? "" : ("; did you mean '" + nearest + "'?").c_str());
+    return 2;
+  }
+  std::vector<std::string> args = MoveGlobalFlags(app, argc, argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& a : args) arg_pointers.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
   } catch (const CLI::ParseError& e) {
     // --help and --version exit 0; every malformed option value is a usage error (exit 2),
     // reported without echoing more than kMaxErrorBytes of it.
@@ -26,8 +109,18 @@ int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** arg
                  BoundedMessage(e.what()).c_str());
     return 2;
   }
+  CLI::App* chosen = app.get_subcommands().empty() ? nullptr : app.get_subcommands().front();
+  const bool quiet =
+      FlagGiven(app, "--quiet") || (chosen != nullptr && FlagGiven(*chosen, "--quiet"));
+  const bool verbose =
+      FlagGiven(app, "--verbose") || (chosen != nullptr && FlagGiven(*chosen, "--verbose"));
+  SetVerbosity(quiet ? Verbosity::kQuiet : verbose ? Verbosity::kVerbose : Verbosity::kNormal);
   try {
-    return action ? action() : 0;
+    const std::string out = chosen != nullptr ? OutputFolder(*chosen) : "";
+    if (!out.empty()) RequireWritableFolder(out, "--out");
+    const int status = action ? action() : 0;
+    if (status == 0 && !out.empty()) RecordRunInSummary(*chosen, out);
+    return status;
   } catch (const InputError& e) {
     std::fprintf(stderr, "jigsaw: %s\n", e.what());
     return 2;

@@ -1,12 +1,19 @@
-// What both executables' main() share: parse, run the chosen subcommand's action, and report
-// errors uniformly ("jigsaw: <file:line: message>"; exit 2 for bad input or usage, including
-// option values CLI11 cannot convert, 1 otherwise; messages bounded by core/limits.h).
+// What both executables' main() share, so every subcommand follows the same conventions
+// (docs/cli.md): --version; --help shows every option's default; --quiet/--verbose as global
+// flags (core/progress.h); an unknown subcommand is named with the nearest known one; the chosen
+// subcommand's --out folder is checked writable before the run starts; summary.json gets the run
+// record (cli/run_record.h); errors are reported uniformly ("jigsaw: <file:line: message>"; exit
+// 2 for bad input or any usage error, CLI11's own included, 0 for --help and --version, 1
+// otherwise; messages bounded by core/limits.h).
 #ifndef JIGSAW_CLI_CLI_MAIN_H_
 #define JIGSAW_CLI_CLI_MAIN_H_
 
 #include "cli/commands.h"
 
 namespace jigsaw {
+
+// Call on the top-level app before adding subcommands (they inherit its option defaults).
+void ConfigureApp(CLI::App& app);
 
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv);
 

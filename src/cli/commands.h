@@ -14,6 +14,7 @@ using CommandAction = std::function<int()>;
 void AddSimCommand(CLI::App& app, CommandAction* action);
 void AddNetCommand(CLI::App& app, CommandAction* action);
 void AddD2rCommand(CLI::App& app, CommandAction* action);
+void AddSweepCommand(CLI::App& app, CommandAction* action);
 void AddTrainCommand(CLI::App& app, CommandAction* action);
 void AddProfileCommand(CLI::App& app, CommandAction* action);
 void AddPsCommand(CLI::App& app, CommandAction* action);

@@ -93,8 +93,9 @@ int RunD2r(D2rOptions options) {
   for (size_t i = 0; i < scenarios.size(); ++i) {
     results.push_back(study.Run(scenarios[i], single));
     if (progress.Due()) {
-      progress.Report(std::to_string(i + 1) + "/" + std::to_string(scenarios.size()) +
-                      " scenarios");
+      progress.Report(
+          static_cast<double>(i + 1), static_cast<double>(scenarios.size()),
+          std::to_string(i + 1) + "/" + std::to_string(scenarios.size()) + " scenarios");
     }
   }
   const d2r::Timing& timing = options.study.timing;

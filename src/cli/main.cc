@@ -11,11 +11,13 @@ int main(int argc, char** argv) {
   CLI::App app{
       "jigsaw: structured partial backpropagation, SPB-aware scheduling and the "
       "systems around them"};
+  jigsaw::ConfigureApp(app);
   app.require_subcommand(1);
   jigsaw::CommandAction action;
   jigsaw::AddSimCommand(app, &action);
   jigsaw::AddNetCommand(app, &action);
   jigsaw::AddD2rCommand(app, &action);
+  jigsaw::AddSweepCommand(app, &action);
   jigsaw::AddPsCommand(app, &action);
   jigsaw::AddTlightsCommand(app, &action);
   jigsaw::AddTlightsReportCommand(app, &action);

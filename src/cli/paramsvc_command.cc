@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/output.h"
+#include "core/output_folder.h"
 #include "core/text_input.h"
 #include "paramsvc/aggregator_node.h"
 #include "paramsvc/control.h"
@@ -114,10 +115,11 @@ void AddCoordinator(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--timeout-s", options->timeout_s)->capture_default_str();
   command->add_option("--handshake-timeout-s", options->handshake_timeout_s)->capture_default_str();
-  command->add_option("--out", options->out, "statistics JSON file");
+  command->add_option("--out", options->out, "output folder (writes coordinator.json, statistics)");
   command->add_flag("--quiet", options->quiet);
   command->callback([options, port_file, fixed, action] {
     *action = [options, port_file, fixed] {
+      options->out = FileInFolder(options->out, "coordinator.json");
       RequireCountInRange("--port", options->port, 0, 65535);
       RequireCountInRange("--initial-aggregators", options->initial_aggregators, 0, 256);
       RequireCountInRange("--min-aggregators", options->min_aggregators, 1, 256);
@@ -291,10 +293,11 @@ void AddSim(CLI::App& app, CommandAction* action) {
                    "cores a dedicated PS holds at least")
       ->capture_default_str();
   command->add_option("--sample-s", options->sample_s, "time series step")->capture_default_str();
-  command->add_option("--out", *out, "JSON with the time series");
+  command->add_option("--out", *out, "output folder (writes sim.json, the time series)");
   command->add_flag("--quiet", options->quiet);
   command->callback([options, out, action] {
     *action = [options, out] {
+      *out = FileInFolder(*out, "sim.json");
       RequireCountInRange("--min-workers", options->min_workers, 1, kMaxGpus);
       RequireOptionInRange("--ns-per-float", options->ns_per_float, 1e-6, 1e6);
       RequireOptionInRange("--dedicated-cores", options->dedicated_cores, 0, 1e6);
@@ -370,7 +373,8 @@ void AddTimedWorker(CLI::App& app, CommandAction* action) {
   command->add_option("--seed", options->worker.seed)->capture_default_str();
   command->add_option("--start-at", options->worker.start_at_wall_s)->capture_default_str();
   command->add_option("--timeout-s", options->timeout_s)->capture_default_str();
-  command->add_option("--out", options->worker.out, "per-iteration CSV");
+  command->add_option("--out", options->worker.out,
+                      "output folder (writes worker<RANK>.csv, per iteration)");
   command->add_flag("--quiet", options->worker.quiet);
   command->callback([options, action] {
     *action = [options] {
@@ -381,6 +385,8 @@ void AddTimedWorker(CLI::App& app, CommandAction* action) {
       RequireOptionInRange("--timeout-s", options->timeout_s, 1e-3, 1e6);
       RequireCountInRange("--workers", options->worker.workers, 1, kMaxPsWorkers);
       RequireOptionInRange("--start-at", options->worker.start_at_wall_s, 0, kMaxWallClockS);
+      options->worker.out = FileInFolder(options->worker.out,
+                                         "worker" + std::to_string(options->worker.rank) + ".csv");
       options->worker.compute_s = options->compute_ms / 1000;
       if (!options->compute_samples.empty()) {
         options->worker.compute_samples_s = ReadColumn(options->compute_samples, "compute_s");

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "core/limits.h"
 #include "core/output.h"
+#include "core/output_folder.h"
 #include "ps/server.h"
 
 namespace jigsaw {
@@ -46,7 +47,7 @@ void AddPsCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--timeout-s", options->timeout_s,
                    "fail the job when a worker makes no progress for this long")
       ->capture_default_str();
-  command->add_option("--out", options->out, "statistics JSON file");
+  command->add_option("--out", options->out, "output folder (writes server.json, statistics)");
   auto port_file = std::make_shared<std::string>();
   command->add_option("--port-file", *port_file,
                       "write the listening port here once listening (with --port 0)");
@@ -58,6 +59,7 @@ void AddPsCommand(CLI::App& app, CommandAction* action) {
       };
     }
     *action = [options, token] {
+      options->out = FileInFolder(options->out, "server.json");
       RequireCountInRange("--workers", options->workers, 1, kMaxPsWorkers);
       RequireCountInRange("--port", options->port, 0, 65535);
       RequireOptionInRange("--lr", options->lr, 0, 1e3);

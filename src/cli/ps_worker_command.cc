@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "core/output_folder.h"
 #include "paramsvc/service_client.h"
 #include "ps/message.h"
 #include "ps/worker.h"
@@ -44,7 +45,8 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
                       "a file holding the job's token (as written by jigsaw ps --token-file)");
   command->add_option("--start-at", options->start_at_wall_s,
                       "wall-clock time (s since the epoch) to start at, after loading");
-  command->add_option("--out", options->out, "per-iteration CSV file");
+  command->add_option("--out", options->out,
+                      "output folder (writes worker<RANK>.csv, per iteration)");
   command->add_flag("--quiet", options->quiet, "no progress on stderr");
   command
       ->add_option("--poison-at-iter", options->poison_at_iter,
@@ -52,6 +54,7 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
       ->group("");
   command->callback([options, service, action] {
     *action = [options, service] {
+      options->out = FileInFolder(options->out, "worker" + std::to_string(options->rank) + ".csv");
       ps::PsWorkerResult result =
           service->empty()
               ? ps::RunPsWorker(*options)

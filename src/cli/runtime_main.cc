@@ -4,6 +4,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"jigsaw: SPB training runtime (LibTorch + Gloo)", "jigsaw"};
+  jigsaw::ConfigureApp(app);
   app.require_subcommand(1);
   jigsaw::CommandAction action;
   jigsaw::AddTrainCommand(app, &action);

@@ -14,6 +14,7 @@
 #include "cluster/sim_output.h"
 #include "cluster/simulator.h"
 #include "cluster/spb_cost_model.h"
+#include "core/data_files.h"
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/output.h"
@@ -37,7 +38,7 @@ struct SimOptions {
   TraceGeneratorOptions generator;
   bool quiet = false;
   std::string spb_efficiency = "auto";
-  std::string spb_efficiency_file = JIGSAW_DATA_DIR "/spb_statistical_efficiency.json";
+  std::string spb_efficiency_file = DataFile("spb_statistical_efficiency.json");
   std::string spb_proxy_model = "lenet";
   std::vector<std::string> spb_profiles;  // MODEL=FILE
   int gpus_per_node = 4;
@@ -49,6 +50,7 @@ struct SimOptions {
   FallbackSpbShape spb_fallback;
   int64_t assign_job_types = -1;  // seed; -1: keep type-less jobs type-less
   int64_t max_jobs = 0;           // 0: all
+  double load = 1;                // arrival-rate scaling (model/arrival_stream.h)
   double arrival_rate_jph = 0;    // > 0: re-time as a Poisson stream (model/arrival_stream.h)
   int stream_jobs = 0;            // jobs drawn for the stream (0: as many as the trace has)
   double stream_max_hours = 0;    // draw only jobs at most this long (0: all)
@@ -162,6 +164,7 @@ int RunSim(const SimOptions& options) {
     if (options.stream_jobs < 0) throw UsageError("--stream-jobs must be >= 0");
     trace = MakeArrivalStream(trace, stream);
   }
+  if (options.load != 1) ScaleArrivalRate(&trace, options.load);
   if (options.assign_job_types >= 0) {
     const int typed = AssignJobTypes(&trace, table, options.config.worker_type,
                                      static_cast<uint64_t>(options.assign_job_types));
@@ -456,6 +459,8 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
   sim->add_option("--arrival-rate-jph", options->arrival_rate_jph,
                   "Continuous stream (Gavel-style): draw jobs at random from the trace (with "
                   "replacement, --seed) and give them Poisson arrivals at this many jobs/hour");
+  sim->add_option("--load", options->load,
+                  "Arrival-rate scaling: every arrival time divided by this (2: twice the load)");
   sim->add_option("--stream-jobs", options->stream_jobs,
                   "Jobs in the arrival stream (default: as many as the trace has)");
   sim->add_option("--stream-max-hours", options->stream_max_hours,

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "core/output.h"
+#include "core/output_folder.h"
 #include "tlights/agent.h"
 #include "tlights/plan.h"
 #include "tlights/report.h"
@@ -78,11 +79,12 @@ void AddTlightsReportCommand(CLI::App& app, CommandAction* action) {
   CLI::App* command = app.add_subcommand(
       "tlights-report", "JCT and straggler table of a TensorLights experiment folder");
   command->add_option("--dir", *dir, "experiment folder (<policy>/rep<r>/job<j>/)")->required();
-  command->add_option("--out", *out, "summary JSON (default: DIR/summary.json)");
+  command->add_option("--out", *out, "output folder for summary.json (default: --dir)");
   command->callback([dir, out, action] {
     *action = [dir, out] {
       const auto results = tlights::AnalyzeExperiment(*dir);
-      WriteJsonFile(out->empty() ? *dir + "/summary.json" : *out, tlights::ExperimentJson(results));
+      WriteJsonFile(FileInFolder(out->empty() ? *dir : *out, "summary.json"),
+                    tlights::ExperimentJson(results));
       std::printf("%s", tlights::ExperimentTable(results).c_str());
       return 0;
     };

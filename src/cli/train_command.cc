@@ -1,5 +1,6 @@
 // `jigsaw train`: data-parallel training with structured partial backpropagation (src/runtime).
 #include "cli/commands.h"
+#include "core/output_folder.h"
 #include "runtime/runtime.h"
 
 namespace jigsaw {
@@ -155,6 +156,7 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
 
 void AddProfileCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<ProfileOptions>();
+  options->out = "out/profile";  // a folder: profile.json is written inside
   CLI::App* command =
       app.add_subcommand("profile", "per-block forward/backward times and sizes of a model");
   command->add_option("--model", options->model, "mlp, lenet, resnet, resnet20 or resnet18")
@@ -165,7 +167,8 @@ void AddProfileCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--threads", options->threads)->capture_default_str();
   command->add_option("--seed", options->seed)->capture_default_str();
-  command->add_option("--out", options->out, "output JSON file")->capture_default_str();
+  command->add_option("--out", options->out, "output folder (writes profile.json)")
+      ->capture_default_str();
   command
       ->add_option("--comm-workers", options->comm_workers,
                    "also fit Gloo allreduce/broadcast latency and bandwidth for 2..N local "
@@ -178,7 +181,12 @@ void AddProfileCommand(CLI::App& app, CommandAction* action) {
                    "also time whole SPB steps at every depth with N concurrent replicas "
                    "(0 = skip)")
       ->capture_default_str();
-  command->callback([options, action] { *action = [options] { return RunProfile(*options); }; });
+  command->callback([options, action] {
+    *action = [options] {
+      options->out = FileInFolder(options->out, "profile.json");
+      return RunProfile(*options);
+    };
+  });
 }
 
 }  // namespace jigsaw

@@ -95,19 +95,17 @@ std::string JoinIds(const std::vector<int>& ids) {
   return out;
 }
 
+// One schema whatever --round-log says (docs/outputs.md): the delta columns always, the full
+// lists only with full_round_lists (empty fields otherwise).
 std::string RoundsCsv(const SimResult& result, bool full_round_lists) {
   std::string out =
-      full_round_lists ? "round,start_s,end_s,active_jobs,gpus_used,scheduled_jobs,colocated_jobs\n"
-                       : "round,start_s,end_s,active_jobs,gpus_used,started_jobs,stopped_jobs\n";
+      "round,start_s,end_s,active_jobs,gpus_used,started_jobs,stopped_jobs,scheduled_jobs,"
+      "colocated_jobs\n";
   std::vector<int> previous;
   for (const RoundRecord& r : result.rounds) {
     out += std::to_string(r.index) + "," + FormatFixed(r.start_s, 3) + "," +
            FormatFixed(r.end_s, 3) + "," + std::to_string(r.active_jobs) + "," +
            std::to_string(r.gpus_used) + ",";
-    if (full_round_lists) {
-      out += JoinIds(r.scheduled) + "," + JoinIds(r.colocated) + "\n";
-      continue;
-    }
     std::vector<int> current = r.scheduled;
     std::sort(current.begin(), current.end());
     std::vector<int> started, stopped;
@@ -115,7 +113,8 @@ std::string RoundsCsv(const SimResult& result, bool full_round_lists) {
                         std::back_inserter(started));
     std::set_difference(previous.begin(), previous.end(), current.begin(), current.end(),
                         std::back_inserter(stopped));
-    out += JoinIds(started) + "," + JoinIds(stopped) + "\n";
+    out += JoinIds(started) + "," + JoinIds(stopped) + ",";
+    out += full_round_lists ? JoinIds(r.scheduled) + "," + JoinIds(r.colocated) + "\n" : ",\n";
     previous = std::move(current);
   }
   return out;

@@ -946,11 +946,13 @@ struct Simulator::Impl {
       result.rounds.push_back(std::move(record));
       ++round;
       if (progress.Due()) {
-        progress.Report("round " + std::to_string(round) +
-                        ", t=" + std::to_string(static_cast<long long>(now)) + " s, " +
-                        std::to_string(trace.jobs.size() - remaining) + "/" +
-                        std::to_string(trace.jobs.size()) + " jobs done, " +
-                        std::to_string(active.size()) + " active");
+        progress.Report(static_cast<double>(trace.jobs.size() - remaining),
+                        static_cast<double>(trace.jobs.size()),
+                        "round " + std::to_string(round) +
+                            ", t=" + std::to_string(static_cast<long long>(now)) + " s, " +
+                            std::to_string(trace.jobs.size() - remaining) + "/" +
+                            std::to_string(trace.jobs.size()) + " jobs done, " +
+                            std::to_string(active.size()) + " active");
       }
     }
 

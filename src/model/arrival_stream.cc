@@ -51,4 +51,11 @@ Trace MakeArrivalStream(const Trace& source, const ArrivalStreamOptions& options
   return stream;
 }
 
+void ScaleArrivalRate(Trace* trace, double load) {
+  if (!(load > 0 && load <= 1e6)) {
+    throw UsageError("--load must be in (0, 1e6], got " + std::to_string(load));
+  }
+  for (JobSpec& job : trace->jobs) job.arrival_s /= load;
+}
+
 }  // namespace jigsaw

@@ -28,6 +28,11 @@ struct ArrivalStreamOptions {
 // Throws UsageError on invalid options or when no source job qualifies.
 Trace MakeArrivalStream(const Trace& source, const ArrivalStreamOptions& options);
 
+// Load scaling (`jigsaw sim --load X`, a sweep's load axis): divides every arrival time by X, so
+// the arrival rate is X times the trace's (the jobs themselves are unchanged). Throws UsageError
+// unless 0 < X <= 10^6.
+void ScaleArrivalRate(Trace* trace, double load);
+
 // A job's duration alone in seconds: the trace's duration if given, else the work of a
 // type-less job; 0 if unknown.
 double NominalDurationS(const JobSpec& job);

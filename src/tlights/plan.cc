@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/units.h"
 
 namespace jigsaw::tlights {
 namespace {
@@ -60,29 +61,13 @@ const char* PolicyName(Policy policy) {
 }
 
 double ParseDuration(const std::string& text, const std::string& what) {
-  double scale = 1;
-  std::string number = text;
-  if (text.size() > 2 && text.ends_with("ms")) {
-    scale = 0.001;
-    number = text.substr(0, text.size() - 2);
-  } else if (text.size() > 1 && text.back() == 's') {
-    number = text.substr(0, text.size() - 1);
-  } else if (text.size() > 1 && text.back() == 'm') {
-    scale = 60;
-    number = text.substr(0, text.size() - 1);
-  }
-  double value = 0;
-  try {
-    size_t used = 0;
-    value = std::stod(number, &used);
-    if (used != number.size()) throw 0;
-  } catch (...) {
+  // core/units.h, the parser every subcommand uses; a bare number stays seconds here.
+  double seconds = 0;
+  if (!ParseDurationSeconds(text, &seconds, /*bare_is_seconds=*/true)) {
     throw UsageError(what + " '" + text + "': expected a duration such as 20s, 500ms or 2m");
   }
-  if (!(value > 0) || !std::isfinite(value)) {
-    throw UsageError(what + " '" + text + "': must be positive");
-  }
-  return value * scale;
+  if (!(seconds > 0)) throw UsageError(what + " '" + text + "': must be positive");
+  return seconds;
 }
 
 std::vector<int> ParsePorts(const std::string& text) {

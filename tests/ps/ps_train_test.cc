@@ -35,15 +35,14 @@ TEST(PsTrainCli, ServerAndTwoWorkersTrainAnMlp) {
   const std::string token_file = d + "/token";
   const std::string server =
       j + " ps --port 0 --port-file " + port_file + " --token-file " + token_file +
-      " --workers 2 --lr 0.05 --momentum 0.9 --timeout-s 30 --quiet --out " + d + "/server.json";
+      " --workers 2 --lr 0.05 --momentum 0.9 --timeout-s 30 --quiet --out " + d;
   std::string workers;
   for (int k = 0; k < 2; ++k) {
     workers += j + " ps-worker --server 127.0.0.1:$(cat " + port_file + ") --rank " +
                std::to_string(k) +
                " --workers 2 --iters 60 --batch 16 --synthetic-size 14 --synthetic-train 1024 "
                "--quiet --timeout-s 30 --token-file " +
-               token_file + " --out " + d + "/worker" + std::to_string(k) + ".csv > " + d +
-               "/result" + std::to_string(k) + ".json & ";
+               token_file + " --out " + d + " > " + d + "/result" + std::to_string(k) + ".json & ";
   }
   const std::string wait_for_port =
       "for i in $(seq 200); do test -s " + port_file + " && break; sleep 0.05; done; ";

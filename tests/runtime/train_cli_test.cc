@@ -242,13 +242,13 @@ TEST(RuntimeTrainCli, StalledWorkerFailsTheJobAfterTheTimeout) {
 }
 
 TEST(RuntimeProfileCli, WritesAProfileTheCostModelReads) {
-  const std::string out = TempDir("profile.json");
+  const std::string out = TempDir("profile");  // --out is a folder; profile.json inside
   JigsawRun run = RunJigsaw(
       "profile --model mlp --dataset synthetic --synthetic-test 64 --synthetic-size 8 "
       "--batch 16 --repeats 3 --out " +
       out);
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  jigsaw::ModelProfile profile = jigsaw::ReadProfile(out);
+  jigsaw::ModelProfile profile = jigsaw::ReadProfile(out + "/profile.json");
   EXPECT_EQ(profile.model, "mlp");
   EXPECT_EQ(profile.batch, 16);
   EXPECT_EQ(profile.input_shape, (std::vector<int>{1, 8, 8}));
