@@ -23,6 +23,8 @@ void AddTlightsCommand(CLI::App& app, CommandAction* action);
 void AddTlightsReportCommand(CLI::App& app, CommandAction* action);
 // paramsvc, paramsvc-agg, paramsvc-register, paramsvc-status, paramsvc-sim, ps-timed-worker.
 void AddParamsvcCommands(CLI::App& app, CommandAction* action);
+// faas-sim (docs/faas.md).
+void AddFaasSimCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace jigsaw
 
