@@ -19,12 +19,18 @@ uint32_t LoadBalancer::Route(uint32_t dag, const std::vector<double>& load,
   for (uint32_t s : sgs_of_[dag]) {
     if (usable[s] && (best < 0 || load[s] < load[best])) best = static_cast<int>(s);
   }
-  if (best >= 0) return static_cast<uint32_t>(best);
-  // None of the DAG's SGSs has a live worker: the least loaded usable one.
+  if (best >= 0 && load[best] <= options_.spill_load) return static_cast<uint32_t>(best);
+  // Every SGS of the DAG is past spill_load (or dead): the least loaded usable SGS takes the
+  // request if it is clearly less loaded, until the next epoch's scale-out.
+  int spill = -1;
   for (uint32_t s = 0; s < sgs_count_; ++s) {
-    if (usable[s] && (best < 0 || load[s] < load[best])) best = static_cast<int>(s);
+    if (usable[s] && (spill < 0 || load[s] < load[spill])) spill = static_cast<int>(s);
   }
-  return best >= 0 ? static_cast<uint32_t>(best) : sgs_of_[dag].front();
+  if (best >= 0 && (spill < 0 || load[spill] >= options_.scale_out_load)) {
+    return static_cast<uint32_t>(best);
+  }
+  if (spill >= 0) return static_cast<uint32_t>(spill);
+  return sgs_of_[dag].front();
 }
 
 void LoadBalancer::EndEpoch(const std::vector<double>& load, const std::vector<double>& demand,

@@ -2,12 +2,15 @@
 //
 // Each DAG starts on one SGS (DAG id modulo the SGS count: spreads DAGs without knowing their
 // load). Route sends a request to the DAG's SGS with the lowest load (ties: the first in the set).
-// Every epoch the platform reports each SGS's load (busy + queued tasks per live core, averaged
-// over the epoch) and each DAG's demand on it (core-seconds). Scale-out: on every SGS whose load
-// exceeds scale_out_load, the DAG with the largest demand there that is not yet on every SGS gets
-// one more SGS, the least loaded one. Scale-in (hysteresis): a DAG on several SGSs whose mean SGS
-// load stayed under scale_in_load for calm_epochs consecutive epochs, and that has not scaled out
-// within calm_epochs, leaves the SGS it joined last.
+// When all of them are past spill_load (more work than cores), the request spills to the least
+// loaded usable SGS if that one is under scale_out_load (until the next epoch's scale-out); with
+// no usable SGS of its own it goes to the least loaded usable one. Every epoch the platform reports
+// each SGS's load (busy + queued tasks per live core, averaged over the epoch) and each DAG's
+// demand on it (core-seconds). Scale-out: on every SGS whose load exceeds scale_out_load, the DAG
+// with the largest demand there that is not yet on every SGS gets one more SGS, the least loaded
+// one. Scale-in (hysteresis): a DAG on several SGSs whose mean SGS load stayed under scale_in_load
+// for calm_epochs consecutive epochs, and that has not scaled out within calm_epochs, leaves the
+// SGS it joined last.
 #ifndef JIGSAW_FAAS_LOAD_BALANCER_H_
 #define JIGSAW_FAAS_LOAD_BALANCER_H_
 
@@ -18,9 +21,10 @@
 namespace jigsaw::faas {
 
 struct LoadBalancerOptions {
-  double scale_out_load = 0.8;
-  double scale_in_load = 0.4;
+  double scale_out_load = 0.6;
+  double scale_in_load = 0.3;
   int calm_epochs = 5;
+  double spill_load = 1.0;
 };
 
 class LoadBalancer {

@@ -276,13 +276,7 @@ void Sim::OnArrival(DagId dag_id) {
   r.measured = now_ >= options_.warmup;
   for (uint32_t count : dag.predecessor_count) pending_.push_back(static_cast<uint16_t>(count));
   if (options_.platform == Platform::kArchipelago) {
-    std::vector<double> loads(sgs_count_, 0);
-    for (uint32_t s : lb_->SgsOf(dag_id)) loads[s] = SgsLoad(s);
-    std::vector<char> usable = UsableSgs();
-    if (!usable[lb_->SgsOf(dag_id).front()] || lb_->SgsOf(dag_id).size() > 1) {
-      loads = SgsLoads();
-    }
-    r.sgs = lb_->Route(dag_id, loads, usable);
+    r.sgs = lb_->Route(dag_id, SgsLoads(), UsableSgs());
     const size_t key = static_cast<size_t>(r.sgs) * catalog_.dags.size() + dag_id;
     sgs_dag_rate_->Count(key);
     sgs_dag_last_seen_[key] = now_;

@@ -60,7 +60,7 @@ struct SimOptions {
   int ticks_per_epoch = 10;  // load-balancer epoch
   Time keep_alive = 600 * net::kSecond;
   Time burst_period = 10 * net::kSecond;
-  double burst_sigma = 1.0;
+  double burst_sigma = 0.5;
   int sparrow_probes = 2;
   int max_retries = 2;
   uint64_t seed = 1;
