@@ -4,7 +4,8 @@
 # at several offered loads, plus the SGS queue-policy ablation (lsf/edf/fifo, no proactive
 # sandboxes) and a seed spread at one load. Prints tables; outputs stay under $OUT_ROOT.
 # Usage: bench/faas.sh [loads...]   (default: 0.3 0.5 0.6 0.7 0.8)
-# Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3"), OUT_ROOT (/tmp/jigsaw_faas_bench).
+# Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3"), SEED_LOADS ("0.5 0.6 0.7"),
+# OUT_ROOT (/tmp/jigsaw_faas_bench).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JIGSAW=build/jigsaw
@@ -60,11 +61,13 @@ run ablation --load 0.7 --seed 1 --platforms archipelago --policies lsf,edf,fifo
 table "$OUT_ROOT/ablation"
 
 echo
-echo "== seed spread at load 0.7 (workload and simulation seeds) =="
+echo "== seed spread (workload and simulation seeds) at loads ${SEED_LOADS:=0.5 0.6 0.7} =="
 header
-for seed in $SEEDS; do
-  run "seed_$seed" --load 0.7 --seed "$seed"
-  table "$OUT_ROOT/seed_$seed"
+for load in $SEED_LOADS; do
+  for seed in $SEEDS; do
+    run "seed_${seed}_load_$load" --load "$load" --seed "$seed"
+    table "$OUT_ROOT/seed_${seed}_load_$load"
+  done
 done
 
 echo
@@ -72,3 +75,13 @@ echo "== burstier arrivals (burst sigma 1.0) at load 0.5 =="
 header
 run bursty --load 0.5 --seed 1 --burst-sigma 1.0
 table "$OUT_ROOT/bursty"
+
+echo
+echo "== simulator speed: one platform per process, $REQUESTS requests on $CORES cores, load 0.7 =="
+for platform in archipelago openwhisk sparrow; do
+  start=$(date +%s.%N)
+  "$JIGSAW" faas-sim --requests "$REQUESTS" --cores "$CORES" --load 0.7 --seed 1 --quiet \
+    --platforms "$platform" --out "$OUT_ROOT/speed_$platform" >/dev/null
+  end=$(date +%s.%N)
+  printf '%-12s %6.2f s wall\n' "$platform" "$(echo "$end - $start" | bc)"
+done

@@ -228,6 +228,11 @@ TEST(LoadBalancer, ScalesOutTheHeaviestDagAndInWithHysteresis) {
   EXPECT_EQ(lb.Route(0, {0.2, 0.1, 0.3}, usable), 0u);
   EXPECT_EQ(lb.Route(0, {0.2, 0.1, 0.3}, {1, 1, 0}), 0u);
   EXPECT_EQ(lb.Route(0, {0.2, 0.1, 0.3}, {0, 1, 0}), 1u);  // neither usable: any usable
+  // Past capacity everywhere in its set: the request spills to a clearly less loaded SGS, but not
+  // to one that is itself past the scale-out threshold.
+  EXPECT_EQ(lb.Route(0, {1.2, 0.1, 1.1}, usable), 1u);
+  EXPECT_EQ(lb.Route(0, {1.2, 0.7, 1.1}, usable), 2u);
+  EXPECT_EQ(lb.Route(1, {0.2, 1.5, 0.7}, usable), 0u);
   // Calm epochs: no scale-in before calm_epochs consecutive ones.
   const std::vector<double> calm = {0.1, 0.1, 0.1};
   const std::vector<double> none(9, 0);
