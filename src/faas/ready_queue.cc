@@ -42,7 +42,26 @@ void ReadyQueue::Push(const ReadyTask& task) {
                  [](const Entry& x, const Entry& y) { return Before(y, x); });
 }
 
+void ReadyQueue::DemoteLate(Time now) {
+  if (policy_ == QueuePolicy::kFifo) return;
+  while (!heap_.empty()) {
+    const ReadyTask& top = heap_.front().task;
+    const bool late =
+        policy_ == QueuePolicy::kLeastSlack ? Slack(top, now) < 0 : top.deadline < now;
+    if (!late) return;
+    late_.push_back(top);
+    std::pop_heap(heap_.begin(), heap_.end(),
+                  [](const Entry& x, const Entry& y) { return Before(y, x); });
+    heap_.pop_back();
+  }
+}
+
 ReadyTask ReadyQueue::Pop() {
+  if (heap_.empty()) {
+    ReadyTask task = late_.front();
+    late_.pop_front();
+    return task;
+  }
   std::pop_heap(heap_.begin(), heap_.end(),
                 [](const Entry& x, const Entry& y) { return Before(y, x); });
   ReadyTask task = heap_.back().task;

@@ -10,6 +10,7 @@
 #define JIGSAW_FAAS_READY_QUEUE_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,16 @@ class ReadyQueue {
   explicit ReadyQueue(QueuePolicy policy) : policy_(policy) {}
 
   void Push(const ReadyTask& task);
-  bool empty() const { return heap_.empty(); }
-  size_t size() const { return heap_.size(); }
-  const ReadyTask& Top() const { return heap_.front().task; }
+  bool empty() const { return heap_.empty() && late_.empty(); }
+  size_t size() const { return heap_.size() + late_.size(); }
+  // The next task: the ordered ones first, then (FIFO) those demoted as late.
+  const ReadyTask& Top() const { return heap_.empty() ? late_.front() : heap_.front().task; }
   ReadyTask Pop();
+  // Overload control (lsf and edf only): tasks that can no longer meet their deadline at `now`
+  // (lsf: negative slack; edf: deadline passed) move behind every other task, so a backlog of
+  // hopeless work does not make the still-feasible work late too (the domino effect of EDF under
+  // overload). They are still run, in arrival order, when nothing feasible waits.
+  void DemoteLate(Time now);
   QueuePolicy policy() const { return policy_; }
 
  private:
@@ -60,6 +67,7 @@ class ReadyQueue {
   QueuePolicy policy_;
   uint64_t next_sequence_ = 0;
   std::vector<Entry> heap_;
+  std::deque<ReadyTask> late_;
 };
 
 }  // namespace jigsaw::faas

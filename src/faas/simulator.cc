@@ -488,6 +488,7 @@ void Sim::DispatchSgs(uint32_t sgs) {
   }
   ReadyQueue& queue = sgs_queues_[sgs];
   while (!queue.empty()) {
+    if (options_.demote_late) queue.DemoteLate(now_);
     const FunctionId f = queue.Top().function;
     uint32_t warm = UINT32_MAX, roomiest = UINT32_MAX;
     int coming = 0;  // sandboxes of f in the pool that are busy or warming

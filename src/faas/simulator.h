@@ -49,7 +49,8 @@ struct WorkerKill {
 struct SimOptions {
   Platform platform = Platform::kArchipelago;
   QueuePolicy queue_policy = QueuePolicy::kLeastSlack;
-  bool proactive = true;  // archipelago: proactive allocation on (the ablation turns it off)
+  bool proactive = true;    // archipelago: proactive allocation on (the ablation turns it off)
+  bool demote_late = true;  // archipelago: ReadyQueue::DemoteLate before each dispatch
   int cores = 1000;
   int cores_per_worker = 20;
   int workers_per_sgs = 5;

@@ -64,6 +64,24 @@ TEST(ReadyQueue, FifoIsArrivalOrder) {
   EXPECT_EQ(Drain(&queue), (std::vector<uint32_t>{3, 2, 1, 0}));
 }
 
+// Overload control: at t = 45 ms request 1 (slack 40 at t=0) and 3 are hopeless; they go behind
+// the feasible ones, in arrival order.
+TEST(ReadyQueue, LateTasksGoBehindFeasibleOnes) {
+  ReadyQueue queue(QueuePolicy::kLeastSlack);
+  for (const ReadyTask& t : Tasks()) queue.Push(t);
+  queue.DemoteLate(45 * kMs);
+  EXPECT_EQ(queue.size(), 4u);
+  EXPECT_EQ(Drain(&queue), (std::vector<uint32_t>{0, 2, 1, 3}));
+  ReadyQueue edf(QueuePolicy::kEarliestDeadline);
+  for (const ReadyTask& t : Tasks()) edf.Push(t);
+  edf.DemoteLate(105 * kMs);  // deadlines 100 (request 0) passed
+  EXPECT_EQ(Drain(&edf), (std::vector<uint32_t>{3, 1, 2, 0}));
+  ReadyQueue fifo(QueuePolicy::kFifo);
+  for (const ReadyTask& t : Tasks()) fifo.Push(t);
+  fifo.DemoteLate(1000 * kMs);  // FIFO has no notion of late
+  EXPECT_EQ(Drain(&fifo), (std::vector<uint32_t>{0, 1, 2, 3}));
+}
+
 TEST(ReadyQueue, ParsesPolicyNames) {
   QueuePolicy p;
   EXPECT_TRUE(ParseQueuePolicy("edf", &p));
