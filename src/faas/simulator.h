@@ -12,7 +12,8 @@
 //    and when a request arrives the DAG's later functions get a sandbox if the pool has none. A
 //    ready function whose pool has busy or warming sandboxes of it waits for one (parks) instead
 //    of cold-starting when its estimated duration is below the setup, at most one waiter per such
-//    sandbox.
+//    sandbox. Before each dispatch, tasks that can no longer meet their deadline go behind the
+//    feasible ones (ReadyQueue::DemoteLate; demote_late).
 //  - openwhisk: a function's invocations go to its home invoker (hash of the function), or the next
 //    one with spare capacity when it is full; per-invoker FIFO; reactive cold starts; idle
 //    sandboxes live keep_alive after their last use.
