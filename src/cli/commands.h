@@ -25,6 +25,8 @@ void AddTlightsReportCommand(CLI::App& app, CommandAction* action);
 void AddReportCommand(CLI::App& app, CommandAction* action);
 // paramsvc, paramsvc-agg, paramsvc-register, paramsvc-status, paramsvc-sim, ps-timed-worker.
 void AddParamsvcCommands(CLI::App& app, CommandAction* action);
+// faas-sim (docs/faas.md).
+void AddFaasSimCommand(CLI::App& app, CommandAction* action);
 
 }  // namespace jigsaw
 

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Issue 18: Archipelago vs OpenWhisk-like vs Sparrow-like on the simulator at cluster scale
+# (1,000 cores, 1 million requests of a generated Azure-Functions-2019-like workload per run),
+# at several offered loads, plus the SGS queue-policy ablation (lsf/edf/fifo, no proactive
+# sandboxes) and a seed spread at one load. Prints tables; outputs stay under $OUT_ROOT.
+# Usage: bench/faas.sh [loads...]   (default: 0.3 0.5 0.6 0.7 0.8)
+# Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3"), SEED_LOADS ("0.5 0.6 0.7"),
+# OUT_ROOT (/tmp/jigsaw_faas_bench).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JIGSAW=build/jigsaw
+REQUESTS=${REQUESTS:-1000000}
+CORES=${CORES:-1000}
+SEEDS=${SEEDS:-"1 2 3"}
+OUT_ROOT=${OUT_ROOT:-/tmp/jigsaw_faas_bench}
+LOADS=("$@")
+[ ${#LOADS[@]} -eq 0 ] && LOADS=(0.3 0.5 0.6 0.7 0.8)
+mkdir -p "$OUT_ROOT"
+
+run() {  # name, extra args...
+  local name=$1
+  shift
+  local start end
+  start=$(date +%s.%N)
+  "$JIGSAW" faas-sim --requests "$REQUESTS" --cores "$CORES" --quiet --out "$OUT_ROOT/$name" "$@" \
+    >"$OUT_ROOT/$name.txt"
+  end=$(date +%s.%N)
+  echo "$name: $(echo "$end - $start" | bc) s wall for all platforms in the run" >&2
+}
+
+table() {  # folder: one row per platform/policy
+  python3 - "$1" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1] + "/summary.json"))
+load = s["inputs"]["offered_load"]
+for r in s["results"]:
+    print(f"{load:5.2f} {r['platform']:12s} {r['policy']:16s} {r['deadline_met_pct']:8.3f} "
+          f"{r['p50_ms']:9.1f} {r['p99_ms']:10.1f} {r['p999_ms']:10.1f} {r['cold_start_pct']:7.3f} "
+          f"{r['sandbox_memory_avg_gb']:8.1f} {r['sandbox_memory_peak_gb']:8.1f} {r['failed']:6d} "
+          f"{r['lb_scale_outs']:5d} {r['max_sgs_per_dag']:4d}")
+PY
+}
+
+header() {
+  printf '%5s %-12s %-16s %8s %9s %10s %10s %7s %8s %8s %6s %5s %4s\n' load platform policy \
+    'met%' p50_ms p99_ms p99.9_ms 'cold%' memGB_avg memGB_pk failed outs sgs
+}
+
+echo "== simulator, $CORES cores, $REQUESTS requests per run, seed 1 =="
+header
+for load in "${LOADS[@]}"; do
+  run "load_$load" --load "$load" --seed 1
+  table "$OUT_ROOT/load_$load"
+done
+
+echo
+echo "== Archipelago queue-policy ablation at load 0.7 (and without proactive sandboxes) =="
+header
+run ablation --load 0.7 --seed 1 --platforms archipelago --policies lsf,edf,fifo \
+  --ablation-no-proactive
+table "$OUT_ROOT/ablation"
+
+echo
+echo "== seed spread (workload and simulation seeds) at loads ${SEED_LOADS:=0.5 0.6 0.7} =="
+header
+for load in $SEED_LOADS; do
+  for seed in $SEEDS; do
+    run "seed_${seed}_load_$load" --load "$load" --seed "$seed"
+    table "$OUT_ROOT/seed_${seed}_load_$load"
+  done
+done
+
+echo
+echo "== burstier arrivals (burst sigma 1.0) at load 0.5 =="
+header
+run bursty --load 0.5 --seed 1 --burst-sigma 1.0
+table "$OUT_ROOT/bursty"
+
+echo
+echo "== simulator speed: one platform per process, $REQUESTS requests on $CORES cores, load 0.7 =="
+for platform in archipelago openwhisk sparrow; do
+  start=$(date +%s.%N)
+  "$JIGSAW" faas-sim --requests "$REQUESTS" --cores "$CORES" --load 0.7 --seed 1 --quiet \
+    --platforms "$platform" --out "$OUT_ROOT/speed_$platform" >/dev/null
+  end=$(date +%s.%N)
+  printf '%-12s %6.2f s wall\n' "$platform" "$(echo "$end - $start" | bc)"
+done

@@ -1,0 +1,311 @@
+// `jigsaw faas-sim`: Archipelago (SGS worker pools, least-slack-first, proactive sandboxes, a
+// scaling load balancer) against OpenWhisk-like and Sparrow-like baselines on a simulated
+// cluster, over DAGs from a file or a generated Azure-Functions-2019-like workload. Prints a table
+// and writes summary.json and results.csv to --out; wall-clock time goes to stderr and to the
+// "wall_s" fields only. See docs/faas.md.
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/progress.h"
+#include "core/text_input.h"
+#include "faas/dag_reader.h"
+#include "faas/simulator.h"
+#include "faas/workload.h"
+#include "net/units.h"
+
+namespace jigsaw {
+namespace {
+
+struct FaasSimOptions {
+  std::string dags;
+  faas::WorkloadOptions workload;
+  faas::SimOptions sim;
+  std::string platforms = "archipelago,openwhisk,sparrow";
+  std::string policies = "lsf";
+  std::string worker_memory = "64GiB";
+  std::string warmup = "10s", keep_alive = "600s", setup_median = "500ms";
+  std::string duration_median = "50ms", burst_period = "10s";
+  std::vector<std::string> kills;
+  bool no_proactive_ablation = false;
+  bool quiet = false;
+  std::string out;
+};
+
+net::Time Duration(const std::string& option, const std::string& text, bool positive) {
+  net::Time time = 0;
+  if (!net::ParseDuration(text, &time) || time < 0 || (positive && time == 0)) {
+    throw UsageError(option + " '" + text + "': expected a " + (positive ? "positive " : "") +
+                     "duration like 10s or 500ms");
+  }
+  return time;
+}
+
+std::vector<std::string> List(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::string_view field : SplitFields(text, ',')) {
+    if (!Trim(field).empty()) items.emplace_back(Trim(field));
+  }
+  return items;
+}
+
+Json ResultJson(const faas::SimResult& r) {
+  Json j;
+  j["platform"] = r.platform;
+  j["policy"] = r.policy;
+  j["requests"] = r.requests;
+  j["completed"] = r.completed;
+  j["failed"] = r.failed;
+  j["lost"] = r.lost;
+  j["measured"] = r.measured;
+  j["deadline_met_pct"] = RoundTo(r.deadline_met_pct, 3);
+  j["p50_ms"] = RoundTo(r.p50_ms, 3);
+  j["p99_ms"] = RoundTo(r.p99_ms, 3);
+  j["p999_ms"] = RoundTo(r.p999_ms, 3);
+  j["mean_ms"] = RoundTo(r.mean_ms, 3);
+  j["max_ms"] = RoundTo(r.max_ms, 3);
+  j["invocations"] = r.invocations;
+  j["cold_starts"] = r.cold_starts;
+  j["cold_start_pct"] = RoundTo(r.cold_start_pct, 3);
+  j["sandbox_memory_avg_gb"] = RoundTo(r.sandbox_memory_avg_gb, 2);
+  j["sandbox_memory_peak_gb"] = RoundTo(r.sandbox_memory_peak_gb, 2);
+  j["sandboxes_created"] = r.sandboxes_created;
+  j["sandboxes_evicted"] = r.sandboxes_evicted;
+  j["retries"] = r.retries;
+  j["lb_scale_outs"] = r.scale_outs;
+  j["lb_scale_ins"] = r.scale_ins;
+  j["max_sgs_per_dag"] = r.max_sgs_per_dag;
+  j["events"] = r.events;
+  j["simulated_s"] = RoundTo(r.simulated_s, 3);
+  return j;
+}
+
+int RunFaasSim(FaasSimOptions o, bool load_given) {
+  faas::SimOptions& sim = o.sim;
+  uint64_t memory = 0;
+  if (!net::ParseBytes(o.worker_memory, &memory) || memory == 0) {
+    throw UsageError("--worker-memory '" + o.worker_memory + "': expected a size like 16GiB");
+  }
+  sim.worker_memory = memory;
+  sim.warmup = Duration("--warmup", o.warmup, false);
+  sim.keep_alive = Duration("--keep-alive", o.keep_alive, true);
+  sim.proactive_options.keep_window = sim.keep_alive;
+  sim.burst_period = Duration("--burst-period", o.burst_period, true);
+  o.workload.setup_median = Duration("--setup-median", o.setup_median, true);
+  o.workload.duration_median = Duration("--duration-median", o.duration_median, true);
+  if (!(o.workload.load > 0 && o.workload.load <= 10)) {
+    throw UsageError("--load must be in (0, 10]");
+  }
+  if (sim.cores < 1 || sim.cores > 1'000'000) throw UsageError("--cores must be 1..1000000");
+  if (sim.cores_per_worker < 1 || sim.cores_per_worker > 1024) {
+    throw UsageError("--cores-per-worker must be 1..1024");
+  }
+  if (sim.workers_per_sgs < 1) throw UsageError("--workers-per-sgs must be at least 1");
+  if (sim.requests < 1 || sim.requests > 100'000'000) {
+    throw UsageError("--requests must be 1..100000000");
+  }
+  if (o.workload.dags < 1 || o.workload.dags > 100'000) {
+    throw UsageError("--apps must be 1..100000");
+  }
+  if (sim.sparrow_probes < 1 || sim.sparrow_probes > 8) {
+    throw UsageError("--sparrow-probes must be 1..8");
+  }
+  if (!(sim.burst_sigma >= 0 && sim.burst_sigma <= 5)) {
+    throw UsageError("--burst-sigma must be in [0, 5]");
+  }
+  if (sim.max_retries < 0 || sim.max_retries > 100) {
+    throw UsageError("--max-retries must be 0..100");
+  }
+  for (const std::string& kill : o.kills) {
+    const size_t at = kill.find('@');
+    faas::WorkerKill k;
+    try {
+      if (at == std::string::npos) throw std::invalid_argument("no @");
+      size_t used = 0;
+      k.worker = static_cast<uint32_t>(std::stoul(kill.substr(0, at), &used));
+      if (used != at) throw std::invalid_argument("worker");
+    } catch (const std::exception&) {
+      throw UsageError("--kill '" + kill + "': expected WORKER@TIME like 3@20s");
+    }
+    k.at = Duration("--kill", kill.substr(at + 1), false);
+    sim.kills.push_back(k);
+  }
+  std::vector<faas::Platform> platforms;
+  for (const std::string& name : List(o.platforms)) {
+    faas::Platform p;
+    if (!faas::ParsePlatform(name, &p)) {
+      throw UsageError("--platforms: unknown '" + name + "' (archipelago, openwhisk, sparrow)");
+    }
+    platforms.push_back(p);
+  }
+  std::vector<faas::QueuePolicy> policies;
+  for (const std::string& name : List(o.policies)) {
+    faas::QueuePolicy q;
+    if (!faas::ParseQueuePolicy(name, &q)) {
+      throw UsageError("--policies: unknown '" + name + "' (lsf, edf, fifo)");
+    }
+    policies.push_back(q);
+  }
+  if (platforms.empty() || policies.empty()) {
+    throw UsageError("--platforms and --policies need at least one entry");
+  }
+
+  faas::Catalog catalog;
+  o.workload.cores = sim.cores;
+  o.workload.seed = sim.seed;
+  if (!o.dags.empty()) {
+    catalog = faas::ReadDagFile(o.dags);
+    if (load_given) faas::ScaleToLoad(&catalog, o.workload.load, sim.cores);
+  } else {
+    catalog = faas::GenerateWorkload(o.workload);
+  }
+  MakeDirectories(o.out);
+
+  Json summary;
+  summary["format"] = "jigsaw-faas-sim-v1";
+  Json inputs;
+  inputs["dags"] = o.dags.empty() ? "generated (Azure Functions 2019 calibrated)" : o.dags;
+  inputs["dag_count"] = catalog.dags.size();
+  inputs["function_count"] = catalog.functions.size();
+  double offered = 0, total_rate = 0;
+  for (const faas::Dag& dag : catalog.dags) {
+    offered += dag.rate_per_s * faas::ExpectedWork(catalog, dag);
+    total_rate += dag.rate_per_s;
+  }
+  inputs["offered_load"] = RoundTo(offered / sim.cores, 4);
+  inputs["request_rate_per_s"] = RoundTo(total_rate, 2);
+  inputs["requests"] = sim.requests;
+  inputs["cores"] = sim.cores;
+  inputs["cores_per_worker"] = sim.cores_per_worker;
+  inputs["workers_per_sgs"] = sim.workers_per_sgs;
+  inputs["worker_memory"] = o.worker_memory;
+  inputs["seed"] = sim.seed;
+  inputs["warmup"] = o.warmup;
+  inputs["keep_alive"] = o.keep_alive;
+  inputs["burst_period"] = o.burst_period;
+  inputs["burst_sigma"] = sim.burst_sigma;
+  if (o.dags.empty()) {
+    inputs["apps"] = o.workload.dags;
+    inputs["setup_median"] = o.setup_median;
+    inputs["duration_median"] = o.duration_median;
+  }
+  summary["inputs"] = inputs;
+
+  std::string csv =
+      "platform,policy,requests,completed,failed,lost,deadline_met_pct,p50_ms,p99_ms,p999_ms,"
+      "cold_start_pct,sandbox_memory_avg_gb,sandbox_memory_peak_gb,retries,lb_scale_outs,"
+      "lb_scale_ins,max_sgs_per_dag\n";
+  std::printf("%-12s %-16s %10s %9s %10s %10s %10s %8s %9s %7s\n", "platform", "policy", "requests",
+              "met%", "p50_ms", "p99_ms", "p99.9_ms", "cold%", "mem_GB", "failed");
+  Json results = Json::array();
+  struct Run {
+    faas::Platform platform;
+    faas::QueuePolicy policy;
+    bool proactive;
+  };
+  std::vector<Run> runs;
+  for (faas::Platform p : platforms) {
+    if (p == faas::Platform::kArchipelago) {
+      for (faas::QueuePolicy q : policies) runs.push_back({p, q, true});
+      if (o.no_proactive_ablation) runs.push_back({p, policies.front(), false});
+    } else {
+      runs.push_back({p, faas::QueuePolicy::kFifo, false});
+    }
+  }
+  for (const Run& run : runs) {
+    faas::SimOptions options = sim;
+    options.platform = run.platform;
+    options.queue_policy = run.policy;
+    options.proactive = run.proactive;
+    Progress progress(std::string("faas-sim ") + faas::PlatformName(run.platform), !o.quiet);
+    const uint64_t target = options.requests;
+    options.on_tick = [&progress, target](double simulated, uint64_t arrived) {
+      if (progress.Due()) {
+        progress.Report(FormatFixed(simulated, 1) + " s simulated, " + std::to_string(arrived) +
+                        "/" + std::to_string(target) + " requests arrived");
+      }
+    };
+    const faas::SimResult r = faas::Simulate(catalog, options);
+    if (r.lost != 0) {
+      throw std::runtime_error("faas-sim: " + std::to_string(r.lost) +
+                               " requests neither completed nor failed (a simulator bug)");
+    }
+    results.push_back(ResultJson(r));
+    std::printf("%-12s %-16s %10llu %9.3f %10.2f %10.2f %10.2f %8.3f %9.2f %7llu\n",
+                r.platform.c_str(), r.policy.c_str(), static_cast<unsigned long long>(r.requests),
+                r.deadline_met_pct, r.p50_ms, r.p99_ms, r.p999_ms, r.cold_start_pct,
+                r.sandbox_memory_avg_gb, static_cast<unsigned long long>(r.failed));
+    std::fflush(stdout);
+    csv += r.platform + "," + r.policy + "," + std::to_string(r.requests) + "," +
+           std::to_string(r.completed) + "," + std::to_string(r.failed) + "," +
+           std::to_string(r.lost) + "," + FormatFixed(r.deadline_met_pct, 3) + "," +
+           FormatFixed(r.p50_ms, 3) + "," + FormatFixed(r.p99_ms, 3) + "," +
+           FormatFixed(r.p999_ms, 3) + "," + FormatFixed(r.cold_start_pct, 3) + "," +
+           FormatFixed(r.sandbox_memory_avg_gb, 2) + "," +
+           FormatFixed(r.sandbox_memory_peak_gb, 2) + "," + std::to_string(r.retries) + "," +
+           std::to_string(r.scale_outs) + "," + std::to_string(r.scale_ins) + "," +
+           std::to_string(r.max_sgs_per_dag) + "\n";
+    if (!o.quiet) {
+      std::fprintf(stderr, "faas-sim: %s/%s: %llu events, %.1f s simulated, %.2f s wall\n",
+                   r.platform.c_str(), r.policy.c_str(), static_cast<unsigned long long>(r.events),
+                   r.simulated_s, r.wall_s);
+    }
+  }
+  summary["results"] = results;
+  WriteJsonFile(o.out + "/summary.json", summary);
+  WriteFileAtomically(o.out + "/results.csv", csv);
+  return 0;
+}
+
+}  // namespace
+
+void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
+  auto o = std::make_shared<FaasSimOptions>();
+  CLI::App* command = app.add_subcommand(
+      "faas-sim",
+      "serverless DAGs with deadlines: Archipelago vs OpenWhisk-like and Sparrow-like "
+      "baselines on a simulated cluster (docs/faas.md)");
+  command->add_option("--dags", o->dags,
+                      "DAG file (jigsaw-faas-dags-v1); default: a generated Azure-2019-like "
+                      "workload");
+  CLI::Option* load = command->add_option(
+      "--load", o->workload.load,
+      "offered load as a fraction of the cores (rates are scaled to it; with --dags only if "
+      "given)");
+  command->add_option("--apps", o->workload.dags, "generated applications (DAGs)");
+  command->add_option("--requests", o->sim.requests, "requests to simulate");
+  command->add_option("--cores", o->sim.cores, "cluster cores");
+  command->add_option("--cores-per-worker", o->sim.cores_per_worker, "cores per worker");
+  command->add_option("--workers-per-sgs", o->sim.workers_per_sgs,
+                      "workers in one Archipelago SGS pool");
+  command->add_option("--worker-memory", o->worker_memory, "sandbox memory per worker");
+  command->add_option("--platforms", o->platforms, "archipelago,openwhisk,sparrow");
+  command->add_option("--policies", o->policies,
+                      "Archipelago SGS queue policies to run: lsf,edf,fifo");
+  command->add_option("--seed", o->sim.seed, "seed of the workload and the simulation");
+  command->add_option("--warmup", o->warmup, "requests arriving earlier are not measured");
+  command->add_option("--keep-alive", o->keep_alive,
+                      "baselines' idle sandbox keep-alive; Archipelago's keep window");
+  command->add_option("--setup-median", o->setup_median, "generated sandbox setup (cold start)");
+  command->add_option("--duration-median", o->duration_median, "generated function duration");
+  command->add_option("--burst-period", o->burst_period, "length of one burst period");
+  command->add_option("--burst-sigma", o->sim.burst_sigma,
+                      "lognormal sigma of the per-period rate factor (0: plain Poisson)");
+  command->add_option("--sparrow-probes", o->sim.sparrow_probes, "Sparrow probes per task");
+  command->add_option("--max-retries", o->sim.max_retries,
+                      "retries of a request's functions killed with their worker");
+  command->add_option("--kill", o->kills, "WORKER@TIME: kill a worker (repeatable)");
+  command->add_flag("--ablation-no-proactive", o->no_proactive_ablation,
+                    "also run Archipelago without proactive sandbox allocation");
+  command->add_flag("--quiet", o->quiet, "no progress on stderr");
+  command->add_option("--out", o->out, "output folder")->required();
+  command->callback(
+      [o, action, load] { *action = [o, load] { return RunFaasSim(*o, load->count() > 0); }; });
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,79 @@
+#include "faas/load_balancer.h"
+
+#include <algorithm>
+
+namespace jigsaw::faas {
+
+LoadBalancer::LoadBalancer(uint32_t dags, uint32_t sgs_count, LoadBalancerOptions options)
+    : options_(options),
+      sgs_count_(sgs_count),
+      sgs_of_(dags),
+      calm_(dags, 0),
+      since_scale_out_(dags, 1 << 20) {
+  for (uint32_t dag = 0; dag < dags; ++dag) sgs_of_[dag].push_back(dag % sgs_count);
+}
+
+uint32_t LoadBalancer::Route(uint32_t dag, const std::vector<double>& load,
+                             const std::vector<char>& usable) const {
+  int best = -1;
+  for (uint32_t s : sgs_of_[dag]) {
+    if (usable[s] && (best < 0 || load[s] < load[best])) best = static_cast<int>(s);
+  }
+  if (best >= 0 && load[best] <= options_.spill_load) return static_cast<uint32_t>(best);
+  // Every SGS of the DAG is past spill_load (or dead): the least loaded usable SGS takes the
+  // request if it is clearly less loaded, until the next epoch's scale-out.
+  int spill = -1;
+  for (uint32_t s = 0; s < sgs_count_; ++s) {
+    if (usable[s] && (spill < 0 || load[s] < load[spill])) spill = static_cast<int>(s);
+  }
+  if (best >= 0 && (spill < 0 || load[spill] >= options_.scale_out_load)) {
+    return static_cast<uint32_t>(best);
+  }
+  if (spill >= 0) return static_cast<uint32_t>(spill);
+  return sgs_of_[dag].front();
+}
+
+void LoadBalancer::EndEpoch(const std::vector<double>& load, const std::vector<double>& demand,
+                            const std::vector<char>& usable) {
+  const uint32_t dags = static_cast<uint32_t>(sgs_of_.size());
+  for (uint32_t dag = 0; dag < dags; ++dag) ++since_scale_out_[dag];
+  for (uint32_t s = 0; s < sgs_count_; ++s) {
+    if (!usable[s] || load[s] <= options_.scale_out_load) continue;
+    int heaviest = -1;
+    for (uint32_t dag = 0; dag < dags; ++dag) {
+      const double d = demand[static_cast<size_t>(dag) * sgs_count_ + s];
+      if (d <= 0 || sgs_of_[dag].size() >= sgs_count_) continue;
+      if (heaviest < 0 || d > demand[static_cast<size_t>(heaviest) * sgs_count_ + s]) {
+        heaviest = static_cast<int>(dag);
+      }
+    }
+    if (heaviest < 0) continue;
+    std::vector<uint32_t>& set = sgs_of_[heaviest];
+    int target = -1;
+    for (uint32_t t = 0; t < sgs_count_; ++t) {
+      if (!usable[t] || std::find(set.begin(), set.end(), t) != set.end()) continue;
+      if (target < 0 || load[t] < load[target]) target = static_cast<int>(t);
+    }
+    if (target < 0 || load[target] >= options_.scale_out_load) continue;
+    set.push_back(static_cast<uint32_t>(target));
+    since_scale_out_[heaviest] = 0;
+    calm_[heaviest] = 0;
+    ++scale_outs_;
+    max_sgs_per_dag_ = std::max(max_sgs_per_dag_, set.size());
+  }
+  for (uint32_t dag = 0; dag < dags; ++dag) {
+    std::vector<uint32_t>& set = sgs_of_[dag];
+    if (set.size() < 2) continue;
+    double mean = 0;
+    for (uint32_t s : set) mean += load[s];
+    mean /= set.size();
+    calm_[dag] = mean < options_.scale_in_load ? calm_[dag] + 1 : 0;
+    if (calm_[dag] >= options_.calm_epochs && since_scale_out_[dag] >= options_.calm_epochs) {
+      set.pop_back();
+      calm_[dag] = 0;
+      ++scale_ins_;
+    }
+  }
+}
+
+}  // namespace jigsaw::faas

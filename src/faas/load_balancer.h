@@ -1,0 +1,59 @@
+// Archipelago's load-balancing layer: which SGSs serve each DAG, and how many.
+//
+// Each DAG starts on one SGS (DAG id modulo the SGS count: spreads DAGs without knowing their
+// load). Route sends a request to the DAG's SGS with the lowest load (ties: the first in the set).
+// When all of them are past spill_load (more work than cores), the request spills to the least
+// loaded usable SGS if that one is under scale_out_load (until the next epoch's scale-out); with
+// no usable SGS of its own it goes to the least loaded usable one. Every epoch the platform reports
+// each SGS's load (busy + queued tasks per live core, averaged over the epoch) and each DAG's
+// demand on it (core-seconds). Scale-out: on every SGS whose load exceeds scale_out_load, the DAG
+// with the largest demand there that is not yet on every SGS gets one more SGS, the least loaded
+// one. Scale-in (hysteresis): a DAG on several SGSs whose mean SGS load stayed under scale_in_load
+// for calm_epochs consecutive epochs, and that has not scaled out within calm_epochs, leaves the
+// SGS it joined last.
+#ifndef JIGSAW_FAAS_LOAD_BALANCER_H_
+#define JIGSAW_FAAS_LOAD_BALANCER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace jigsaw::faas {
+
+struct LoadBalancerOptions {
+  double scale_out_load = 0.6;
+  double scale_in_load = 0.3;
+  int calm_epochs = 5;
+  double spill_load = 1.0;
+};
+
+class LoadBalancer {
+ public:
+  LoadBalancer(uint32_t dags, uint32_t sgs_count, LoadBalancerOptions options);
+
+  // `load[s]`: the SGS's current load; SGSs with `usable[s]` false (no live worker) are skipped.
+  uint32_t Route(uint32_t dag, const std::vector<double>& load,
+                 const std::vector<char>& usable) const;
+  // demand[dag * sgs_count + s]: the DAG's demand on SGS s this epoch.
+  void EndEpoch(const std::vector<double>& load, const std::vector<double>& demand,
+                const std::vector<char>& usable);
+
+  const std::vector<uint32_t>& SgsOf(uint32_t dag) const { return sgs_of_[dag]; }
+  uint64_t scale_outs() const { return scale_outs_; }
+  uint64_t scale_ins() const { return scale_ins_; }
+  size_t max_sgs_per_dag() const { return max_sgs_per_dag_; }
+
+ private:
+  LoadBalancerOptions options_;
+  uint32_t sgs_count_;
+  std::vector<std::vector<uint32_t>> sgs_of_;
+  std::vector<int> calm_;             // consecutive calm epochs per DAG
+  std::vector<int> since_scale_out_;  // epochs since the DAG last scaled out
+  uint64_t scale_outs_ = 0;
+  uint64_t scale_ins_ = 0;
+  size_t max_sgs_per_dag_ = 1;
+};
+
+}  // namespace jigsaw::faas
+
+#endif  // JIGSAW_FAAS_LOAD_BALANCER_H_

@@ -1,0 +1,72 @@
+#include "faas/ready_queue.h"
+
+#include <algorithm>
+
+namespace jigsaw::faas {
+
+bool ParseQueuePolicy(const std::string& text, QueuePolicy* policy) {
+  if (text == "lsf") {
+    *policy = QueuePolicy::kLeastSlack;
+  } else if (text == "edf") {
+    *policy = QueuePolicy::kEarliestDeadline;
+  } else if (text == "fifo") {
+    *policy = QueuePolicy::kFifo;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+const char* QueuePolicyName(QueuePolicy policy) {
+  switch (policy) {
+    case QueuePolicy::kLeastSlack:
+      return "lsf";
+    case QueuePolicy::kEarliestDeadline:
+      return "edf";
+    case QueuePolicy::kFifo:
+      return "fifo";
+  }
+  return "?";
+}
+
+void ReadyQueue::Push(const ReadyTask& task) {
+  Time key = task.queued;
+  if (policy_ == QueuePolicy::kLeastSlack) {
+    key = task.deadline - task.remaining_critical_path;
+  } else if (policy_ == QueuePolicy::kEarliestDeadline) {
+    key = task.deadline;
+  }
+  // std::push_heap keeps a max-heap; invert the order for the earliest key on top.
+  heap_.push_back(Entry{key, next_sequence_++, task});
+  std::push_heap(heap_.begin(), heap_.end(),
+                 [](const Entry& x, const Entry& y) { return Before(y, x); });
+}
+
+void ReadyQueue::DemoteLate(Time now) {
+  if (policy_ == QueuePolicy::kFifo) return;
+  while (!heap_.empty()) {
+    const ReadyTask& top = heap_.front().task;
+    const bool late =
+        policy_ == QueuePolicy::kLeastSlack ? Slack(top, now) < 0 : top.deadline < now;
+    if (!late) return;
+    late_.push_back(top);
+    std::pop_heap(heap_.begin(), heap_.end(),
+                  [](const Entry& x, const Entry& y) { return Before(y, x); });
+    heap_.pop_back();
+  }
+}
+
+ReadyTask ReadyQueue::Pop() {
+  if (heap_.empty()) {
+    ReadyTask task = late_.front();
+    late_.pop_front();
+    return task;
+  }
+  std::pop_heap(heap_.begin(), heap_.end(),
+                [](const Entry& x, const Entry& y) { return Before(y, x); });
+  ReadyTask task = heap_.back().task;
+  heap_.pop_back();
+  return task;
+}
+
+}  // namespace jigsaw::faas

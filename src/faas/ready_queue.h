@@ -1,0 +1,75 @@
+// The SGS's queue of ready functions (a DAG node whose predecessors are all done) and its order.
+//
+// kLeastSlack: least slack first, slack = deadline - now - remaining critical path (the node's own
+// estimated duration plus the longest estimated path after it). `now` is common to every queued
+// task, so the order is that of (deadline - remaining critical path), fixed when the task is
+// queued with the estimates of that moment. kEarliestDeadline orders by the request's deadline
+// (least slack without the remaining work), kFifo by arrival at the queue. Ties go to the task
+// queued first, so runs are deterministic.
+#ifndef JIGSAW_FAAS_READY_QUEUE_H_
+#define JIGSAW_FAAS_READY_QUEUE_H_
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "faas/dag.h"
+
+namespace jigsaw::faas {
+
+enum class QueuePolicy { kLeastSlack, kEarliestDeadline, kFifo };
+
+// Parses "lsf", "edf", "fifo"; false otherwise.
+bool ParseQueuePolicy(const std::string& text, QueuePolicy* policy);
+const char* QueuePolicyName(QueuePolicy policy);
+
+struct ReadyTask {
+  uint32_t request = 0;  // owner's request index
+  uint32_t node = 0;     // index into the DAG's nodes
+  FunctionId function = 0;
+  Time deadline = 0;                 // absolute
+  Time remaining_critical_path = 0;  // estimated, this node included
+  Time queued = 0;                   // when it became ready
+};
+
+inline Time Slack(const ReadyTask& task, Time now) {
+  return task.deadline - now - task.remaining_critical_path;
+}
+
+class ReadyQueue {
+ public:
+  explicit ReadyQueue(QueuePolicy policy) : policy_(policy) {}
+
+  void Push(const ReadyTask& task);
+  bool empty() const { return heap_.empty() && late_.empty(); }
+  size_t size() const { return heap_.size() + late_.size(); }
+  // The next task: the ordered ones first, then (FIFO) those demoted as late.
+  const ReadyTask& Top() const { return heap_.empty() ? late_.front() : heap_.front().task; }
+  ReadyTask Pop();
+  // Overload control (lsf and edf only): tasks that can no longer meet their deadline at `now`
+  // (lsf: negative slack; edf: deadline passed) move behind every other task, so a backlog of
+  // hopeless work does not make the still-feasible work late too (the domino effect of EDF under
+  // overload). They are still run, in arrival order, when nothing feasible waits.
+  void DemoteLate(Time now);
+  QueuePolicy policy() const { return policy_; }
+
+ private:
+  struct Entry {
+    Time key;
+    uint64_t sequence;
+    ReadyTask task;
+  };
+  static bool Before(const Entry& x, const Entry& y) {
+    return x.key < y.key || (x.key == y.key && x.sequence < y.sequence);
+  }
+
+  QueuePolicy policy_;
+  uint64_t next_sequence_ = 0;
+  std::vector<Entry> heap_;
+  std::deque<ReadyTask> late_;
+};
+
+}  // namespace jigsaw::faas
+
+#endif  // JIGSAW_FAAS_READY_QUEUE_H_

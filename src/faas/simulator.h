@@ -1,0 +1,104 @@
+// `jigsaw faas-sim`'s engine: one platform (Archipelago or a baseline) serving a Catalog's DAGs on
+// a simulated cluster, on the shared event core (net::EventQueue, picosecond time).
+//
+// Cluster: cores / cores_per_worker workers, each with worker_memory for sandboxes. A function
+// invocation needs a core and a sandbox of its function on the same worker; without an idle one it
+// cold-starts: it creates a sandbox and holds its core for setup + execution. Platforms:
+//  - archipelago: workers_per_sgs workers form a pool with one SGS; the LoadBalancer routes each
+//    request to one of its DAG's SGSs and scales their number; the SGS keeps ready functions in a
+//    ReadyQueue (lsf, edf or fifo) and places the head on a pool worker with a free core and an
+//    idle sandbox, else the one with the most free memory (a cold start); every tick the
+//    ProactiveAllocator sets per-function warm-sandbox targets from the SGS's per-DAG arrival rates
+//    and when a request arrives the DAG's later functions get a sandbox if the pool has none. A
+//    ready function whose pool has busy or warming sandboxes of it waits for one (parks) instead
+//    of cold-starting when its estimated duration is below the setup, at most one waiter per such
+//    sandbox. Before each dispatch, tasks that can no longer meet their deadline go behind the
+//    feasible ones (ReadyQueue::DemoteLate; demote_late).
+//  - openwhisk: a function's invocations go to its home invoker (hash of the function), or the next
+//    one with spare capacity when it is full; per-invoker FIFO; reactive cold starts; idle
+//    sandboxes live keep_alive after their last use.
+//  - sparrow: each ready function probes `sparrow_probes` random live workers and leaves a
+//    reservation at each; the first to have a free core runs it (late binding); reactive cold
+//    starts and keep-alive as openwhisk.
+// Faults: a killed worker's running functions are retried (up to max_retries per request) or
+// their request fails explicitly; queued work moves to live workers. Every request generated ends
+// completed or failed (SimResult::lost is always 0 and is checked).
+#ifndef JIGSAW_FAAS_SIMULATOR_H_
+#define JIGSAW_FAAS_SIMULATOR_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "faas/dag.h"
+#include "faas/load_balancer.h"
+#include "faas/proactive.h"
+#include "faas/ready_queue.h"
+
+namespace jigsaw::faas {
+
+enum class Platform { kArchipelago, kOpenWhisk, kSparrow };
+bool ParsePlatform(const std::string& text, Platform* platform);
+const char* PlatformName(Platform platform);
+
+struct WorkerKill {
+  uint32_t worker = 0;
+  Time at = 0;
+};
+
+struct SimOptions {
+  Platform platform = Platform::kArchipelago;
+  QueuePolicy queue_policy = QueuePolicy::kLeastSlack;
+  bool proactive = true;    // archipelago: proactive allocation on (the ablation turns it off)
+  bool demote_late = true;  // archipelago: ReadyQueue::DemoteLate before each dispatch
+  int cores = 1000;
+  int cores_per_worker = 20;
+  int workers_per_sgs = 5;
+  uint64_t worker_memory = 64ULL << 30;
+  uint64_t requests = 1'000'000;
+  Time warmup = 10 * net::kSecond;  // requests arriving earlier are served, not measured
+  Time tick = 100 * net::kMillisecond;
+  int ticks_per_epoch = 10;  // load-balancer epoch
+  Time keep_alive = 600 * net::kSecond;
+  Time burst_period = 10 * net::kSecond;
+  double burst_sigma = 0.5;
+  int sparrow_probes = 2;
+  int max_retries = 2;
+  uint64_t seed = 1;
+  ProactiveOptions proactive_options;
+  LoadBalancerOptions lb_options;
+  std::vector<WorkerKill> kills;
+  // Called about once per simulated tick with (simulated seconds, requests arrived so far).
+  std::function<void(double, uint64_t)> on_tick;
+};
+
+struct SimResult {
+  std::string platform;
+  std::string policy;
+  uint64_t requests = 0;  // generated
+  uint64_t completed = 0;
+  uint64_t failed = 0;  // explicitly, after max_retries
+  uint64_t lost = 0;    // generated - completed - failed at the end; always 0
+  uint64_t measured = 0;
+  uint64_t measured_met = 0;
+  double deadline_met_pct = 0;
+  double p50_ms = 0, p99_ms = 0, p999_ms = 0, mean_ms = 0, max_ms = 0;
+  uint64_t invocations = 0;  // measured requests' function runs
+  uint64_t cold_starts = 0;
+  double cold_start_pct = 0;
+  double sandbox_memory_avg_gb = 0, sandbox_memory_peak_gb = 0;
+  uint64_t sandboxes_created = 0, sandboxes_evicted = 0;
+  uint64_t retries = 0;
+  uint64_t scale_outs = 0, scale_ins = 0;
+  uint64_t max_sgs_per_dag = 0;
+  uint64_t events = 0;
+  double simulated_s = 0;
+  double wall_s = 0;
+};
+
+SimResult Simulate(const Catalog& catalog, const SimOptions& options);
+
+}  // namespace jigsaw::faas
+
+#endif  // JIGSAW_FAAS_SIMULATOR_H_

@@ -1,0 +1,118 @@
+// `jigsaw faas-sim` end to end: outputs in --out, byte-identical reruns, and exit 2 with file:line
+// for a malformed DAG file and with the option's name for bad options.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status;
+  std::string stdout_text;
+  std::string stderr_text;
+};
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("jigsaw_faas_cli_" + name + "_" + std::to_string(getpid())))
+      .string();
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Result RunCli(const std::string& args) {
+  const std::string out = TempPath("stdout.txt"), err = TempPath("stderr.txt");
+  const std::string command =
+      std::string(JIGSAW_BINARY) + " faas-sim " + args + " >" + out + " 2>" + err;
+  const int raw = std::system(command.c_str());
+  return {WEXITSTATUS(raw), Slurp(out), Slurp(err)};
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(FaasSimCli, WritesSummaryAndCsvDeterministically) {
+  const std::string out1 = TempPath("out1"), out2 = TempPath("out2");
+  const std::string args =
+      "--apps 30 --cores 64 --cores-per-worker 8 --workers-per-sgs 2 --worker-memory 16GiB "
+      "--requests 5000 --warmup 1s --load 0.5 --policies lsf,edf --quiet --out ";
+  const Result first = RunCli(args + out1);
+  ASSERT_EQ(first.status, 0) << first.stderr_text;
+  const Result second = RunCli(args + out2);
+  ASSERT_EQ(second.status, 0) << second.stderr_text;
+  EXPECT_EQ(Slurp(out1 + "/summary.json"), Slurp(out2 + "/summary.json"));
+  EXPECT_EQ(Slurp(out1 + "/results.csv"), Slurp(out2 + "/results.csv"));
+  const auto summary = nlohmann::json::parse(Slurp(out1 + "/summary.json"));
+  ASSERT_EQ(summary["results"].size(), 4u);  // archipelago lsf + edf, openwhisk, sparrow
+  EXPECT_EQ(summary["results"][0]["platform"], "archipelago");
+  EXPECT_EQ(summary["results"][1]["policy"], "edf");
+  for (const auto& r : summary["results"]) {
+    EXPECT_EQ(r["requests"], 5000);
+    EXPECT_EQ(r["lost"], 0);
+    EXPECT_EQ(r["completed"].get<int>() + r["failed"].get<int>(), 5000);
+  }
+  EXPECT_NE(first.stdout_text.find("openwhisk"), std::string::npos);
+  std::filesystem::remove_all(out1);
+  std::filesystem::remove_all(out2);
+}
+
+TEST(FaasSimCli, MalformedDagFileIsExit2WithFileAndLine) {
+  const std::string dags = WriteFile("cycle.json", R"({
+  "format": "jigsaw-faas-dags-v1",
+  "dags": [
+    {"name": "a", "deadline": "100ms", "functions": [{"name": "x", "duration": "1ms"}]},
+    {"name": "b", "deadline": "100ms", "functions": [
+      {"name": "x", "duration": "1ms", "after": ["y"]},
+      {"name": "y", "duration": "1ms", "after": ["x"]}]}
+  ]
+})");
+  const Result r = RunCli("--dags " + dags + " --out " + TempPath("bad"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.stderr_text.find(dags + ":5:"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("cycle"), std::string::npos) << r.stderr_text;
+  std::filesystem::remove(dags);
+}
+
+TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
+  const std::string dags = WriteFile("ok.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "thumb", "deadline": "300ms", "rate": 200, "functions": [
+      {"name": "fetch", "duration": "10ms"}, {"name": "resize", "duration": "30ms",
+       "after": ["fetch"]}]}]})");
+  const std::string out = TempPath("dagfile");
+  const Result ok = RunCli("--dags " + dags +
+                           " --cores 32 --cores-per-worker 8 --requests 3000 --quiet "
+                           "--platforms archipelago,openwhisk --kill 1@3s --out " +
+                           out);
+  ASSERT_EQ(ok.status, 0) << ok.stderr_text;
+  const auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_EQ(summary["inputs"]["request_rate_per_s"], 200.0);
+  EXPECT_EQ(summary["results"].size(), 2u);
+  std::filesystem::remove_all(out);
+
+  EXPECT_EQ(RunCli("--out " + out + " --platforms lambda").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --policies sjf").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --warmup soon").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --kill x@1s").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --load 0").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --worker-memory 1KB --apps 5 --requests 10").status, 2);
+  const Result missing = RunCli("--dags /nonexistent/dags.json --out " + out);
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.stderr_text.find("/nonexistent/dags.json"), std::string::npos);
+  std::filesystem::remove(dags);
+}
+
+}  // namespace

@@ -1,0 +1,306 @@
+// The policy classes shared by the simulator and the platform: SGS queue order (least slack,
+// EDF, FIFO), online estimates, proactive sandbox allocation on a scripted arrival pattern, the
+// load balancer's scale-out and hysteretic scale-in, and workers' LRU eviction.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "faas/estimator.h"
+#include "faas/load_balancer.h"
+#include "faas/proactive.h"
+#include "faas/ready_queue.h"
+#include "faas/worker.h"
+#include "faas/workload.h"
+
+namespace jigsaw::faas {
+namespace {
+
+constexpr Time kMs = net::kMillisecond;
+
+ReadyTask Task(uint32_t request, Time deadline, Time remaining, Time queued) {
+  ReadyTask t;
+  t.request = request;
+  t.deadline = deadline;
+  t.remaining_critical_path = remaining;
+  t.queued = queued;
+  return t;
+}
+
+std::vector<uint32_t> Drain(ReadyQueue* queue) {
+  std::vector<uint32_t> order;
+  while (!queue->empty()) order.push_back(queue->Pop().request);
+  return order;
+}
+
+// Request 0: deadline 100 ms, 10 ms of work left (slack 90 at t=0); request 1: deadline 120 ms,
+// 80 ms left (slack 40); request 2: deadline 150 ms, 5 ms left (slack 145); request 3 ties with 1.
+std::vector<ReadyTask> Tasks() {
+  return {Task(0, 100 * kMs, 10 * kMs, 0), Task(1, 120 * kMs, 80 * kMs, 1 * kMs),
+          Task(2, 150 * kMs, 5 * kMs, 2 * kMs), Task(3, 110 * kMs, 70 * kMs, 3 * kMs)};
+}
+
+TEST(ReadyQueue, LeastSlackFirstUsesRemainingCriticalPath) {
+  ReadyQueue queue(QueuePolicy::kLeastSlack);
+  for (const ReadyTask& t : Tasks()) queue.Push(t);
+  EXPECT_EQ(Slack(queue.Top(), 0), 40 * kMs);
+  EXPECT_EQ(Slack(queue.Top(), 30 * kMs), 10 * kMs);
+  // 1 and 3 have equal slack (40 ms): the first queued goes first.
+  EXPECT_EQ(Drain(&queue), (std::vector<uint32_t>{1, 3, 0, 2}));
+}
+
+TEST(ReadyQueue, EarliestDeadlineIgnoresRemainingWork) {
+  ReadyQueue queue(QueuePolicy::kEarliestDeadline);
+  for (const ReadyTask& t : Tasks()) queue.Push(t);
+  EXPECT_EQ(Drain(&queue), (std::vector<uint32_t>{0, 3, 1, 2}));
+}
+
+TEST(ReadyQueue, FifoIsArrivalOrder) {
+  ReadyQueue queue(QueuePolicy::kFifo);
+  std::vector<ReadyTask> tasks = Tasks();
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) {
+    it->queued = 100 * kMs - it->queued;  // pushed in reverse, queued times still increasing
+    queue.Push(*it);
+  }
+  EXPECT_EQ(Drain(&queue), (std::vector<uint32_t>{3, 2, 1, 0}));
+}
+
+// Overload control: at t = 45 ms request 1 (slack 40 at t=0) and 3 are hopeless; they go behind
+// the feasible ones, in arrival order.
+TEST(ReadyQueue, LateTasksGoBehindFeasibleOnes) {
+  ReadyQueue queue(QueuePolicy::kLeastSlack);
+  for (const ReadyTask& t : Tasks()) queue.Push(t);
+  queue.DemoteLate(45 * kMs);
+  EXPECT_EQ(queue.size(), 4u);
+  EXPECT_EQ(Drain(&queue), (std::vector<uint32_t>{0, 2, 1, 3}));
+  ReadyQueue edf(QueuePolicy::kEarliestDeadline);
+  for (const ReadyTask& t : Tasks()) edf.Push(t);
+  edf.DemoteLate(105 * kMs);  // deadlines 100 (request 0) passed
+  EXPECT_EQ(Drain(&edf), (std::vector<uint32_t>{3, 1, 2, 0}));
+  ReadyQueue fifo(QueuePolicy::kFifo);
+  for (const ReadyTask& t : Tasks()) fifo.Push(t);
+  fifo.DemoteLate(1000 * kMs);  // FIFO has no notion of late
+  EXPECT_EQ(Drain(&fifo), (std::vector<uint32_t>{0, 1, 2, 3}));
+}
+
+TEST(ReadyQueue, ParsesPolicyNames) {
+  QueuePolicy p;
+  EXPECT_TRUE(ParseQueuePolicy("edf", &p));
+  EXPECT_EQ(p, QueuePolicy::kEarliestDeadline);
+  EXPECT_STREQ(QueuePolicyName(p), "edf");
+  EXPECT_FALSE(ParseQueuePolicy("sjf", &p));
+}
+
+Catalog OneFunction(Time duration, uint64_t memory) {
+  Catalog c;
+  Function f;
+  f.name = "f";
+  f.duration = duration;
+  f.memory = memory;
+  c.functions.push_back(f);
+  Dag d;
+  d.name = "d";
+  d.deadline = 10 * duration;
+  d.nodes = {0};
+  d.successors = {{}};
+  d.predecessor_count = {0};
+  c.dags.push_back(d);
+  return c;
+}
+
+TEST(Estimator, DurationFollowsObservations) {
+  const Catalog c = OneFunction(100 * kMs, 1);
+  DurationEstimator estimator(c, 0.5);
+  EXPECT_EQ(estimator.Estimate(0), 100 * kMs);
+  estimator.Observe(0, 20 * kMs);
+  EXPECT_EQ(estimator.Estimate(0), 60 * kMs);
+  for (int i = 0; i < 30; ++i) estimator.Observe(0, 20 * kMs);
+  EXPECT_NEAR(static_cast<double>(estimator.Estimate(0)), 20.0 * kMs, 0.01 * kMs);
+}
+
+TEST(Estimator, RateAndPeakPerWindow) {
+  RateEstimator rates(2, 100 * kMs, 0.5);
+  rates.Count(0, 10);  // 100/s in this window
+  rates.CloseWindow();
+  EXPECT_DOUBLE_EQ(rates.RatePerSecond(0), 50);
+  EXPECT_DOUBLE_EQ(rates.PeakPerSecond(0), 100);
+  EXPECT_DOUBLE_EQ(rates.RatePerSecond(1), 0);
+  rates.CloseWindow();
+  EXPECT_DOUBLE_EQ(rates.RatePerSecond(0), 25);
+  EXPECT_DOUBLE_EQ(rates.PeakPerSecond(0), 90);
+}
+
+TEST(Proactive, TargetIsLittlesLawWithSquareRootHeadroom) {
+  ProactiveAllocator allocator(ProactiveOptions{2.0, 600 * net::kSecond});
+  // 100 req/s x 40 ms = 4 busy sandboxes; + 2 sqrt(4) = 8.
+  EXPECT_EQ(allocator.Target(100, 40 * kMs, true), 8);
+  EXPECT_EQ(allocator.Target(0, 40 * kMs, true), 1);   // kept warm while recently used
+  EXPECT_EQ(allocator.Target(0, 40 * kMs, false), 0);  // idle past the keep window
+  EXPECT_EQ(allocator.Target(1, 10 * kMs, false), 1);  // 0.01 + 0.2 -> 1
+}
+
+// A scripted arrival pattern: quiet, a burst, quiet again. The pool's sandbox count follows the
+// demand estimate up (proactively, before the burst's requests would cold-start) and the idle
+// extras go once the function's window expires.
+TEST(Proactive, FollowsAScriptedArrivalPattern) {
+  const Catalog c = OneFunction(50 * kMs, 100);
+  std::vector<uint64_t> memory = {100};
+  std::vector<Worker> workers;
+  for (int i = 0; i < 2; ++i) workers.emplace_back(8, 100 * 20, &memory);  // 20 sandboxes each
+  std::vector<Worker*> pool = {&workers[0], &workers[1]};
+  ProactiveAllocator allocator(ProactiveOptions{2.0, 600 * net::kSecond});
+  RateEstimator rates(1, 100 * kMs, 0.5);
+  const std::vector<unsigned> per_window = {1, 1, 1, 40, 40, 40, 40, 1, 1, 1};
+  std::vector<int> targets, counts;
+  for (unsigned arrivals : per_window) {
+    rates.Count(0, arrivals);
+    rates.CloseWindow();
+    std::vector<int> target = {allocator.Target(rates.RatePerSecond(0), 50 * kMs, true)};
+    const ProactiveAllocator::PlanResult plan = allocator.Plan(pool, {0}, target);
+    for (const auto& created : plan.created) pool[created.worker]->WarmingDone(0, 0);
+    targets.push_back(target[0]);
+    counts.push_back(workers[0].sandboxes(0) + workers[1].sandboxes(0));
+  }
+  // 10/s steady: a = 0.25..0.5 -> 2 sandboxes; in the burst (400/s) the EWMA climbs to ~380/s:
+  // a = 19 -> 19 + 2 sqrt(19) = 28.
+  EXPECT_EQ(targets[0], 2);
+  EXPECT_GT(targets[3], targets[2]);
+  EXPECT_GE(targets[6], 25);
+  EXPECT_EQ(counts[6], targets[6]);
+  // Balanced over the two workers by free memory.
+  EXPECT_LE(std::abs(workers[0].sandboxes(0) - workers[1].sandboxes(0)), 1);
+  // After the burst the target falls, but sandboxes are not destroyed while the function is used.
+  EXPECT_LT(targets[9], targets[6]);
+  EXPECT_EQ(counts[9], counts[6]);
+  // Once the function is idle past its window, its idle sandboxes are evicted.
+  const ProactiveAllocator::PlanResult plan = allocator.Plan(pool, {0}, std::vector<int>{0});
+  EXPECT_EQ(plan.evicted, static_cast<uint64_t>(counts[9]));
+  EXPECT_EQ(workers[0].sandboxes(0) + workers[1].sandboxes(0), 0);
+}
+
+// Under memory pressure the allocator evicts surplus sandboxes of another function (least recently
+// used first), never the ones a function needs.
+TEST(Proactive, EvictsOnlySurplusUnderMemoryPressure) {
+  std::vector<uint64_t> memory = {100, 100, 100};
+  Worker worker(4, 500, &memory);  // room for 5 sandboxes
+  std::vector<Worker*> pool = {&worker};
+  ProactiveAllocator allocator(ProactiveOptions{});
+  // Function 1 holds 3 idle (needs 1), function 2 holds 2 idle (needs 2).
+  for (int i = 0; i < 3; ++i) {
+    worker.CreateWarming(1);
+    worker.WarmingDone(1, 10 * kMs);
+  }
+  for (int i = 0; i < 2; ++i) {
+    worker.CreateWarming(2);
+    worker.WarmingDone(2, 5 * kMs);
+  }
+  const ProactiveAllocator::PlanResult plan =
+      allocator.Plan(pool, {0, 1, 2}, std::vector<int>{3, 1, 2});
+  EXPECT_EQ(plan.created.size(), 2u);  // only function 1's two surplus sandboxes could go
+  EXPECT_EQ(plan.evicted, 2u);
+  EXPECT_EQ(worker.sandboxes(0), 2);
+  EXPECT_EQ(worker.sandboxes(1), 1);
+  EXPECT_EQ(worker.sandboxes(2), 2);
+}
+
+TEST(Worker, MakeRoomEvictsLeastRecentlyUsedIdle) {
+  std::vector<uint64_t> memory = {100, 100, 200};
+  Worker worker(2, 300, &memory);
+  worker.CreateWarming(0);
+  worker.WarmingDone(0, 2 * kMs);
+  worker.CreateWarming(1);
+  worker.WarmingDone(1, 1 * kMs);  // older
+  worker.CreateBusy(0);            // 300 used, one busy
+  uint64_t evicted = 0;
+  EXPECT_TRUE(worker.MakeRoom(
+      2, [](FunctionId) { return true; }, &evicted));
+  // 200 needed, 0 free, idle 0 (t=2) and 1 (t=1) reclaimable: both go, LRU first.
+  EXPECT_EQ(evicted, 2u);
+  EXPECT_EQ(worker.free_memory(), 200u);
+  EXPECT_EQ(worker.busy(0), 1);
+  worker.CreateBusy(2);
+  EXPECT_FALSE(worker.MakeRoom(
+      1, [](FunctionId) { return true; }, &evicted));  // all busy
+  EXPECT_EQ(evicted, 2u);
+  worker.Release(2, 5 * kMs);
+  EXPECT_EQ(worker.ExpireIdle(6 * kMs), 1u);
+  EXPECT_EQ(worker.idle(2), 0);
+}
+
+TEST(LoadBalancer, ScalesOutTheHeaviestDagAndInWithHysteresis) {
+  LoadBalancerOptions options;
+  options.calm_epochs = 3;
+  LoadBalancer lb(/*dags=*/3, /*sgs=*/3, options);
+  const std::vector<char> usable(3, 1);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(lb.SgsOf(1), (std::vector<uint32_t>{1}));
+  // DAG d starts on SGS d. SGS 0 is overloaded and DAG 0 has the largest demand there.
+  std::vector<double> demand(9, 0);
+  demand[0 * 3 + 0] = 50;  // DAG 0 on SGS 0
+  demand[1 * 3 + 1] = 5;
+  std::vector<double> load = {1.5, 0.6, 0.1};
+  lb.EndEpoch(load, demand, usable);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0, 2}));  // the least loaded SGS joins
+  EXPECT_EQ(lb.scale_outs(), 1u);
+  // Routing prefers the less loaded of the DAG's SGSs.
+  EXPECT_EQ(lb.Route(0, {0.9, 0.1, 0.3}, usable), 2u);
+  EXPECT_EQ(lb.Route(0, {0.2, 0.1, 0.3}, usable), 0u);
+  EXPECT_EQ(lb.Route(0, {0.2, 0.1, 0.3}, {1, 1, 0}), 0u);
+  EXPECT_EQ(lb.Route(0, {0.2, 0.1, 0.3}, {0, 1, 0}), 1u);  // neither usable: any usable
+  // Past capacity everywhere in its set: the request spills to a clearly less loaded SGS, but not
+  // to one that is itself past the scale-out threshold.
+  EXPECT_EQ(lb.Route(0, {1.2, 0.1, 1.1}, usable), 1u);
+  EXPECT_EQ(lb.Route(0, {1.2, 0.7, 1.1}, usable), 2u);
+  EXPECT_EQ(lb.Route(1, {0.2, 1.5, 0.7}, usable), 0u);
+  // Calm epochs: no scale-in before calm_epochs consecutive ones.
+  const std::vector<double> calm = {0.1, 0.1, 0.1};
+  const std::vector<double> none(9, 0);
+  lb.EndEpoch(calm, none, usable);
+  lb.EndEpoch(calm, none, usable);
+  EXPECT_EQ(lb.SgsOf(0).size(), 2u);
+  lb.EndEpoch({0.5, 0.5, 0.5}, none, usable);  // between the thresholds: the count restarts
+  lb.EndEpoch(calm, none, usable);
+  lb.EndEpoch(calm, none, usable);
+  EXPECT_EQ(lb.SgsOf(0).size(), 2u);
+  lb.EndEpoch(calm, none, usable);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(lb.scale_ins(), 1u);
+  EXPECT_EQ(lb.max_sgs_per_dag(), 2u);
+}
+
+TEST(LoadBalancer, NoScaleOutWhenEverySgsIsHot) {
+  LoadBalancer lb(2, 2, LoadBalancerOptions{});
+  std::vector<double> demand = {10, 0, 0, 10};
+  lb.EndEpoch({0.95, 0.9}, demand, {1, 1});
+  EXPECT_EQ(lb.SgsOf(0).size(), 1u);
+  EXPECT_EQ(lb.scale_outs(), 0u);
+}
+
+TEST(Workload, GeneratedDagsAreValidAndScaledToTheLoad) {
+  WorkloadOptions options;
+  options.dags = 200;
+  options.load = 0.5;
+  options.cores = 400;
+  const Catalog c = GenerateWorkload(options);
+  ASSERT_EQ(c.dags.size(), 200u);
+  double offered = 0;
+  size_t single = 0;
+  for (const Dag& d : c.dags) {
+    offered += d.rate_per_s * ExpectedWork(c, d);
+    single += d.nodes.size() == 1;
+    EXPECT_GT(d.deadline, 0);
+    for (uint32_t node = 0; node < d.nodes.size(); ++node) {
+      for (uint32_t next : d.successors[node]) EXPECT_GT(next, node);  // topological
+    }
+  }
+  EXPECT_NEAR(offered, 0.5 * 400, 1e-6);
+  // 54% single-function applications, within sampling noise of 200 draws.
+  EXPECT_GT(single, 80u);
+  EXPECT_LT(single, 135u);
+  // Same seed, same workload.
+  const Catalog again = GenerateWorkload(options);
+  EXPECT_EQ(again.functions.size(), c.functions.size());
+  EXPECT_DOUBLE_EQ(again.dags[17].rate_per_s, c.dags[17].rate_per_s);
+}
+
+}  // namespace
+}  // namespace jigsaw::faas

@@ -1,0 +1,141 @@
+// The simulator end to end on small clusters: every request completes or fails explicitly, a
+// killed worker's functions are retried (or their requests fail when retries are exhausted),
+// runs are deterministic, and the mechanisms show (proactive sandboxes avoid cold starts, the
+// load balancer scales a hot DAG out).
+#include "faas/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include "faas/dag_reader.h"
+#include "faas/workload.h"
+
+namespace jigsaw::faas {
+namespace {
+
+constexpr Time kMs = net::kMillisecond;
+constexpr Time kS = net::kSecond;
+
+SimOptions Small(Platform platform) {
+  SimOptions o;
+  o.platform = platform;
+  o.cores = 64;
+  o.cores_per_worker = 8;
+  o.workers_per_sgs = 2;
+  o.worker_memory = 16ULL << 30;
+  o.requests = 20'000;
+  o.warmup = 2 * kS;
+  return o;
+}
+
+Catalog SmallWorkload(double load) {
+  WorkloadOptions w;
+  w.dags = 40;
+  w.cores = 64;
+  w.load = load;
+  w.seed = 3;
+  return GenerateWorkload(w);
+}
+
+void ExpectAccounted(const SimResult& r, uint64_t requests) {
+  EXPECT_EQ(r.requests, requests);
+  EXPECT_EQ(r.completed + r.failed, r.requests);
+  EXPECT_EQ(r.lost, 0u);
+}
+
+TEST(FaasSimulator, EveryPlatformAccountsForEveryRequest) {
+  const Catalog c = SmallWorkload(0.5);
+  for (Platform p : {Platform::kArchipelago, Platform::kOpenWhisk, Platform::kSparrow}) {
+    const SimResult r = Simulate(c, Small(p));
+    ExpectAccounted(r, 20'000);
+    EXPECT_EQ(r.failed, 0u) << PlatformName(p);
+    EXPECT_GT(r.measured, 10'000u);
+    EXPECT_GT(r.p50_ms, 0);
+    EXPECT_LE(r.p50_ms, r.p99_ms);
+    EXPECT_LE(r.p99_ms, r.p999_ms);
+    EXPECT_GT(r.invocations, r.measured);  // some DAGs have several functions
+    EXPECT_GT(r.sandbox_memory_avg_gb, 0);
+  }
+}
+
+TEST(FaasSimulator, SameSeedSameResult) {
+  const Catalog c = SmallWorkload(0.6);
+  const SimResult a = Simulate(c, Small(Platform::kArchipelago));
+  const SimResult b = Simulate(c, Small(Platform::kArchipelago));
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.measured_met, b.measured_met);
+  EXPECT_DOUBLE_EQ(a.p99_ms, b.p99_ms);
+  EXPECT_EQ(a.cold_starts, b.cold_starts);
+}
+
+// Proactive allocation (plus warming a DAG's later functions on arrival) removes most cold
+// starts compared with the same platform without it.
+TEST(FaasSimulator, ProactiveSandboxesCutColdStarts) {
+  const Catalog c = SmallWorkload(0.5);
+  SimOptions with = Small(Platform::kArchipelago);
+  SimOptions without = with;
+  without.proactive = false;
+  const SimResult a = Simulate(c, with);
+  const SimResult b = Simulate(c, without);
+  EXPECT_LT(a.cold_starts * 2, b.cold_starts);
+  EXPECT_GE(a.deadline_met_pct, b.deadline_met_pct);
+}
+
+// One DAG carrying more load than one pool: the load balancer must give it more SGSs.
+TEST(FaasSimulator, LoadBalancerScalesAHotDagOut) {
+  const Catalog c = ParseDagText("hot.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "hot", "deadline": "200ms", "rate": 1200,
+     "functions": [{"name": "a", "duration": "10ms"}, {"name": "b", "duration": "10ms",
+                    "after": ["a"]}]},
+    {"name": "cold", "deadline": "200ms", "rate": 5,
+     "functions": [{"name": "c", "duration": "10ms"}]}]})");
+  // 1200/s x 20 ms = 24 cores of work; one pool has 16.
+  SimOptions o = Small(Platform::kArchipelago);
+  o.requests = 30'000;
+  const SimResult r = Simulate(c, o);
+  ExpectAccounted(r, 30'000);
+  EXPECT_GE(r.scale_outs, 1u);
+  EXPECT_GE(r.max_sgs_per_dag, 2u);
+  EXPECT_GT(r.deadline_met_pct, 90);
+}
+
+// Killing a worker mid-run: its running functions are retried elsewhere, nothing is lost.
+TEST(FaasSimulator, KilledWorkersFunctionsAreRetried) {
+  const Catalog c = SmallWorkload(0.5);
+  for (Platform p : {Platform::kArchipelago, Platform::kOpenWhisk, Platform::kSparrow}) {
+    SimOptions o = Small(p);
+    o.kills = {{0, 5 * kS}, {3, 6 * kS}};
+    const SimResult r = Simulate(c, o);
+    ExpectAccounted(r, 20'000);
+    EXPECT_GT(r.retries, 0u) << PlatformName(p);
+    EXPECT_EQ(r.failed, 0u) << PlatformName(p);
+  }
+}
+
+// With no retries allowed, the killed functions' requests fail explicitly (counted, never lost),
+// and a whole SGS pool dying moves its queued work to the survivors.
+TEST(FaasSimulator, KilledWithoutRetriesFailExplicitly) {
+  const Catalog c = SmallWorkload(0.7);
+  for (Platform p : {Platform::kArchipelago, Platform::kOpenWhisk, Platform::kSparrow}) {
+    SimOptions o = Small(p);
+    o.max_retries = 0;
+    o.kills = {{0, 5 * kS}, {1, 5 * kS}};  // SGS 0's whole pool
+    const SimResult r = Simulate(c, o);
+    ExpectAccounted(r, 20'000);
+    EXPECT_GT(r.failed, 0u) << PlatformName(p);
+    EXPECT_EQ(r.retries, 0u);
+    EXPECT_LT(r.failed, 200u) << PlatformName(p);  // only what was running on the two workers
+  }
+}
+
+TEST(FaasSimulator, AllWorkersDeadFailsTheRest) {
+  const Catalog c = SmallWorkload(0.3);
+  SimOptions o = Small(Platform::kOpenWhisk);
+  o.requests = 2'000;
+  for (uint32_t w = 0; w < 8; ++w) o.kills.push_back({w, 1 * kS});
+  const SimResult r = Simulate(c, o);
+  ExpectAccounted(r, 2'000);
+  EXPECT_GT(r.failed, 0u);
+}
+
+}  // namespace
+}  // namespace jigsaw::faas
