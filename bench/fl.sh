@@ -4,7 +4,8 @@
 # labels), blob cohort discovery over 20 seeds, and simulation speed (rounds/s with 100
 # participants of LeNet). Prints tables; numbers depend on the machine's load (run with nice).
 # Usage: bench/fl.sh [JIGSAW]   env: SEEDS (default "1 2"), FEMNIST_ROUNDS (300),
-#   GROUP_ROUNDS (300), SPEED_ROUNDS (20), PARTICIPANTS (20), SKIP_SPEED=1, SKIP_ACCURACY=1
+#   GROUP_ROUNDS (300), SPEED_ROUNDS (20), PARTICIPANTS (20), LOCAL_STEPS (10), MODEL (lenet),
+#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20), SKIP_SPEED=1, SKIP_ACCURACY=1, SKIP_BLOBS=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J="${1:-build/jigsaw}"
@@ -13,15 +14,20 @@ FEMNIST_ROUNDS="${FEMNIST_ROUNDS:-300}"
 GROUP_ROUNDS="${GROUP_ROUNDS:-300}"
 SPEED_ROUNDS="${SPEED_ROUNDS:-20}"
 PARTICIPANTS="${PARTICIPANTS:-20}"
+LOCAL_STEPS="${LOCAL_STEPS:-10}"
+MODEL="${MODEL:-lenet}"
+SPLIT_EPOCHS="${SPLIT_EPOCHS:-50,100}"
+BLOB_SEEDS="${BLOB_SEEDS:-20}"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 
 field() { jq -r ".$2" "$1/summary.json"; }
 
-# Common settings: LeNet, 10 local steps of batch 20, lr 0.05 (the reference config's values),
-# 1.3x over-commitment, log-normal speeds, 80% availability; Auxo splits at cohort epochs 50, 100.
-COMMON=(--model lenet --local-steps 10 --batch 20 --lr 0.05 --participants "$PARTICIPANTS"
-  --overcommit 1.3 --speed-sigma 0.5 --availability 0.8 --eval-every 25 --quiet)
+# Common settings: batch 20, lr 0.05 (the reference config's values), 1.3x over-commitment,
+# log-normal speeds, 80% availability; Auxo splits at cohort epochs SPLIT_EPOCHS.
+COMMON=(--model "$MODEL" --local-steps "$LOCAL_STEPS" --batch 20 --lr 0.05
+  --participants "$PARTICIPANTS" --overcommit 1.3 --speed-sigma 0.5 --availability 0.8
+  --eval-every 25 --split-epochs "$SPLIT_EPOCHS" --quiet)
 
 accuracy_table() {  # title dataset-args rounds
   local title="$1" rounds="$3"
@@ -55,6 +61,27 @@ if [[ -z "${SKIP_ACCURACY:-}" ]]; then
   accuracy_table "Fashion-MNIST, 4 label-permutation groups x 50 clients" \
     "--dataset fashion-groups --clients 200 --groups 4 --samples-per-client 200 --test-per-client 50" \
     "$GROUP_ROUNDS"
+fi
+
+if [[ -z "${SKIP_BLOBS:-}" ]]; then
+  echo "== blob cohort discovery (FedScale playground): 1000 clients, 4 blobs (std 2), 50/epoch, 800 epochs, adaptive splits =="
+  printf '%-11s %6s %9s %9s %12s %12s\n' separation seeds ari_mean ari_min 'ari>=0.9' '4_cohorts'
+  for sep in 10 8; do
+    aris=()
+    four=0
+    for seed in $(seq 1 "$BLOB_SEEDS"); do
+      dir="$OUT/blobs-$sep-$seed"
+      nice -n 10 "$J" fl --dataset blobs --clients 1000 --groups 4 --participants 50 --rounds 800 \
+        --known-clients 150 --min-cohort-clients 111 --split-epochs adaptive \
+        --blob-separation "$sep" --seed "$seed" --out "$dir" >/dev/null
+      aris+=("$(field "$dir" ari)")
+      [[ "$(field "$dir" cohorts)" == 4 ]] && four=$((four + 1))
+    done
+    printf '%s\n' "${aris[@]}" | jq -s --arg sep "$sep" --arg four "$four" -r \
+      '"\($sep)|\(length)|\(add / length * 1000 | round / 1000)|\(min)|\(map(select(. >= 0.9)) | length)|\($four)"' |
+      awk -F'|' '{printf "%-11s %6s %9s %9s %12s %12s\n", $1, $2, $3, $4, $5, $6}'
+  done
+  echo
 fi
 
 if [[ -z "${SKIP_SPEED:-}" ]]; then

@@ -85,7 +85,7 @@ std::vector<LeafUser> ReadLeafFile(const std::string& path) {
     LeafUser user;
     user.id = users[u].get<std::string>();
     const int line = LineOfKey(text, user.id, data_at == std::string::npos ? 0 : data_at);
-    const std::string where = "user " + Excerpt(user.id) + ": ";
+    const std::string where = "user \"" + Excerpt(user.id) + "\": ";
     long long count;
     try {
       count = JsonInteger(counts[u], "num_samples", 0, 1'000'000);
