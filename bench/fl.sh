@@ -5,7 +5,9 @@
 # participants of LeNet). Prints tables; numbers depend on the machine's load (run with nice).
 # Usage: bench/fl.sh [JIGSAW]   env: SEEDS (default "1 2"), FEMNIST_ROUNDS (300),
 #   GROUP_ROUNDS (300), SPEED_ROUNDS (20), PARTICIPANTS (20), LOCAL_STEPS (10), MODEL (lenet),
-#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20), SKIP_SPEED=1, SKIP_ACCURACY=1, SKIP_BLOBS=1
+#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20), ACCURACY_SETS ("femnist groups"),
+#   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
+#   SKIP_BLOBS=1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J="${1:-build/jigsaw}"
@@ -18,6 +20,8 @@ LOCAL_STEPS="${LOCAL_STEPS:-10}"
 MODEL="${MODEL:-lenet}"
 SPLIT_EPOCHS="${SPLIT_EPOCHS:-50,100}"
 BLOB_SEEDS="${BLOB_SEEDS:-20}"
+ACCURACY_SETS="${ACCURACY_SETS:-femnist groups}"
+ALGORITHMS="${ALGORITHMS:-fedavg auxo+fedavg fedprox auxo+fedprox}"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 
@@ -35,7 +39,7 @@ accuracy_table() {  # title dataset-args rounds
   echo "== $title: $rounds rounds, $PARTICIPANTS participants/round, seeds: $SEEDS =="
   printf '%-16s %5s %9s %9s %9s %8s %7s %7s %8s\n' algorithm seed mean_acc worst10 bias \
     cohorts ari purity wall_s
-  for algo in fedavg auxo+fedavg fedprox auxo+fedprox; do
+  for algo in $ALGORITHMS; do
     for seed in $SEEDS; do
       local args=("${data_args[@]}" "${COMMON[@]}" --rounds "$rounds" --seed "$seed")
       case "$algo" in
@@ -57,10 +61,14 @@ accuracy_table() {  # title dataset-args rounds
 }
 
 if [[ -z "${SKIP_ACCURACY:-}" ]]; then
-  accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS"
-  accuracy_table "Fashion-MNIST, 4 label-permutation groups x 50 clients" \
-    "--dataset fashion-groups --clients 200 --groups 4 --samples-per-client 200 --test-per-client 50" \
-    "$GROUP_ROUNDS"
+  if [[ " $ACCURACY_SETS " == *" femnist "* ]]; then
+    accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS"
+  fi
+  if [[ " $ACCURACY_SETS " == *" groups "* ]]; then
+    accuracy_table "Fashion-MNIST, 4 label-permutation groups x 50 clients" \
+      "--dataset fashion-groups --clients 200 --groups 4 --samples-per-client 200 --test-per-client 50" \
+      "$GROUP_ROUNDS"
+  fi
 fi
 
 if [[ -z "${SKIP_BLOBS:-}" ]]; then
