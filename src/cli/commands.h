@@ -20,6 +20,7 @@ void AddProfileCommand(CLI::App& app, CommandAction* action);
 void AddPsCommand(CLI::App& app, CommandAction* action);
 void AddPsWorkerCommand(CLI::App& app, CommandAction* action);
 void AddServeCommand(CLI::App& app, CommandAction* action);
+void AddFlCommand(CLI::App& app, CommandAction* action);
 void AddTlightsCommand(CLI::App& app, CommandAction* action);
 void AddTlightsReportCommand(CLI::App& app, CommandAction* action);
 void AddReportCommand(CLI::App& app, CommandAction* action);

@@ -5,7 +5,8 @@
 
 int main(int argc, char** argv) {
   if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile" ||
-                   std::string(argv[1]) == "ps-worker" || std::string(argv[1]) == "serve")) {
+                   std::string(argv[1]) == "ps-worker" || std::string(argv[1]) == "serve" ||
+                   std::string(argv[1]) == "fl")) {
     return jigsaw::ExecRuntime(argc, argv);
   }
   CLI::App app{
@@ -30,5 +31,7 @@ int main(int argc, char** argv) {
   app.add_subcommand("ps-worker", "A worker of a parameter-server job (LibTorch); see --help");
   app.add_subcommand("serve",
                      "KServe v2 inference server over a checkpoint (LibTorch); see --help");
+  app.add_subcommand("fl",
+                     "Federated learning: FedAvg, FedProx, Auxo cohorts (LibTorch); see --help");
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

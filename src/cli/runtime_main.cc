@@ -1,5 +1,5 @@
-// jigsaw-runtime: `jigsaw train`, `profile`, `ps-worker` and `serve`, the LibTorch half of the CLI
-// (see cli_main.h for why it is a separate executable). Run through `jigsaw <subcommand>`.
+// jigsaw-runtime: `jigsaw train`, `profile`, `ps-worker`, `serve` and `fl`, the LibTorch half of
+// the CLI (see cli_main.h for why it is a separate executable). Run through `jigsaw <subcommand>`.
 #include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
@@ -11,5 +11,6 @@ int main(int argc, char** argv) {
   jigsaw::AddProfileCommand(app, &action);
   jigsaw::AddPsWorkerCommand(app, &action);
   jigsaw::AddServeCommand(app, &action);
+  jigsaw::AddFlCommand(app, &action);
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

@@ -1,0 +1,376 @@
+// `jigsaw fl`: federated learning (FedAvg, FedProx, Auxo on either) with simulated clients
+// (src/fl). Writes OUT/summary.json, OUT/rounds.csv and OUT/clients.csv.
+#include <torch/torch.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/progress.h"
+#include "fl/blobs.h"
+#include "fl/leaf_reader.h"
+#include "fl/partition.h"
+#include "fl/simulation.h"
+#include "runtime/image_data.h"
+
+namespace jigsaw {
+namespace {
+
+constexpr char kDefaultFemnistDir[] = "../shared/data/datasets/femnist";
+
+struct FlCommandOptions {
+  FlOptions run;
+  std::string dataset = "femnist";
+  std::string data_dir;
+  std::string algorithm = "fedavg";
+  std::string split_epochs = "50,100";
+  int max_clients = 0;
+  int clients = 100;
+  int groups = 4;
+  double alpha = 0.3;
+  int samples_per_client = 100;
+  int test_per_client = 50;
+  int known_clients = 0;
+  int min_cohort_clients = 0;
+  double blob_separation = 10.0;
+  int threads = 1;
+  std::string out = "fl-out";
+  bool quiet = false;
+};
+
+std::string DefaultFemnistDir() {
+  if (std::filesystem::exists(kDefaultFemnistDir)) return kDefaultFemnistDir;
+  std::error_code error;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const auto beside = exe.parent_path().parent_path() / kDefaultFemnistDir;
+    if (std::filesystem::exists(beside)) return beside.string();
+  }
+  return kDefaultFemnistDir;
+}
+
+std::vector<int> ParseEpochList(const std::string& text) {
+  std::vector<int> result;
+  if (text.empty() || text == "adaptive") return result;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    try {
+      size_t used = 0;
+      const int value = std::stoi(item, &used);
+      if (used != item.size() || value < 1) throw std::invalid_argument(item);
+      result.push_back(value);
+    } catch (const std::exception&) {
+      throw UsageError("--split-epochs '" + text +
+                       "': expected positive integers separated by commas, or 'adaptive'");
+    }
+  }
+  return result;
+}
+
+FederatedData FromImageSets(const ImageSet& train, const ImageSet& test) {
+  FederatedData data;
+  data.height = train.height;
+  data.width = train.width;
+  data.classes = train.classes;
+  data.train_pixels = train.pixels;
+  data.test_pixels = test.pixels;
+  return data;
+}
+
+FederatedData LoadPopulation(const FlCommandOptions& options) {
+  if (options.dataset == "femnist") {
+    return ReadFemnist(options.data_dir.empty() ? DefaultFemnistDir() : options.data_dir,
+                       options.max_clients);
+  }
+  if (options.clients < 1 || options.clients > 100000) {
+    throw UsageError("--clients must be in [1, 100000]");
+  }
+  const std::string dir =
+      options.data_dir.empty() ? "/usr/share/datasets/fashion-mnist" : options.data_dir;
+  const ImageSet train = LoadFashionMnist(dir, true);
+  const ImageSet test = LoadFashionMnist(dir, false);
+  FederatedData data = FromImageSets(train, test);
+  const std::vector<int> train_labels(train.labels.begin(), train.labels.end());
+  const std::vector<int> test_labels(test.labels.begin(), test.labels.end());
+  if (options.dataset == "fashion-dirichlet") {
+    const auto train_parts = DirichletPartition(train_labels, train.classes, options.clients,
+                                                options.alpha, options.run.seed);
+    // Each client's test set follows its training label mix: test samples of its classes in
+    // proportion (a Dirichlet partition of the test set with the same seed would not match).
+    std::vector<std::vector<int>> test_by_class(test.classes);
+    for (size_t i = 0; i < test_labels.size(); ++i) test_by_class[test_labels[i]].push_back(i);
+    Rng rng(options.run.seed + 17);
+    for (int c = 0; c < options.clients; ++c) {
+      ClientData client;
+      client.id = "client" + std::to_string(c);
+      for (int i : train_parts[c]) {
+        client.train_index.push_back(i);
+        client.train_label.push_back(train_labels[i]);
+      }
+      const size_t want = std::min<size_t>(options.test_per_client, train_parts[c].size());
+      for (size_t s = 0; s < want; ++s) {
+        const int y = train_labels[train_parts[c][rng.UniformInt(train_parts[c].size())]];
+        const int i = test_by_class[y][rng.UniformInt(test_by_class[y].size())];
+        client.test_index.push_back(i);
+        client.test_label.push_back(y);
+      }
+      data.clients.push_back(std::move(client));
+    }
+    return data;
+  }
+  if (options.dataset == "fashion-groups") {
+    const GroupedClients grouped =
+        PermutationGroups(train_labels, test_labels, train.classes, options.clients, options.groups,
+                          options.samples_per_client, options.test_per_client, options.run.seed);
+    for (int c = 0; c < options.clients; ++c) {
+      ClientData client;
+      client.id = "client" + std::to_string(c);
+      client.group = grouped.group[c];
+      client.train_index = grouped.train_index[c];
+      client.train_label = grouped.train_label[c];
+      client.test_index = grouped.test_index[c];
+      client.test_label = grouped.test_label[c];
+      data.clients.push_back(std::move(client));
+    }
+    return data;
+  }
+  throw UsageError("--dataset '" + options.dataset +
+                   "': expected femnist, fashion-dirichlet, fashion-groups or blobs");
+}
+
+Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
+                const FlResult& result) {
+  Json json;
+  json["dataset"] = options.dataset;
+  json["algorithm"] = (options.run.auxo ? "auxo+" : "") + options.algorithm;
+  json["clients"] = data.clients.size();
+  json["rounds"] = options.run.rounds;
+  json["participants_per_round"] = options.run.participants;
+  json["model"] = options.run.model;
+  json["seed"] = options.run.seed;
+  const RoundRecord* last = nullptr;
+  for (const RoundRecord& r : result.rounds) {
+    if (r.evaluated) last = &r;
+  }
+  if (last != nullptr) {
+    json["final_mean_accuracy"] = RoundTo(last->mean_accuracy, 4);
+    json["final_worst10_accuracy"] = RoundTo(last->worst10_accuracy, 4);
+    json["final_accuracy_stddev"] = RoundTo(last->accuracy_stddev, 4);
+  }
+  json["cohorts"] = result.cohorts;
+  if (result.ari >= -0.5) {
+    json["ari"] = RoundTo(result.ari, 4);
+    json["purity"] = RoundTo(result.purity, 4);
+  }
+  json["target_accuracy"] = options.run.target_accuracy;
+  json["rounds_to_target"] = result.rounds_to_target;
+  json["wall_to_target_s"] = RoundTo(result.wall_to_target_s, 3);
+  json["simulated_to_target_s"] = RoundTo(result.simulated_to_target_s, 3);
+  json["wall_s"] = RoundTo(result.wall_s, 3);
+  json["rounds_per_s"] = RoundTo(result.wall_s > 0 ? options.run.rounds / result.wall_s : 0.0, 3);
+  return json;
+}
+
+// FedScale's playground: no training, the clients' points are their signatures.
+int RunBlobs(FlCommandOptions options) {
+  if (options.clients < 2 || options.clients > 1000000 || options.groups < 1 ||
+      options.groups > options.clients) {
+    throw UsageError("blobs: --clients in [2, 1000000] and --groups in [1, clients]");
+  }
+  options.run.cohort.split_epochs = ParseEpochList(options.split_epochs);
+  options.run.cohort.seed = options.run.seed;
+  options.run.cohort.known_clients =
+      options.known_clients > 0 ? options.known_clients : std::max(1, options.clients / 20);
+  options.run.cohort.min_cohort_clients =
+      options.min_cohort_clients > 0
+          ? options.min_cohort_clients
+          : static_cast<int>(100.0 * options.clients / options.run.participants);
+  const BlobPopulation population = MakeBlobs(options.clients, options.groups, 2.0, 2,
+                                              options.blob_separation, 100 + options.run.seed);
+  const BlobDiscoveryResult result =
+      RunBlobDiscovery(population, options.run.cohort, options.run.rounds, options.run.participants,
+                       options.run.seed);
+  MakeDirectories(options.out);
+  Json json;
+  json["dataset"] = "blobs";
+  json["clients"] = options.clients;
+  json["blobs"] = options.groups;
+  json["epochs"] = options.run.rounds;
+  json["per_epoch"] = options.run.participants;
+  json["seed"] = options.run.seed;
+  json["cohorts"] = result.cohorts;
+  json["ari"] = RoundTo(result.ari, 4);
+  json["purity"] = RoundTo(result.purity, 4);
+  json["split_epochs"] = result.split_epochs;
+  WriteJsonFile(options.out + "/summary.json", json);
+  std::string clients = "client,group,cohort\n";
+  for (int c = 0; c < options.clients; ++c) {
+    clients += std::to_string(c) + "," + std::to_string(population.blob[c]) + "," +
+               std::to_string(result.assignment[c]) + "\n";
+  }
+  WriteFileAtomically(options.out + "/clients.csv", clients);
+  std::printf("%s\n", json.dump(2).c_str());
+  return 0;
+}
+
+int RunFl(FlCommandOptions options) {
+  if (options.dataset == "blobs") return RunBlobs(options);
+  if (options.algorithm == "fedavg") {
+    options.run.local.prox_mu = 0.0;
+  } else if (options.algorithm != "fedprox") {
+    throw UsageError("--algorithm '" + options.algorithm + "': expected fedavg or fedprox");
+  } else if (!(options.run.local.prox_mu > 0)) {
+    throw UsageError("--mu must be > 0 for fedprox");
+  }
+  if (options.run.local.local_steps < 1 || options.run.local.batch < 1 ||
+      !(options.run.local.lr > 0)) {
+    throw UsageError("--local-steps, --batch and --lr must be positive");
+  }
+  if (options.threads < 1 || options.threads > 256) throw UsageError("--threads in [1, 256]");
+  options.run.cohort.split_epochs = ParseEpochList(options.split_epochs);
+  torch::set_num_threads(options.threads);
+  const FederatedData data = LoadPopulation(options);
+  const int n = static_cast<int>(data.clients.size());
+  // The reference's adaptive-split constants: known_clt = N / 20, min_clt = 100 / (K / N).
+  options.run.cohort.known_clients =
+      options.known_clients > 0 ? options.known_clients : std::max(1, n / 20);
+  options.run.cohort.min_cohort_clients =
+      options.min_cohort_clients > 0
+          ? options.min_cohort_clients
+          : static_cast<int>(100.0 * n / std::max(1, options.run.participants));
+  options.run.cohort.seed = options.run.seed;
+  MakeDirectories(options.out);
+  Progress progress("fl", !options.quiet);
+  progress.Final(std::to_string(n) + " clients, " + std::to_string(options.run.rounds) +
+                 " rounds of " + std::to_string(options.run.participants) + " participants, " +
+                 (options.run.auxo ? "auxo+" : "") + options.algorithm);
+  const FlResult result = RunFlSimulation(data, options.run, [&](const RoundRecord& r) {
+    if (progress.Due() || r.round == options.run.rounds) {
+      std::string line = "round " + std::to_string(r.round) + "/" +
+                         std::to_string(options.run.rounds) + ", " + std::to_string(r.cohorts) +
+                         " cohort(s), loss " + FormatFixed(r.train_loss, 3);
+      if (r.evaluated) line += ", mean acc " + FormatFixed(r.mean_accuracy, 3);
+      progress.Report(line + ", " + FormatFixed(r.wall_s, 1) + " s");
+    }
+  });
+  std::string csv =
+      "round,cohorts,participants,dropped,train_loss,simulated_s,wall_s,mean_accuracy,"
+      "worst10_accuracy,accuracy_stddev\n";
+  for (const RoundRecord& r : result.rounds) {
+    csv +=
+        std::to_string(r.round) + "," + std::to_string(r.cohorts) + "," +
+        std::to_string(r.participants) + "," + std::to_string(r.dropped) + "," +
+        FormatFixed(r.train_loss, 4) + "," + FormatFixed(r.simulated_s, 3) + "," +
+        FormatFixed(r.wall_s, 3) + "," +
+        (r.evaluated ? FormatFixed(r.mean_accuracy, 4) + "," + FormatFixed(r.worst10_accuracy, 4) +
+                           "," + FormatFixed(r.accuracy_stddev, 4)
+                     : std::string(",,")) +
+        "\n";
+  }
+  WriteFileAtomically(options.out + "/rounds.csv", csv);
+  std::string clients = "client,group,cohort,accuracy\n";
+  for (int c = 0; c < n; ++c) {
+    clients += data.clients[c].id + "," + std::to_string(data.clients[c].group) + "," +
+               std::to_string(result.cohort_of_client[c]) + "," +
+               FormatFixed(result.client_accuracy[c], 4) + "\n";
+  }
+  WriteFileAtomically(options.out + "/clients.csv", clients);
+  const Json summary = ResultJson(options, data, result);
+  WriteJsonFile(options.out + "/summary.json", summary);
+  std::printf("%s\n", summary.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace
+
+void AddFlCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<FlCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "fl", "Federated learning with simulated clients: FedAvg, FedProx, Auxo cohorts (LibTorch)");
+  command
+      ->add_option("--dataset", options->dataset,
+                   "femnist (LEAF JSON), fashion-dirichlet (label skew), fashion-groups "
+                   "(label permutation per ground-truth group) or blobs (FedScale's "
+                   "playground: cohort discovery only, --clients points in --groups blobs, "
+                   "--participants per epoch, --rounds epochs)")
+      ->capture_default_str();
+  command->add_option("--data-dir", options->data_dir,
+                      "LEAF folder with train/ and test/ (default ../shared/data/datasets/femnist) "
+                      "or Fashion-MNIST IDX folder (default /usr/share/datasets/fashion-mnist)");
+  command->add_option("--max-clients", options->max_clients, "femnist: keep the first N (0: all)")
+      ->capture_default_str();
+  command->add_option("--clients", options->clients, "fashion-*: population size")
+      ->capture_default_str();
+  command->add_option("--groups", options->groups, "fashion-groups: ground-truth groups")
+      ->capture_default_str();
+  command->add_option("--alpha", options->alpha, "fashion-dirichlet: Dirichlet concentration")
+      ->capture_default_str();
+  command
+      ->add_option("--samples-per-client", options->samples_per_client,
+                   "fashion-groups: training samples per client")
+      ->capture_default_str();
+  command->add_option("--test-per-client", options->test_per_client, "fashion-*: test samples")
+      ->capture_default_str();
+  command->add_option("--algorithm", options->algorithm, "fedavg or fedprox")
+      ->capture_default_str();
+  command->add_option("--mu", options->run.local.prox_mu, "FedProx proximal coefficient")
+      ->capture_default_str();
+  command->add_flag("--auxo", options->run.auxo, "Auxo cohort discovery on top of the algorithm");
+  command
+      ->add_option("--split-epochs", options->split_epochs,
+                   "Auxo: cohort epochs at which cohorts split (comma list), or 'adaptive'")
+      ->capture_default_str();
+  command->add_option("--auxo-start-round", options->run.auxo_start_round)->capture_default_str();
+  command
+      ->add_option("--known-clients", options->known_clients,
+                   "Auxo adaptive split: side size bar (0: clients / 20, as the reference)")
+      ->capture_default_str();
+  command
+      ->add_option("--min-cohort-clients", options->min_cohort_clients,
+                   "Auxo adaptive split: cohort size bar (0: 100 x clients / participants)")
+      ->capture_default_str();
+  command
+      ->add_option("--blob-separation", options->blob_separation,
+                   "blobs: least distance between blob centres (std 2)")
+      ->capture_default_str();
+  command->add_option("--model", options->run.model, "mlp, lenet or resnet")->capture_default_str();
+  command->add_option("--rounds", options->run.rounds)->capture_default_str();
+  command->add_option("--participants", options->run.participants, "kept participants per round")
+      ->capture_default_str();
+  command->add_option("--local-steps", options->run.local.local_steps)->capture_default_str();
+  command->add_option("--batch", options->run.local.batch)->capture_default_str();
+  command->add_option("--lr", options->run.local.lr)->capture_default_str();
+  command
+      ->add_option("--availability", options->run.population.availability,
+                   "stationary share of clients online")
+      ->capture_default_str();
+  command
+      ->add_option("--session-rounds", options->run.population.session_rounds,
+                   "mean online session, in rounds")
+      ->capture_default_str();
+  command
+      ->add_option("--overcommit", options->run.population.overcommit,
+                   "sampled / kept participants (stragglers dropped)")
+      ->capture_default_str();
+  command
+      ->add_option("--speed-sigma", options->run.population.speed_sigma,
+                   "log-normal spread of device speeds")
+      ->capture_default_str();
+  command->add_option("--eval-every", options->run.eval_every)->capture_default_str();
+  command
+      ->add_option("--target", options->run.target_accuracy,
+                   "mean accuracy for rounds/time-to-target (0: none)")
+      ->capture_default_str();
+  command->add_option("--seed", options->run.seed)->capture_default_str();
+  command->add_option("--threads", options->threads, "LibTorch intra-op threads")
+      ->capture_default_str();
+  command->add_option("--out", options->out, "output folder")->capture_default_str();
+  command->add_flag("--quiet", options->quiet, "no progress on stderr");
+  command->callback([options, action] { *action = [options] { return RunFl(*options); }; });
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,110 @@
+// Auxo's cohort discovery: a per-client, per-cohort reward table grown by bipartitioning cohorts
+// (Liu et al., SoCC'23; the algorithm as described in ../shared/research/serving-fl.md 1.4).
+//
+// Each (client, cohort) entry holds a main reward R (init 1), two sub-rewards (init R/2 each) that
+// say which half of the cohort the client belongs to, and how often it trained there. A client
+// prefers side s of cohort m when its sub-rewards differ and R >= 0 (PreferredSide; 2 = none).
+// Update(m, clients, normalized, centered) is one round of cohort m with its participants'
+// signatures (see Signatures):
+//  1. Intra-cohort (sub-rewards). The first time for m: 2-means on the normalised signatures (of
+//     "known" clients only, when there is more than one cohort: trained in m and R > 1); each
+//     client's side gains r0 and the other side loses r0. Later rounds, while splitting is still
+//     allowed: if both sides are represented, unlabelled clients get the side of their nearest
+//     labelled neighbour (1-NN); if only one side is, the n/4 nearest neighbours of a labelled
+//     client inherit its side. Every labelling increments the client's train count.
+//  2. Inter-cohort (main rewards, only with more than one cohort): the centroid of the known
+//     clients' centered signatures; client at distance d gets
+//     (R0 - R0 / (mean(d) + std(d)) * d) * known_share; a negative reward resets the sub-rewards
+//     and the train count. Needs at least 2 known clients.
+//  3. Split test: at fixed cohort epochs (split_epochs; an epoch is one Update of that cohort,
+//     children inherit the parent's), or, with split_epochs empty, adaptively: the cohort has at
+//     least min_cohort_clients affiliated clients, both sides have more than
+//     known_clients * 0.9^(cohorts - 1) clients preferring them, and (after the first split) the
+//     sides' size ratio is within (0.5, 2). A split copies every client's entry to the parent and
+//     a new cohort, each with R + 1 on the side the client preferred.
+//  4. Affiliation of every client (ChooseCohort): a client that never trained anywhere picks a
+//     uniformly random cohort; otherwise epsilon-greedy on R (epsilon multiplied by
+//     epsilon_decay on every choice).
+// Deterministic for a seed.
+#ifndef JIGSAW_FL_COHORT_TABLE_H_
+#define JIGSAW_FL_COHORT_TABLE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "core/rng.h"
+#include "fl/cluster_math.h"
+
+namespace jigsaw {
+
+struct CohortOptions {
+  double base_reward = 5.0;  // R0
+  double side_step = 1.0;    // r0
+  double epsilon = 0.01;
+  double epsilon_decay = 0.99;
+  int known_clients = 50;         // N / 20 in the reference
+  int min_cohort_clients = 100;   // 100 / participation ratio in the reference
+  std::vector<int> split_epochs;  // empty: adaptive split test
+  int min_participants = 5;       // smaller rounds leave the table unchanged
+  uint64_t seed = 1;
+};
+
+struct CohortEntry {
+  double reward = 1.0;
+  double side[2] = {0.5, 0.5};
+  int train_times = 0;
+};
+
+class CohortTable {
+ public:
+  CohortTable(int clients, const CohortOptions& options);
+
+  int num_clients() const { return static_cast<int>(table_.size()); }
+  int num_cohorts() const { return num_cohorts_; }
+  const CohortEntry& entry(int client, int cohort) const { return table_[client][cohort]; }
+  CohortEntry& mutable_entry(int client, int cohort) { return table_[client][cohort]; }
+  int epoch(int cohort) const { return epoch_[cohort]; }
+  // The cohort the client was last affiliated with (participates in).
+  int affiliation(int client) const { return affiliation_[client]; }
+  // 0 or 1, or 2 when the client has no preference in that cohort.
+  int PreferredSide(int client, int cohort) const;
+  // argmax over cohorts of R (ties: the lowest cohort); the model a client is evaluated on.
+  int GreedyCohort(int client) const;
+  std::vector<int> GreedyAssignments() const;
+
+  // One round of cohort `cohort` (steps 1-4). `normalized` and `centered` are the participants'
+  // signatures (rows parallel to `clients`). Returns the new cohort's id if the cohort split, -1
+  // otherwise.
+  int Update(int cohort, const std::vector<int>& clients, const Rows& normalized,
+             const Rows& centered, bool keep_splitting = true);
+
+  // The steps on their own (Update calls them in this order).
+  void UpdateSides(int cohort, const std::vector<int>& clients, const Rows& normalized,
+                   bool keep_splitting);
+  bool UpdateRewards(int cohort, const std::vector<int>& clients, const Rows& centered);
+  bool ShouldSplit(int cohort) const;
+  int Grow(int cohort);
+  int ChooseCohort(int client);
+  void AffiliateAll();
+
+ private:
+  std::vector<int> KnownRows(int cohort, const std::vector<int>& clients) const;
+  void AddSide(int client, int cohort, int side);
+
+  CohortOptions options_;
+  Rng rng_;
+  int num_cohorts_ = 1;
+  double epsilon_;
+  std::vector<std::vector<CohortEntry>> table_;  // [client][cohort]
+  std::vector<int> affiliation_;
+  std::vector<int> epoch_;
+  std::vector<bool> initialised_;
+};
+
+// Auxo's client signature: the last tenth of (w_old - w_new), as float.
+std::vector<float> UpdateSignature(const std::vector<float>& old_weights,
+                                   const std::vector<float>& new_weights);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_FL_COHORT_TABLE_H_

@@ -1,0 +1,68 @@
+// LibTorch side of federated learning: a client's local training and evaluation on a model held
+// as one flat weight vector, and FedAvg. Shared by the simulation and the real client processes.
+//
+// FlModel wraps a runtime model (MakeModel: mlp, lenet, resnet) on a single-channel image; weights
+// travel as a 1-D float tensor in parameter order. TrainLocally starts from `global`, runs
+// local_steps SGD steps on batches of `batch` samples drawn without replacement from the client's
+// training set (reshuffled when exhausted; seeded), minimising cross-entropy, plus
+// (prox_mu / 2) * ||w - global||^2 for FedProx, and returns the new weights. Pixels are scaled
+// to [-1, 1]. FedAvg is the sample-weighted mean of the clients' weights.
+#ifndef JIGSAW_FL_LOCAL_TRAINING_H_
+#define JIGSAW_FL_LOCAL_TRAINING_H_
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fl/federated_data.h"
+#include "runtime/models.h"
+
+namespace jigsaw {
+
+struct LocalTrainOptions {
+  int local_steps = 10;
+  int batch = 20;
+  double lr = 0.05;
+  double prox_mu = 0.0;  // > 0: FedProx
+};
+
+class FlModel {
+ public:
+  FlModel(const std::string& name, int height, int width, int classes, uint64_t seed);
+
+  int64_t num_weights() const { return num_weights_; }
+  torch::Tensor GetWeights();
+  void SetWeights(const torch::Tensor& flat);
+  BlockModel& module() { return model_; }
+
+ private:
+  BlockModel model_{nullptr};
+  int64_t num_weights_ = 0;
+};
+
+// Images of `indices` from the train or test pool, N x 1 x H x W in [-1, 1].
+torch::Tensor PoolImages(const FederatedData& data, bool train, const std::vector<int>& indices);
+
+struct LocalUpdate {
+  torch::Tensor weights;
+  int samples = 0;
+  double loss = 0.0;  // mean training loss over the local steps
+};
+
+LocalUpdate TrainLocally(FlModel& model, const torch::Tensor& global, const FederatedData& data,
+                         const ClientData& client, const LocalTrainOptions& options, uint64_t seed);
+
+// Number of the client's test samples the weights classify correctly.
+int CountCorrect(FlModel& model, const torch::Tensor& weights, const FederatedData& data,
+                 const ClientData& client);
+
+torch::Tensor FedAvg(const std::vector<LocalUpdate>& updates);
+
+// UpdateSignature (cohort_table.h) of global - local, as floats.
+std::vector<float> SignatureOf(const torch::Tensor& global, const torch::Tensor& local);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_FL_LOCAL_TRAINING_H_

@@ -1,0 +1,142 @@
+#include "fl/simulation.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "core/error.h"
+#include "fl/cluster_math.h"
+
+namespace jigsaw {
+
+std::vector<double> EvaluateClients(FlModel& model, const FederatedData& data,
+                                    const std::vector<torch::Tensor>& weights_of_cohort,
+                                    const std::vector<int>& cohort_of_client) {
+  std::vector<double> accuracy(data.clients.size(), 0.0);
+  for (size_t m = 0; m < weights_of_cohort.size(); ++m) {
+    for (size_t c = 0; c < data.clients.size(); ++c) {
+      if (cohort_of_client[c] != static_cast<int>(m) || data.clients[c].test_index.empty()) {
+        continue;
+      }
+      accuracy[c] =
+          static_cast<double>(CountCorrect(model, weights_of_cohort[m], data, data.clients[c])) /
+          data.clients[c].test_index.size();
+    }
+  }
+  return accuracy;
+}
+
+void AccuracySummary(const std::vector<double>& accuracy, double* mean, double* worst10,
+                     double* stddev) {
+  *mean = *worst10 = *stddev = 0.0;
+  if (accuracy.empty()) return;
+  std::vector<double> sorted = accuracy;
+  std::sort(sorted.begin(), sorted.end());
+  for (double a : sorted) *mean += a / sorted.size();
+  const size_t worst = std::max<size_t>(1, sorted.size() / 10);
+  for (size_t i = 0; i < worst; ++i) *worst10 += sorted[i] / worst;
+  for (double a : sorted) *stddev += (a - *mean) * (a - *mean) / sorted.size();
+  *stddev = std::sqrt(*stddev);
+}
+
+FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
+                         const std::function<void(const RoundRecord&)>& on_round) {
+  const int num_clients = static_cast<int>(data.clients.size());
+  if (num_clients < 1) throw UsageError("the population has no clients");
+  if (options.rounds < 1 || options.participants < 1) {
+    throw UsageError("--rounds and --participants must be at least 1");
+  }
+  if (options.eval_every < 1) throw UsageError("--eval-every must be at least 1");
+  const auto start = std::chrono::steady_clock::now();
+  FlModel model(options.model, data.height, data.width, data.classes, options.seed);
+  std::vector<torch::Tensor> cohort_weights = {model.GetWeights()};
+  ClientPopulation population(num_clients, options.population, options.seed * 7919 + 1);
+  CohortTable table(num_clients, options.cohort);
+  const std::vector<int> truth = data.groups();
+  FlResult result;
+  double simulated = 0.0;
+  for (int round = 1; round <= options.rounds; ++round) {
+    population.Advance();
+    const std::vector<int> online = population.Online();
+    const int cohorts = static_cast<int>(cohort_weights.size());
+    const int quota = std::max(1, options.participants / cohorts);
+    RoundRecord record;
+    record.round = round;
+    double round_time = 0.0;
+    double loss_sum = 0.0;
+    std::vector<torch::Tensor> next_weights = cohort_weights;
+    std::vector<std::pair<int, int>> splits;  // (parent, child)
+    for (int m = 0; m < cohorts; ++m) {
+      std::vector<int> candidates;
+      std::vector<double> work;
+      for (int c : online) {
+        if (options.auxo && table.affiliation(c) != m) continue;
+        candidates.push_back(c);
+        work.push_back(static_cast<double>(options.local.local_steps) * options.local.batch);
+      }
+      const Selection selection = population.Select(candidates, work, quota);
+      if (selection.kept.empty()) continue;
+      round_time = std::max(round_time, selection.round_time);
+      record.participants += static_cast<int>(selection.kept.size());
+      record.dropped += static_cast<int>(selection.dropped.size());
+      std::vector<LocalUpdate> updates;
+      Rows signatures;
+      for (int c : selection.kept) {
+        const uint64_t seed = options.seed * 1000003ULL + static_cast<uint64_t>(round) * 65537ULL +
+                              static_cast<uint64_t>(c);
+        updates.push_back(
+            TrainLocally(model, cohort_weights[m], data, data.clients[c], options.local, seed));
+        loss_sum += updates.back().loss;
+        if (options.auxo)
+          signatures.push_back(SignatureOf(cohort_weights[m], updates.back().weights));
+      }
+      next_weights[m] = FedAvg(updates);
+      if (options.auxo && round >= options.auxo_start_round) {
+        const Rows centered = CenterRows(signatures);
+        const int child = table.Update(m, selection.kept, NormalizeRows(centered), centered,
+                                       round <= options.auxo_stop_round);
+        if (child >= 0) splits.emplace_back(m, child);
+      }
+    }
+    cohort_weights = next_weights;
+    for (const auto& [parent, child] : splits) {
+      if (static_cast<int>(cohort_weights.size()) != child) {
+        throw std::logic_error("cohort table and models disagree on the cohort count");
+      }
+      cohort_weights.push_back(cohort_weights[parent].clone());
+    }
+    simulated += round_time;
+    record.cohorts = static_cast<int>(cohort_weights.size());
+    record.train_loss = record.participants > 0 ? loss_sum / record.participants : 0.0;
+    record.simulated_s = simulated;
+    record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (round % options.eval_every == 0 || round == options.rounds) {
+      std::vector<int> cohort_of(num_clients, 0);
+      if (options.auxo) cohort_of = table.GreedyAssignments();
+      result.client_accuracy = EvaluateClients(model, data, cohort_weights, cohort_of);
+      result.cohort_of_client = cohort_of;
+      record.evaluated = true;
+      AccuracySummary(result.client_accuracy, &record.mean_accuracy, &record.worst10_accuracy,
+                      &record.accuracy_stddev);
+      record.wall_s =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (options.target_accuracy > 0 && result.rounds_to_target < 0 &&
+          record.mean_accuracy >= options.target_accuracy) {
+        result.rounds_to_target = round;
+        result.wall_to_target_s = record.wall_s;
+        result.simulated_to_target_s = record.simulated_s;
+      }
+    }
+    result.rounds.push_back(record);
+    if (on_round) on_round(record);
+  }
+  result.cohorts = static_cast<int>(cohort_weights.size());
+  result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (data.has_groups()) {
+    result.ari = AdjustedRandIndex(result.cohort_of_client, truth);
+    result.purity = Purity(result.cohort_of_client, truth);
+  }
+  return result;
+}
+
+}  // namespace jigsaw

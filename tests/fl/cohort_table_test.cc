@@ -1,0 +1,166 @@
+#include "fl/cohort_table.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fl/blobs.h"
+
+namespace jigsaw {
+namespace {
+
+// Two tight groups of 4 in a cohort of 8: the first round's 2-means puts each group on one side.
+TEST(CohortTable, FirstRoundBipartitionsBy2Means) {
+  CohortTable table(8, CohortOptions{});
+  const std::vector<int> clients = {0, 1, 2, 3, 4, 5, 6, 7};
+  Rows rows;
+  for (int i = 0; i < 8; ++i) rows.push_back({i < 4 ? 1.0f : -1.0f, 0.01f * i});
+  table.UpdateSides(0, clients, rows, true);
+  const int side_a = table.PreferredSide(0, 0);
+  ASSERT_NE(side_a, 2);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(table.PreferredSide(i, 0), i < 4 ? side_a : 1 - side_a) << i;
+    EXPECT_DOUBLE_EQ(table.entry(i, 0).side[table.PreferredSide(i, 0)], 1.5);
+    EXPECT_DOUBLE_EQ(table.entry(i, 0).side[1 - table.PreferredSide(i, 0)], -0.5);
+    EXPECT_EQ(table.entry(i, 0).train_times, 1);
+  }
+}
+
+// Later rounds: unlabelled clients take the side of their nearest labelled neighbour.
+TEST(CohortTable, LaterRoundsLabelBy1NearestNeighbour) {
+  CohortTable table(10, CohortOptions{});
+  Rows first;
+  for (int i = 0; i < 4; ++i) first.push_back({i < 2 ? 1.0f : -1.0f, 0.0f});
+  table.UpdateSides(0, {0, 1, 2, 3}, first, true);
+  const int side_of_0 = table.PreferredSide(0, 0);
+  // Clients 4 (near 0/1) and 5 (near 2/3) are new; 0 and 2 are labelled.
+  table.UpdateSides(0, {0, 2, 4, 5}, {{1, 0}, {-1, 0}, {0.9f, 0.1f}, {-0.8f, 0}}, true);
+  EXPECT_EQ(table.PreferredSide(4, 0), side_of_0);
+  EXPECT_EQ(table.PreferredSide(5, 0), 1 - side_of_0);
+  // Labelled clients are not relabelled by 1-NN.
+  EXPECT_EQ(table.entry(0, 0).train_times, 1);
+  EXPECT_EQ(table.entry(4, 0).train_times, 1);
+  EXPECT_EQ(table.epoch(0), 2);
+}
+
+// Only one side present: the n/4 nearest neighbours of the labelled client inherit its side.
+TEST(CohortTable, OneSidedRoundSpreadsToQuarterNearest) {
+  CohortTable table(12, CohortOptions{});
+  table.UpdateSides(0, {0, 1}, {{1, 0}, {-1, 0}}, true);
+  const int side_of_0 = table.PreferredSide(0, 0);
+  // Round of 8 with only client 0 labelled: its 2 nearest (itself and client 2) gain its side.
+  table.UpdateSides(0, {0, 2, 3, 4, 5, 6, 7, 8},
+                    {{1, 0}, {0.95f, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {0, 5}, {0, 6}}, true);
+  EXPECT_EQ(table.PreferredSide(2, 0), side_of_0);
+  EXPECT_DOUBLE_EQ(table.entry(0, 0).side[side_of_0], 2.5);
+  for (int c = 3; c <= 8; ++c) EXPECT_EQ(table.PreferredSide(c, 0), 2) << c;
+}
+
+// Inter-cohort reward: R0 - R0 / (mean + std) * d, scaled by the known share; negative rewards
+// reset the sides.
+TEST(CohortTable, MainRewardFollowsDistanceToKnownCentroid) {
+  CohortOptions options;
+  options.split_epochs = {1};
+  CohortTable table(4, options);
+  table.UpdateSides(0, {0, 1, 2, 3}, {{1, 0}, {1, 0}, {-1, 0}, {-1, 0}}, true);
+  ASSERT_TRUE(table.ShouldSplit(0));
+  table.Grow(0);
+  ASSERT_EQ(table.num_cohorts(), 2);
+  // After the split each client has R = 2 on its side's cohort, 1 on the other.
+  const int home0 = table.GreedyCohort(0);
+  EXPECT_DOUBLE_EQ(table.entry(0, home0).reward, 2.0);
+  EXPECT_DOUBLE_EQ(table.entry(0, 1 - home0).reward, 1.0);
+  EXPECT_EQ(table.GreedyCohort(1), home0);
+  EXPECT_NE(table.GreedyCohort(2), home0);
+  // Clients 0 and 1 known in home0 (trained, R > 1); 2 is not. Centered rows: 0 and 1 at the
+  // centroid (distance 0), client 2 at distance 3.
+  const Rows centered = {{0, 0}, {0, 0}, {3, 0}};
+  ASSERT_TRUE(table.UpdateRewards(home0, {0, 1, 2}, centered));
+  // mean d = 1, std = sqrt(2), slope = 5 / (1 + sqrt 2), known share 2/3.
+  const double slope = 5.0 / (1.0 + std::sqrt(2.0));
+  EXPECT_NEAR(table.entry(0, home0).reward, 2.0 + 5.0 * 2 / 3, 1e-9);
+  const double reward2 = (5.0 - slope * 3.0) * 2 / 3;
+  ASSERT_LT(reward2, 0);
+  EXPECT_NEAR(table.entry(2, home0).reward, 1.0 + reward2, 1e-9);
+  EXPECT_DOUBLE_EQ(table.entry(2, home0).side[0], table.entry(2, home0).side[1]);
+  EXPECT_EQ(table.entry(2, home0).train_times, 1);  // reset, then counted
+}
+
+TEST(CohortTable, NoMainRewardsWithOneCohortOrTooFewKnown) {
+  CohortTable table(3, CohortOptions{});
+  EXPECT_FALSE(table.UpdateRewards(0, {0, 1, 2}, {{1, 0}, {0, 1}, {2, 2}}));
+  EXPECT_DOUBLE_EQ(table.entry(0, 0).reward, 1.0);
+}
+
+// Adaptive split test: enough affiliated clients, both sides above the known-client bar, and the
+// size ratio rule after the first split.
+TEST(CohortTable, AdaptiveSplitNeedsBothSidesAboveKnownClients) {
+  CohortOptions options;
+  options.known_clients = 3;
+  options.min_cohort_clients = 8;
+  CohortTable table(10, options);
+  EXPECT_FALSE(table.ShouldSplit(0));  // nobody prefers a side
+  Rows rows;
+  for (int i = 0; i < 10; ++i) rows.push_back({i < 4 ? 1.0f : -1.0f, 0});
+  std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  table.UpdateSides(0, all, rows, true);  // sides of 4 and 6 clients: both > 3
+  EXPECT_TRUE(table.ShouldSplit(0));
+  options.known_clients = 4;  // 4 is not > 4
+  CohortTable strict(10, options);
+  strict.UpdateSides(0, all, rows, true);
+  EXPECT_FALSE(strict.ShouldSplit(0));
+}
+
+TEST(CohortTable, FixedSplitEpochsAndChildrenInheritTheEpoch) {
+  CohortOptions options;
+  options.split_epochs = {2, 4};
+  CohortTable table(6, options);
+  Rows rows = {{1, 0}, {1, 0.1f}, {1, 0.2f}, {-1, 0}, {-1, 0.1f}, {-1, 0.2f}};
+  std::vector<int> all = {0, 1, 2, 3, 4, 5};
+  EXPECT_EQ(table.Update(0, all, rows, rows), -1);
+  EXPECT_EQ(table.Update(0, all, rows, rows), 1);
+  EXPECT_EQ(table.num_cohorts(), 2);
+  EXPECT_EQ(table.epoch(1), 2);
+}
+
+TEST(CohortTable, NewClientsExploreTrainedClientsAreGreedy) {
+  CohortOptions options;
+  options.epsilon = 0.0;
+  CohortTable table(2, options);
+  table.Grow(0);  // two cohorts, nobody trained
+  table.mutable_entry(0, 1).reward = 3.0;
+  table.mutable_entry(0, 1).train_times = 1;
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(table.ChooseCohort(0), 1);
+  std::vector<int> seen(2, 0);
+  for (int i = 0; i < 200; ++i) ++seen[table.ChooseCohort(1)];
+  EXPECT_GT(seen[0], 0);
+  EXPECT_GT(seen[1], 0);
+}
+
+TEST(CohortTable, SignatureIsTheLastTenthOfOldMinusNew) {
+  std::vector<float> old_w(20, 1.0f), new_w(20, 0.0f);
+  new_w[19] = 3.0f;
+  EXPECT_EQ(UpdateSignature(old_w, new_w), (std::vector<float>{1.0f, -2.0f}));
+}
+
+// FedScale's playground: 1,000 clients in 4 Gaussian blobs (std 2, centres >= 10 apart), 50
+// sampled per epoch, 800 epochs, known_clt 150, min_clt 100 / 0.9. The reference algorithm is
+// not robust on every draw (bench/fl.sh reports the share of 20 seeds that reach ARI 0.9, about
+// half); these seeds are draws where it recovers the blobs, kept as a deterministic regression
+// test of the whole discovery loop.
+TEST(BlobDiscovery, RecoversFourBlobs) {
+  for (uint64_t seed : {2u, 3u, 5u}) {
+    const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
+    CohortOptions options;
+    options.known_clients = 150;
+    options.min_cohort_clients = 111;
+    options.seed = seed;
+    const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
+    EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
+    EXPECT_GE(result.ari, 0.9) << "seed " << seed;
+    EXPECT_GE(result.purity, 0.9) << "seed " << seed;
+  }
+}
+
+}  // namespace
+}  // namespace jigsaw

@@ -1,0 +1,96 @@
+// `jigsaw fl` end to end through the CLI binary.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace jigsaw {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class FlCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("jigsaw_fl_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  // Exit status of the command; stderr in err_.
+  int Run(const std::string& args) {
+    const std::string command = std::string(JIGSAW_BINARY) + " fl " + args + " 2>" +
+                                (dir_ / "err").string() + " >/dev/null";
+    const int status = std::system(command.c_str());
+    err_ = Slurp(dir_ / "err");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  fs::path dir_;
+  std::string err_;
+};
+
+TEST_F(FlCliTest, MalformedLeafFileIsAClearInputError) {
+  fs::create_directories(dir_ / "leaf/train");
+  fs::create_directories(dir_ / "leaf/test");
+  std::ofstream(dir_ / "leaf/train/all_data_0_train_9.json")
+      << "{\"users\": [\"a\"],\n\"num_samples\": [1],\n\"user_data\": {\"a\": {\"x\": [[0.5]], "
+         "\"y\": [1]}}}";
+  std::ofstream(dir_ / "leaf/test/all_data_0_test_9.json") << "{}";
+  EXPECT_EQ(Run("--dataset femnist --data-dir " + (dir_ / "leaf").string() + " --out " +
+                (dir_ / "out").string()),
+            2);
+  EXPECT_NE(err_.find("all_data_0_train_9.json:3: user \"a\": sample 0: expected an image of 784"),
+            std::string::npos)
+      << err_;
+}
+
+TEST_F(FlCliTest, UsageErrorsExit2) {
+  EXPECT_EQ(Run("--dataset blobs --clients 1 --out " + (dir_ / "o").string()), 2);
+  EXPECT_EQ(Run("--algorithm fedsgd --out " + (dir_ / "o").string()), 2);
+  EXPECT_EQ(Run("--split-epochs 5,x --dataset blobs --out " + (dir_ / "o").string()), 2);
+}
+
+TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
+  ASSERT_EQ(Run("--dataset blobs --clients 200 --groups 2 --participants 40 --rounds 50 "
+                "--known-clients 20 --min-cohort-clients 40 --split-epochs adaptive --out " +
+                (dir_ / "out").string()),
+            0)
+      << err_;
+  const auto summary = nlohmann::json::parse(Slurp(dir_ / "out/summary.json"));
+  EXPECT_GE(summary["cohorts"].get<int>(), 1);
+  EXPECT_TRUE(summary.contains("ari"));
+  EXPECT_NE(Slurp(dir_ / "out/clients.csv").find("client,group,cohort"), std::string::npos);
+}
+
+TEST_F(FlCliTest, FashionGroupsRunWritesRoundsAndClients) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
+  ASSERT_EQ(Run("--dataset fashion-groups --clients 20 --groups 2 --samples-per-client 20 "
+                "--test-per-client 10 --model mlp --rounds 4 --participants 10 --local-steps 2 "
+                "--auxo --split-epochs 2 --eval-every 2 --out " +
+                (dir_ / "out").string()),
+            0)
+      << err_;
+  const auto summary = nlohmann::json::parse(Slurp(dir_ / "out/summary.json"));
+  EXPECT_EQ(summary["algorithm"], "auxo+fedavg");
+  EXPECT_TRUE(summary.contains("ari"));
+  EXPECT_TRUE(summary.contains("final_worst10_accuracy"));
+  const std::string rounds = Slurp(dir_ / "out/rounds.csv");
+  EXPECT_EQ(std::count(rounds.begin(), rounds.end(), '\n'), 5);  // header + 4 rounds
+  EXPECT_NE(err_.find("fl: round"), std::string::npos);          // progress on stderr
+}
+
+}  // namespace
+}  // namespace jigsaw
