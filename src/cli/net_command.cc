@@ -43,6 +43,7 @@ struct NetOptions {
   std::string background_duration = "1ms";
   int background_priority = 0;
   std::vector<std::string> fail_links;
+  std::vector<std::string> cc_params;
   bool timeseries_given = false;
   std::string timeseries;  // "" or "nonzero": ports with a queue; "all"
   std::string sample_interval = "10us";
@@ -269,6 +270,17 @@ int RunNet(const NetOptions& options) {
     throw UsageError("--payload must be 64..9000");
   config.payload_bytes = static_cast<uint32_t>(options.payload);
   if (!options.transport.empty()) ApplyTransport(options.transport, &config);
+  Json cc_params;
+  for (const std::string& param : options.cc_params) {
+    const size_t equals = param.find('=');
+    if (equals == std::string::npos) {
+      throw UsageError("--cc-param '" + Excerpt(param) + "': expected NAME=VALUE, NAME one of " +
+                       net::CcParamNames());
+    }
+    net::SetCcParam(std::string_view(param).substr(0, equals),
+                    std::string_view(param).substr(equals + 1), &config);
+    cc_params[param.substr(0, equals)] = param.substr(equals + 1);
+  }
   config.progress = !options.quiet;
   net::Time stop = net::kNever;
   if (!options.stop.empty() && !net::ParseDuration(options.stop, &stop)) {
@@ -394,6 +406,7 @@ int RunNet(const NetOptions& options) {
   summary["window"] = config.window;
   summary["pfc"] = config.pfc;
   summary["ack_priority"] = net::AckPriorityName(config.ack_priority);
+  if (!options.cc_params.empty()) summary["cc_params"] = cc_params;
 
   std::vector<uint64_t> flow_job;  // job per flow when running workloads
   uint64_t unfinished_jobs = 0;
@@ -693,6 +706,10 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
       ->required();
   command->add_option("--cc", options->cc,
                       "none (line rate + PFC), dcqcn, dctcp, timely, hpcc, reno (TCP-like AIMD)");
+  command->add_option("--cc-param", options->cc_params,
+                      std::string("set a congestion-control parameter, e.g. hpcc.rate_ai=500Mbps; "
+                                  "repeatable; names: ") +
+                          net::CcParamNames());
   command->add_option("--transport", options->transport,
                       "pl2, homa, dctcp (no PFC), dcqcn (PFC), lossy (TCP-like, no PFC); "
                       "overrides --cc/--pfc");

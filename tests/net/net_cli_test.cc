@@ -129,12 +129,33 @@ TEST(NetCli, FlowFileTimeSeriesAndFailures) {
         std::string(" --traffic permutation:1MB --timeseries some"),
         std::string(" --traffic permutation:1MB --timeseries --sample-interval 0us"),
         std::string(" --background websearch --background-load 150%"),
-        std::string(" --background nosuchcdf.txt")}) {
+        std::string(" --background nosuchcdf.txt"),
+        std::string(" --traffic permutation:1MB --cc-param hpcc.rate_ai"),
+        std::string(" --traffic permutation:1MB --cc-param hpcc.rate=1Gbps"),
+        std::string(" --traffic permutation:1MB --cc-param hpcc.max_stage=1.5"),
+        std::string(" --traffic permutation:1MB --cc-param dcqcn.increase_timer=5")}) {
     Result r = RunCli(topology + args + " --out " + out);
     EXPECT_EQ(r.status, 2) << args << ": " << r.stderr_text;
   }
   std::filesystem::remove(flows);
   std::filesystem::remove_all(out);
+}
+
+TEST(NetCli, CcParamsChangeTheLaw) {
+  const std::string a = TempDir("ccparam_a"), b = TempDir("ccparam_b");
+  const std::string common =
+      " --topology rack:hosts=9 --cc dcqcn --traffic incast:8:2MB --window off --quiet";
+  ASSERT_EQ(RunCli(common + " --out " + a).status, 0);
+  Result slow =
+      RunCli(common + " --cc-param dcqcn.rate_ai=1Gbps --cc-param dcqcn.g=0.5 --out " + b);
+  ASSERT_EQ(slow.status, 0) << slow.stderr_text;
+  auto base = nlohmann::json::parse(Slurp(a + "/summary.json"));
+  auto tuned = nlohmann::json::parse(Slurp(b + "/summary.json"));
+  EXPECT_EQ(tuned["cc_params"]["dcqcn.rate_ai"], "1Gbps");
+  EXPECT_FALSE(base.contains("cc_params"));
+  EXPECT_NE(base["network"]["events"], tuned["network"]["events"]);
+  std::filesystem::remove_all(a);
+  std::filesystem::remove_all(b);
 }
 
 TEST(NetCli, RunsAnAstraWorkload) {
