@@ -5,6 +5,8 @@
 // only, so equal inputs and seed give byte-identical files.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "net/collective.h"
+#include "net/flow_file.h"
 #include "net/homa.h"
 #include "net/network.h"
 #include "net/pl2.h"
@@ -33,6 +36,17 @@ struct NetOptions {
   std::string cc = "none";
   std::vector<std::string> workloads;
   std::string traffic;
+  std::string flows;  // HPCC flow file
+  std::string background;
+  std::string background_load = "30%";
+  std::string background_start = "0us";
+  std::string background_duration = "1ms";
+  int background_priority = 0;
+  std::vector<std::string> fail_links;
+  std::vector<std::string> cc_params;
+  bool timeseries_given = false;
+  std::string timeseries;  // "" or "nonzero": ports with a queue; "all"
+  std::string sample_interval = "10us";
   std::string out;
   uint64_t seed = 1;
   int iterations = 1;
@@ -150,6 +164,48 @@ std::vector<int> ParseDims(const std::string& text) {
   return dims;
 }
 
+// "30%" or "0.3" -> 0.3, in (0, 1].
+double ParseFraction(const std::string& text, const std::string& option) {
+  std::string number = text;
+  double scale = 1;
+  if (!number.empty() && number.back() == '%') {
+    number.pop_back();
+    scale = 0.01;
+  }
+  try {
+    size_t used = 0;
+    double value = std::stod(number, &used) * scale;
+    if (used == number.size() && value > 0 && value <= 1) return value;
+  } catch (const std::exception&) {
+  }
+  throw UsageError(option + " '" + Excerpt(text) +
+                   "': expected a fraction like 0.3 or 30% (0..100%)");
+}
+
+// "A-B@TIME": node ids of the link's ends, and when it fails.
+std::pair<std::pair<uint32_t, uint32_t>, net::Time> ParseFailLink(const std::string& text) {
+  auto fail = [&]() -> std::pair<std::pair<uint32_t, uint32_t>, net::Time> {
+    throw UsageError("--fail-link '" + Excerpt(text) +
+                     "': expected NODE-NODE@TIME (node ids of the topology), e.g. 0-16@100us");
+  };
+  const size_t at = text.find('@');
+  const size_t dash = text.find('-');
+  if (at == std::string::npos || dash == std::string::npos || dash > at) return fail();
+  uint64_t a = 0;
+  uint64_t b = 0;
+  net::Time time = 0;
+  const std::string a_text = text.substr(0, dash);
+  const std::string b_text = text.substr(dash + 1, at - dash - 1);
+  auto all_digits = [](const std::string& t) {
+    return !t.empty() && t.size() <= 9 && t.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (!all_digits(a_text) || !all_digits(b_text)) return fail();
+  a = std::stoull(a_text);
+  b = std::stoull(b_text);
+  if (!net::ParseDuration(text.substr(at + 1), &time) || time > 1000 * net::kSecond) return fail();
+  return {{static_cast<uint32_t>(a), static_cast<uint32_t>(b)}, time};
+}
+
 bool ParseOnOff(const std::string& text, const std::string& option) {
   if (text == "on") return true;
   if (text == "off") return false;
@@ -184,10 +240,14 @@ Json StatsJson(const net::NetStats& stats) {
 
 int RunNet(const NetOptions& options) {
   const bool rack = !options.load.empty();
-  if (static_cast<int>(!options.workloads.empty()) + static_cast<int>(!options.traffic.empty()) +
-          static_cast<int>(rack) !=
-      1) {
-    throw UsageError("give either --workload (one or more), --traffic or --load (exactly one)");
+  const int sources = static_cast<int>(!options.workloads.empty()) +
+                      static_cast<int>(!options.traffic.empty()) +
+                      static_cast<int>(!options.flows.empty()) + static_cast<int>(rack);
+  if (sources > 1 || (sources == 0 && options.background.empty()) ||
+      (rack && !options.background.empty())) {
+    throw UsageError(
+        "give one of --workload (one or more), --traffic, --flows or --load, or only "
+        "--background (which may also join --workload, --traffic or --flows)");
   }
   net::NetConfig config;
   if (!net::ParseCcMode(options.cc, &config.cc)) {
@@ -210,6 +270,17 @@ int RunNet(const NetOptions& options) {
     throw UsageError("--payload must be 64..9000");
   config.payload_bytes = static_cast<uint32_t>(options.payload);
   if (!options.transport.empty()) ApplyTransport(options.transport, &config);
+  Json cc_params;
+  for (const std::string& param : options.cc_params) {
+    const size_t equals = param.find('=');
+    if (equals == std::string::npos) {
+      throw UsageError("--cc-param '" + Excerpt(param) + "': expected NAME=VALUE, NAME one of " +
+                       net::CcParamNames());
+    }
+    net::SetCcParam(std::string_view(param).substr(0, equals),
+                    std::string_view(param).substr(equals + 1), &config);
+    cc_params[param.substr(0, equals)] = param.substr(equals + 1);
+  }
   config.progress = !options.quiet;
   net::Time stop = net::kNever;
   if (!options.stop.empty() && !net::ParseDuration(options.stop, &stop)) {
@@ -219,6 +290,22 @@ int RunNet(const NetOptions& options) {
   RequireCountInRange("--chunks", options.chunks, 1, kMaxChunks);
   RequireCountInRange("--max-active", options.max_active, 1, kMaxActiveCollectives);
   RequireOptionInRange("--cycle-ns", options.cycle_ns, 0, kMaxCycleNs);
+
+  net::Time sample_interval = 0;
+  if (options.timeseries_given) {
+    if (!options.timeseries.empty() && options.timeseries != "nonzero" &&
+        options.timeseries != "all") {
+      throw UsageError("--timeseries '" + Excerpt(options.timeseries) +
+                       "': expected nothing, nonzero or all");
+    }
+    if (!net::ParseDuration(options.sample_interval, &sample_interval) || sample_interval <= 0 ||
+        sample_interval > net::kSecond) {
+      throw UsageError("--sample-interval '" + Excerpt(options.sample_interval) +
+                       "': expected a positive duration of at most 1s like 10us");
+    }
+  }
+  std::vector<std::pair<std::pair<uint32_t, uint32_t>, net::Time>> failures;
+  for (const std::string& text : options.fail_links) failures.push_back(ParseFailLink(text));
 
   net::Topology topology = net::LoadTopology(options.topology);
   if (options.buffer.empty()) {
@@ -265,9 +352,49 @@ int RunNet(const NetOptions& options) {
                      "': expected interleave or block");
   }
 
+  std::vector<net::FlowSpec> given_flows;
+  if (!options.flows.empty()) given_flows = net::ReadFlowFile(options.flows, topology);
+  std::optional<net::SizeCdf> background_cdf;
+  net::BackgroundSpec background;
+  if (!options.background.empty()) {
+    background_cdf = net::SizeCdf::Load(options.background);
+    background.load = ParseFraction(options.background_load, "--background-load");
+    if (!net::ParseDuration(options.background_start, &background.start) ||
+        background.start > 1000 * net::kSecond) {
+      throw UsageError("--background-start '" + Excerpt(options.background_start) +
+                       "': expected a duration like 0us");
+    }
+    if (!net::ParseDuration(options.background_duration, &background.duration) ||
+        background.duration <= 0 || background.duration > 1000 * net::kSecond) {
+      throw UsageError("--background-duration '" + Excerpt(options.background_duration) +
+                       "': expected a positive duration like 1ms");
+    }
+    RequireCountInRange("--background-priority", options.background_priority, 0,
+                        net::kNumPriorities - 1);
+    background.priority = static_cast<uint8_t>(options.background_priority);
+    background.seed = options.seed ^ 0x6261636b67726f75ULL;  // its own stream
+  }
+
   MakeDirectories(options.out);
   auto wall_start = std::chrono::steady_clock::now();
   net::Network network(topology, config);
+  for (const auto& [nodes, at] : failures) network.FailLink(nodes.first, nodes.second, at);
+  if (sample_interval > 0) network.EnableTimeSeries(sample_interval, options.timeseries == "all");
+  if (background_cdf) {
+    std::vector<uint32_t> hosts;
+    std::vector<uint64_t> rates;
+    for (uint32_t h = 0; h < network.num_hosts(); ++h) {
+      hosts.push_back(h);
+      rates.push_back(network.host_rate_bps(h));
+    }
+    for (const net::FlowSpec& f :
+         net::GenerateBackground(*background_cdf, background, hosts, rates)) {
+      network.AddFlow(f.src_host, f.dst_host, f.bytes, f.start, 0, f.priority);
+    }
+  }
+  for (const net::FlowSpec& f : given_flows) {
+    network.AddFlow(f.src_host, f.dst_host, f.bytes, f.start, 0, f.priority);
+  }
   Json summary;
   summary["topology"] = options.topology;
   summary["hosts"] = network.num_hosts();
@@ -279,6 +406,7 @@ int RunNet(const NetOptions& options) {
   summary["window"] = config.window;
   summary["pfc"] = config.pfc;
   summary["ack_priority"] = net::AckPriorityName(config.ack_priority);
+  if (!options.cc_params.empty()) summary["cc_params"] = cc_params;
 
   std::vector<uint64_t> flow_job;  // job per flow when running workloads
   uint64_t unfinished_jobs = 0;
@@ -423,28 +551,62 @@ int RunNet(const NetOptions& options) {
     }
     summary["rack"] = std::move(rack_json);
   } else {
-    net::TrafficSpec spec = net::ParseTrafficSpec(options.traffic);
-    net::AddTraffic(&network, spec, options.seed);
+    if (!options.traffic.empty()) {
+      net::TrafficSpec spec = net::ParseTrafficSpec(options.traffic);
+      net::AddTraffic(&network, spec, options.seed);
+      summary["traffic"] = options.traffic;
+    }
+    if (!options.flows.empty()) summary["flow_file"] = options.flows;
     network.Run(stop);
-    summary["traffic"] = options.traffic;
+  }
+  if (background_cdf) {
+    Json j;
+    j["cdf"] = background_cdf->name();
+    j["mean_flow_bytes"] = RoundTo(background_cdf->Mean(), 1);
+    j["load"] = background.load;
+    j["start_us"] = Us(background.start);
+    j["duration_us"] = Us(background.duration);
+    j["priority"] = background.priority;
+    summary["background"] = j;
+  }
+  if (!failures.empty()) {
+    Json list = Json::array();
+    for (const auto& [nodes, at] : failures) {
+      Json f;
+      f["a"] = nodes.first;
+      f["b"] = nodes.second;
+      f["at_us"] = Us(at);
+      list.push_back(std::move(f));
+    }
+    summary["link_failures"] = std::move(list);
   }
 
   std::vector<double> fcts;
+  std::vector<double> slowdowns;
   uint64_t unfinished = 0;
   std::ostringstream csv;
-  csv << "flow,src,dst,bytes,start_us,end_us,fct_us\n";
+  csv << "flow,src,dst,bytes,start_us,end_us,fct_us,ideal_fct_us,slowdown\n";
   for (size_t f = 0; f < network.num_flows(); ++f) {
     const net::Flow& flow = network.flow(static_cast<uint32_t>(f));
     csv << f << ',' << flow.src_host << ',' << flow.dst_host << ',' << flow.bytes << ','
         << FormatFixed(net::ToMicroseconds(flow.start), 3) << ',';
+    const std::string ideal =
+        flow.ideal_fct > 0 ? FormatFixed(net::ToMicroseconds(flow.ideal_fct), 3) : "";
     if (flow.delivered >= 0) {
       double fct = net::ToMicroseconds(flow.delivered - flow.start);
       fcts.push_back(fct);
       csv << FormatFixed(net::ToMicroseconds(flow.delivered), 3) << ',' << FormatFixed(fct, 3)
-          << '\n';
+          << ',' << ideal << ',';
+      if (flow.ideal_fct > 0) {
+        const double slowdown =
+            static_cast<double>(flow.delivered - flow.start) / static_cast<double>(flow.ideal_fct);
+        slowdowns.push_back(slowdown);
+        csv << FormatFixed(slowdown, 4);
+      }
+      csv << '\n';
     } else {
       ++unfinished;
-      csv << ",\n";
+      csv << ",," << ideal << ",\n";
     }
   }
   net::NetStats stats = network.Stats();
@@ -454,11 +616,53 @@ int RunNet(const NetOptions& options) {
   flows["fct_mean_us"] = RoundTo(Mean(fcts), 3);
   flows["fct_p99_us"] = RoundTo(Percentile(fcts, 99), 3);
   flows["fct_max_us"] = RoundTo(Max(fcts), 3);
+  flows["slowdown_mean"] = slowdowns.empty() ? Json() : Json(RoundTo(Mean(slowdowns), 4));
+  flows["slowdown_p50"] = slowdowns.empty() ? Json() : Json(RoundTo(Percentile(slowdowns, 50), 4));
+  flows["slowdown_p99"] = slowdowns.empty() ? Json() : Json(RoundTo(Percentile(slowdowns, 99), 4));
+  flows["slowdown_max"] = slowdowns.empty() ? Json() : Json(RoundTo(Max(slowdowns), 4));
   summary["flows"] = flows;
   summary["network"] = StatsJson(stats);
   ResultSet results(options.out);  // one unit: never one run's summary beside another's flows
-  results.Add("summary.json", summary.dump(2) + "\n");
   results.Add("flows.csv", csv.str());
+  const std::filesystem::path series_dir = std::filesystem::path(options.out) / "timeseries";
+  if (sample_interval > 0) {
+    Json j;
+    j["sample_interval_us"] = Us(sample_interval);
+    j["ports"] = options.timeseries == "all" ? "all" : "nonzero";
+    j["queue_rows"] = network.queue_samples().size();
+    j["rate_rows"] = network.rate_samples().size();
+    const std::vector<net::PauseInterval> pauses = network.PauseIntervals();
+    j["pfc_rows"] = pauses.size();
+    summary["timeseries"] = j;
+    ResultSet series(series_dir.string());
+    std::string queue = "time_us,node,port,queue_bytes\n";
+    for (const net::QueueSample& q : network.queue_samples()) {
+      queue += FormatFixed(net::ToMicroseconds(q.time), 3) + ',' + std::to_string(q.node) + ',' +
+               std::to_string(q.port) + ',' + std::to_string(q.bytes) + '\n';
+    }
+    std::string pfc = "node,port,priority,start_us,end_us\n";
+    for (const net::PauseInterval& p : pauses) {
+      pfc += std::to_string(p.node) + ',' + std::to_string(p.port) + ',' +
+             std::to_string(p.priority) + ',' + FormatFixed(net::ToMicroseconds(p.start), 3) + ',' +
+             FormatFixed(net::ToMicroseconds(p.end), 3) + '\n';
+    }
+    std::string rate = "time_us,flow_id,rate_gbps\n";
+    for (const net::RateSample& r : network.rate_samples()) {
+      rate += FormatFixed(net::ToMicroseconds(r.time), 3) + ',' + std::to_string(r.flow) + ',' +
+              FormatFixed(r.rate_bps / 1e9, 3) + '\n';
+    }
+    series.Add("queue.csv", std::move(queue));
+    series.Add("pfc.csv", std::move(pfc));
+    series.Add("rate.csv", std::move(rate));
+    series.Commit();
+  } else {
+    // A previous run's series must not sit beside this run's summary.
+    std::error_code ignored;
+    for (const char* name : {"queue.csv", "pfc.csv", "rate.csv"})
+      std::filesystem::remove(series_dir / name, ignored);
+    std::filesystem::remove(series_dir, ignored);  // only if now empty
+  }
+  results.Add("summary.json", summary.dump(2) + "\n");
   results.Commit();
 
   double wall =
@@ -502,6 +706,10 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
       ->required();
   command->add_option("--cc", options->cc,
                       "none (line rate + PFC), dcqcn, dctcp, timely, hpcc, reno (TCP-like AIMD)");
+  command->add_option("--cc-param", options->cc_params,
+                      std::string("set a congestion-control parameter, e.g. hpcc.rate_ai=500Mbps; "
+                                  "repeatable; names: ") +
+                          net::CcParamNames());
   command->add_option("--transport", options->transport,
                       "pl2, homa, dctcp (no PFC), dcqcn (PFC), lossy (TCP-like, no PFC); "
                       "overrides --cc/--pfc");
@@ -521,6 +729,32 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--workload", options->workloads,
                       "ASTRA-sim 1.0 workload file; repeat for jobs sharing the fabric");
   command->add_option("--traffic", options->traffic, "permutation:<bytes> or incast:<n>:<bytes>");
+  command->add_option("--flows", options->flows,
+                      "ns-3/HPCC flow file: count, then 'src dst priority dport bytes start_s' "
+                      "lines (node ids)");
+  command->add_option("--background", options->background,
+                      "Poisson background traffic with flow sizes from websearch, datamining or a "
+                      "traffic_gen CDF file ('bytes percent' lines)");
+  command->add_option("--background-load", options->background_load,
+                      "background load per host as a fraction of its link, e.g. 30% (default)");
+  command->add_option("--background-start", options->background_start,
+                      "when background flows begin (0us)");
+  command->add_option("--background-duration", options->background_duration,
+                      "how long background flows keep arriving (1ms)");
+  command->add_option("--background-priority", options->background_priority,
+                      "traffic class of background flows, 0 (served first, default)..7");
+  command->add_option(
+      "--fail-link", options->fail_links,
+      "take the link between two nodes down at a time, e.g. 0-16@100us; repeatable");
+  CLI::Option* timeseries =
+      command
+          ->add_option(
+              "--timeseries", options->timeseries,
+              "write timeseries/queue.csv, pfc.csv and rate.csv; queues of ports that held "
+              "data (nonzero, default) or of all switch ports (all)")
+          ->expected(0, 1);
+  command->add_option("--sample-interval", options->sample_interval,
+                      "time-series sampling period (10us)");
   command->add_option("--out", options->out, "output directory")->required();
   command->add_option("--seed", options->seed, "random seed (ECN marking, permutation)");
   command->add_option("--iterations", options->iterations, "training iterations per job");
@@ -539,7 +773,10 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--payload", options->payload, "payload bytes per packet");
   command->add_option("--stop", options->stop, "stop after this much simulated time, e.g. 10ms");
   command->add_flag("--quiet", options->quiet, "no progress or speed lines on stderr");
-  command->callback([options, action] { *action = [options] { return RunNet(*options); }; });
+  command->callback([options, action, timeseries] {
+    options->timeseries_given = timeseries->count() > 0;
+    *action = [options] { return RunNet(*options); };
+  });
 }
 
 }  // namespace jigsaw

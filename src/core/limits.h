@@ -67,6 +67,7 @@ inline constexpr uint64_t kMaxCollectiveBytes = 100'000'000'000;      // 100 GB 
 inline constexpr uint64_t kMaxComputeCycles = 1'000'000'000'000'000;  // 10^15 per layer step
 inline constexpr int kMaxChunks = 1024;
 inline constexpr int kMaxNetIterations = 1'000'000;
+inline constexpr size_t kMaxNetFlowFileFlows = 10'000'000;  // flows of a flow file or generator
 inline constexpr int kMaxActiveCollectives = 1024;
 inline constexpr double kMaxCycleNs = 1e6;
 inline constexpr long long kMaxTopologyNodes = 10'000'000;

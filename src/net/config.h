@@ -116,6 +116,12 @@ struct NetConfig {
   }
 };
 
+// Sets one congestion-control parameter from the command line: "dcqcn.rate_ai" = "50Mbps" etc.
+// (names in CcParamNames()); durations and rates go through the units parser. Throws UsageError
+// naming the parameter and what was expected.
+void SetCcParam(std::string_view name, std::string_view value, NetConfig* config);
+const char* CcParamNames();
+
 // ECN thresholds by port rate (the study's KMIN_MAP / KMAX_MAP, in bytes): 25G 100/400 KB,
 // 40G 200/800 KB, 100G 400/1600 KB, 200G 600/2400 KB, >=400G 800/3200 KB; slower ports scale down.
 uint64_t EcnKmin(uint64_t rate_bps);

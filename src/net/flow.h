@@ -56,7 +56,11 @@ struct Flow {
   uint32_t src_port = 0;  // global index of the sender's NIC port
   uint64_t bytes = 0;
   uint64_t tag = 0;
+  uint8_t priority = 0;  // traffic class: the strict-priority data queue at every switch egress
   Time start = 0;
+  // The flow alone on an idle fabric (Network::IdealFct): its path's one-way latency plus every
+  // packet, headers included, serialised at the path's slowest link.
+  Time ideal_fct = 0;
   Time delivered = -1;  // receiver got the last byte
   Time acked = -1;      // sender got the last ACK
 

@@ -22,7 +22,11 @@ enum EventType : uint8_t {
   kTimer,           // a = observer token
   kRetransmit,      // a = flow
   kTransportTimer,  // a, b = the transport's operands
+  kLinkDown,        // a = index into failures_
+  kSample,          // time-series sample (not counted as an event)
 };
+
+constexpr uint32_t kNoRoute = UINT32_MAX;
 
 uint64_t Mix(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -52,7 +56,9 @@ Network::Network(const Topology& topology, const NetConfig& config)
     ends[topology.links[i].a].push_back({i, false});
     ends[topology.links[i].b].push_back({i, true});
   }
-  std::vector<std::vector<uint32_t>> neighbors(num_nodes);
+  neighbors_.resize(num_nodes);
+  std::vector<std::vector<uint32_t>>& neighbors = neighbors_;
+  is_switch_ = topology.is_switch;
   std::vector<uint32_t> link_port_a(topology.links.size()), link_port_b(topology.links.size());
   uint32_t switch_count = 0;
   for (uint32_t node = 0; node < num_nodes; ++node) {
@@ -118,7 +124,7 @@ Network::Network(const Topology& topology, const NetConfig& config)
   if (!config_.pfc) losses_possible_ = true;
   acks_in_data_ =
       config_.transport == TransportKind::kRdma && config_.ack_priority == AckPriority::kData;
-  routing_ = std::make_unique<Routing>(neighbors, topology.is_switch, host_nodes_);
+  routing_ = std::make_unique<Routing>(neighbors_, is_switch_, host_nodes_);
   for (uint32_t host : host_nodes_) host_port_.push_back(nodes_[host].first_port);
   if (config_.transport != TransportKind::kRdma) {
     for (uint32_t host : host_nodes_) {
@@ -171,10 +177,12 @@ void Network::RequireRoomForHeadroom(const Topology& topology, uint32_t node,
 
 uint32_t Network::RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const {
   auto choices = routing_->NextPorts(node, dst_host);
-  uint32_t local = choices.size() == 1
-                       ? choices[0]
-                       : choices[Mix((static_cast<uint64_t>(flow) << 32) ^ node) % choices.size()];
-  return nodes_[node].first_port + local;
+  if (choices.size() == 1) return nodes_[node].first_port + choices[0];
+  if (choices.empty()) [[unlikely]] {
+    return kNoRoute;  // only after a link failure (AddFlow refuses unreachable hosts before)
+  }
+  return nodes_[node].first_port +
+         choices[Mix((static_cast<uint64_t>(flow) << 32) ^ node) % choices.size()];
 }
 
 void Network::ComputePathTiming(Flow& flow, uint32_t id) {
@@ -182,27 +190,62 @@ void Network::ComputePathTiming(Flow& flow, uint32_t id) {
   const uint32_t dst_node = host_nodes_[flow.dst_host];
   uint32_t node = host_nodes_[flow.src_host];
   Time rtt = 0;
-  int hops = 0;
+  std::vector<const Port*> path;
   while (node != dst_node) {
-    const Port& port = ports_[RoutePort(node, flow.dst_host, id)];
+    const uint32_t out = RoutePort(node, flow.dst_host, id);
+    if (out == kNoRoute) break;
+    const Port& port = ports_[out];
+    path.push_back(&port);
     rtt = std::min<Time>(kPastHorizon, rtt + 2 * port.delay +
                                            SerializationTime(data_bytes, port.rate_bps) +
                                            SerializationTime(config_.ack_bytes, port.rate_bps));
     node = ports_[port.peer].node;
-    if (++hops > 64) break;
+    if (path.size() > 64) break;
   }
   flow.base_rtt = rtt;
   flow.bdp = BytesInFlight(flow.line_rate, static_cast<double>(rtt)) + data_bytes;
+
+  // Ideal FCT: the flow's packets leave the NIC back to back and are stored and forwarded at
+  // every hop. With equal full packets, packet i (from 1) finishes serialising at hop j at
+  // sum_{k<=j} S_k + sum_{k<j} d_k + (i - 1) max_{k<=j} S_k (S: serialisation, d: delay); the
+  // shorter last packet then waits at each hop for its own arrival and for the packet before it.
+  // This is exactly when a lone queue pair at line rate delivers its last byte, if its window
+  // never closes; the one-way latency plus every byte (headers included) at the slowest link.
+  if (path.empty()) return;
+  const uint64_t payload = config_.payload_bytes;
+  const uint64_t packets = (flow.bytes + payload - 1) / payload;
+  const uint32_t last =
+      config_.data_packet_bytes(static_cast<uint32_t>(flow.bytes - (packets - 1) * payload));
+  Time full_through = 0;  // sum_{k<=j} S_k + sum_{k<j} d_k
+  Time slowest = 0;       // max_{k<=j} S_k
+  Time last_done = 0;     // when the last packet finishes serialising at hop j
+  for (size_t h = 0; h < path.size(); ++h) {
+    const Time full = SerializationTime(data_bytes, path[h]->rate_bps);
+    const Time arrival = h == 0 ? 0 : last_done + path[h - 1]->delay;
+    full_through += full + (h == 0 ? 0 : path[h - 1]->delay);
+    slowest = std::max(slowest, full);
+    const Time previous_done =
+        packets >= 2 ? full_through + static_cast<Time>(packets - 2) * slowest : 0;
+    last_done = std::max(arrival, previous_done) + SerializationTime(last, path[h]->rate_bps);
+    if (last_done > kMaxTime) break;
+  }
+  const Time ideal = last_done + path.back()->delay;
+  flow.ideal_fct = std::min<Time>(ideal, kPastHorizon);
 }
 
-uint32_t Network::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint64_t tag) {
+uint32_t Network::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint64_t tag,
+                          uint8_t priority) {
+  if (priority >= kNumPriorities) {
+    throw UsageError("flow priority " + std::to_string(priority) + ": expected 0.." +
+                     std::to_string(kNumPriorities - 1));
+  }
   if (src >= num_hosts() || dst >= num_hosts() || src == dst || bytes == 0) {
     throw UsageError("flow " + std::to_string(src) + "->" + std::to_string(dst) + " of " +
                      std::to_string(bytes) + " bytes: hosts must differ, exist (0.." +
                      std::to_string(num_hosts() - 1) + ") and bytes be positive");
   }
   const uint32_t id = static_cast<uint32_t>(flows_.size());
-  if (routing_->NextPorts(host_nodes_[src], dst).empty()) {
+  if (!links_failed_ && routing_->NextPorts(host_nodes_[src], dst).empty()) {
     throw InputError(topology_name_, 0,
                      "no path from host " + std::to_string(src) + " (node " +
                          std::to_string(host_nodes_[src]) + ") to host " + std::to_string(dst) +
@@ -213,8 +256,10 @@ uint32_t Network::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start
   flow.dst_host = dst;
   flow.bytes = bytes;
   flow.tag = tag;
+  flow.priority = priority;
   flow.start = std::max(start, now_);
   flow.src_port = RoutePort(host_nodes_[src], dst, id);
+  if (flow.src_port == kNoRoute) flow.src_port = nodes_[host_nodes_[src]].first_port;
   flow.line_rate = static_cast<double>(ports_[flow.src_port].rate_bps);
   ComputePathTiming(flow, id);
   flows_.push_back(flow);
@@ -226,11 +271,108 @@ void Network::AddTimer(Time at, uint32_t token) {
   events_.Push(std::max(at, now_), kTimer, token, 0);
 }
 
+void Network::FailLink(uint32_t node_a, uint32_t node_b, Time at) {
+  bool found = false;
+  if (node_a < nodes_.size() && node_b < nodes_.size()) {
+    for (uint32_t p = 0; p < nodes_[node_a].num_ports; ++p) {
+      found |= ports_[ports_[nodes_[node_a].first_port + p].peer].node == node_b;
+    }
+  }
+  if (!found) {
+    throw UsageError("link " + std::to_string(node_a) + "-" + std::to_string(node_b) +
+                     ": no link joins these nodes in " + topology_name_ + " (nodes 0.." +
+                     std::to_string(nodes_.size() - 1) + ")");
+  }
+  failures_.push_back({node_a, node_b});
+  events_.Push(std::max(at, now_), kLinkDown, static_cast<uint32_t>(failures_.size() - 1), 0);
+}
+
+void Network::TakeLinkDown(uint32_t failure) {
+  const auto [node_a, node_b] = failures_[failure];
+  links_failed_ = true;
+  losses_possible_ = true;  // from now on every sent packet is covered by a timeout
+  for (uint32_t p = 0; p < nodes_[node_a].num_ports; ++p) {
+    const uint32_t index = nodes_[node_a].first_port + p;
+    const uint32_t peer = ports_[index].peer;
+    if (ports_[peer].node != node_b) continue;
+    for (uint32_t end : {index, peer}) {
+      Port& port = ports_[end];
+      port.failed = true;
+      neighbors_[port.node][port.local] = Routing::kNoNeighbor;
+      ApplyPfc(end, false);  // what is queued for the link drains into it and is lost
+    }
+  }
+  routing_ = std::make_unique<Routing>(neighbors_, is_switch_, host_nodes_);
+}
+
+bool Network::HasPath(uint32_t src_host, uint32_t dst_host) const {
+  return !routing_->NextPorts(host_nodes_[src_host], dst_host).empty();
+}
+
+void Network::EnableTimeSeries(Time interval, bool all_ports) {
+  if (interval <= 0) throw UsageError("time-series sample interval must be positive");
+  sample_interval_ = interval;
+  sample_all_ports_ = all_ports;
+}
+
+void Network::Sample() {
+  for (const Port& port : ports_) {
+    if (!nodes_[port.node].is_switch) continue;
+    if (sample_all_ports_ || port.sample_max > 0) {
+      queue_samples_.push_back({now_, port.node, port.local, port.queued_bytes});
+    }
+  }
+  for (Port& port : ports_) port.sample_max = port.queued_bytes;
+  if (transport_ == nullptr) {
+    const size_t first = rate_samples_.size();
+    for (uint32_t host_port : host_port_) {
+      const Node& node = nodes_[ports_[host_port].node];
+      for (uint32_t p = 0; p < node.num_ports; ++p) {
+        for (uint32_t id : ports_[node.first_port + p].flows) {
+          rate_samples_.push_back({now_, id, flows_[id].rate});
+        }
+      }
+    }
+    std::sort(rate_samples_.begin() + static_cast<std::ptrdiff_t>(first), rate_samples_.end(),
+              [](const RateSample& x, const RateSample& y) { return x.flow < y.flow; });
+  }
+  if (events_.empty()) {
+    sample_pending_ = false;
+    return;
+  }
+  // Skip idle stretches: nothing changes until the next event.
+  Time next = now_ + sample_interval_;
+  const Time upcoming = events_.top().time;
+  if (upcoming > next)
+    next = (upcoming + sample_interval_ - 1) / sample_interval_ * sample_interval_;
+  events_.Push(next, kSample, 0, 0);
+}
+
+std::vector<PauseInterval> Network::PauseIntervals() const {
+  std::vector<PauseInterval> intervals = pauses_;
+  for (const Port& port : ports_) {
+    if (port.paused && sample_interval_ > 0) {
+      intervals.push_back({port.node, port.local, 0, port.paused_since, now_});
+    }
+  }
+  return intervals;
+}
+
 void Network::Run(Time until) {
   Progress progress("net", config_.progress);
+  if (sample_interval_ > 0 && !sample_pending_ && !events_.empty()) {
+    sample_pending_ = true;
+    const Time first = events_.top().time;
+    events_.Push((first + sample_interval_ - 1) / sample_interval_ * sample_interval_, kSample, 0,
+                 0);
+  }
   while (!events_.empty() && events_.top().time <= until) {
     Event event = events_.Pop();
     now_ = event.time;
+    if (event.type() == kSample) [[unlikely]] {
+      Sample();
+      continue;
+    }
     ++stats_.events;
     if (Dispatch(event)) stats_.end = now_;
     if ((stats_.events & 0xffff) == 0 && progress.Due()) {
@@ -251,7 +393,7 @@ bool Network::Dispatch(const Event& event) {
       Kick(event.a);
       break;
     case kPfcFrame:
-      ApplyPfc(event.a, event.b != 0);
+      if (!ports_[event.a].failed) ApplyPfc(event.a, event.b != 0);
       break;
     case kWake:
       if (ports_[event.a].wake_at == now_) ports_[event.a].wake_at = kNever;
@@ -272,6 +414,9 @@ bool Network::Dispatch(const Event& event) {
       break;
     case kTransportTimer:
       transport_->OnTimer(event.a, event.b);
+      break;
+    case kLinkDown:
+      TakeLinkDown(event.a);
       break;
     case kEventDcqcnDecrease:
     case kEventDcqcnIncrease: {
@@ -355,6 +500,10 @@ void Network::SwitchSendControl(uint32_t switch_index, uint32_t handle) {
   ++stats_.ack_packets;
   const Packet& packet = packets_[handle];
   const uint32_t out = RoutePort(switch_nodes_[switch_index], packet.dst_host, packet.flow);
+  if (out == kNoRoute) {
+    Drop(handle);
+    return;
+  }
   PushControl(ports_[out], handle);
   Kick(out);
 }
@@ -427,7 +576,7 @@ void Network::SendData(uint32_t port_index, uint32_t id) {
   packet.type = PacketType::kData;
   packet.ecn = 0;
   packet.hops = 0;
-  packet.prio = 0;
+  packet.prio = flow.priority;
   if (flow.snd_nxt < flow.snd_max) ++stats_.retransmitted_packets;
   flow.snd_nxt += packet.payload;
   flow.snd_max = std::max(flow.snd_max, flow.snd_nxt);
@@ -453,6 +602,10 @@ void Network::Transmit(uint32_t port_index, uint32_t handle) {
 void Network::Arrive(uint32_t port_index, uint32_t handle) {
   const Port& port = ports_[port_index];
   if (port.error_rate > 0 && rng_.Uniform() < port.error_rate) {
+    Drop(handle);
+    return;
+  }
+  if (port.failed) [[unlikely]] {
     Drop(handle);
     return;
   }
@@ -486,7 +639,11 @@ void Network::Drop(uint32_t handle) {
   if (!losses_possible_) {
     losses_possible_ = true;
   }
-  if (transport_ == nullptr && packet.type == PacketType::kData && !flows_[packet.flow].rto_armed) {
+  // A lost ACK matters too once links fail: the last one may be the one lost.
+  if (transport_ == nullptr &&
+      (packet.type == PacketType::kData || packet.type == PacketType::kAck ||
+       packet.type == PacketType::kNack) &&
+      !flows_[packet.flow].rto_armed && flows_[packet.flow].acked < 0) {
     ArmRetransmitTimer(packet.flow);
   }
   packets_.Free(handle);
@@ -496,6 +653,10 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
   Packet& packet = packets_[handle];
   const Port& in = ports_[in_index];
   const uint32_t out_index = RoutePort(in.node, packet.dst_host, packet.flow);
+  if (out_index == kNoRoute) [[unlikely]] {
+    Drop(handle);
+    return;
+  }
   Port& out = ports_[out_index];
   if (packet.type != PacketType::kData && !acks_in_data_) {
     PushControl(out, handle);
@@ -547,6 +708,7 @@ void Network::CountQueue(Port& port, int64_t delta) {
   port.queue_since = now_;
   port.queued_bytes = static_cast<uint64_t>(static_cast<int64_t>(port.queued_bytes) + delta);
   port.max_queue = std::max(port.max_queue, port.queued_bytes);
+  port.sample_max = std::max(port.sample_max, port.queued_bytes);
 }
 
 void Network::SendPfc(uint32_t ingress_port, bool pause) {
@@ -565,6 +727,8 @@ void Network::ApplyPfc(uint32_t port_index, bool pause) {
     port.ever_paused = true;
   } else {
     port.pause_time += now_ - port.paused_since;
+    if (sample_interval_ > 0)
+      pauses_.push_back({port.node, port.local, 0, port.paused_since, now_});
     Kick(port_index);
   }
 }
@@ -598,6 +762,11 @@ void Network::HostReceiveData(uint32_t node, uint32_t handle) {
   packet.dst_host = flow.src_host;
   ++stats_.ack_packets;
   const uint32_t out = RoutePort(node, flow.src_host, id);
+  if (out == kNoRoute) [[unlikely]] {
+    Drop(handle);
+    if (just_delivered && observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
+    return;
+  }
   PushControl(ports_[out], handle);
   Kick(out);
   if (just_delivered && observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
@@ -641,6 +810,8 @@ void Network::FinishSending(uint32_t id) {
 
 void Network::ArmRetransmitTimer(uint32_t id) {
   Flow& flow = flows_[id];
+  // Without any path left (a failed link cut the hosts apart) the flow gives up.
+  if (links_failed_ && !HasPath(flow.src_host, flow.dst_host)) return;
   flow.rto_armed = true;
   flow.rto_una = flow.snd_una;
   events_.Push(now_ + config_.retransmit_timeout, kRetransmit, id, 0);

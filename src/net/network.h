@@ -73,6 +73,27 @@ struct NetStats {
   uint64_t max_switch_control_packets = 0;
 };
 
+// Time series (EnableTimeSeries): samples every `interval` of the data queue at switch egress
+// ports and of the rate limiter of every unfinished queue pair, and every PFC pause interval.
+struct QueueSample {
+  Time time = 0;
+  uint32_t node = 0;
+  uint16_t port = 0;  // local port index at `node`
+  uint64_t bytes = 0;
+};
+struct PauseInterval {
+  uint32_t node = 0;  // the paused egress port: its node and local index
+  uint16_t port = 0;
+  uint8_t priority = 0;  // always 0: PFC pauses every class of a port (one lossless class)
+  Time start = 0;
+  Time end = 0;
+};
+struct RateSample {
+  Time time = 0;
+  uint32_t flow = 0;
+  double rate_bps = 0;
+};
+
 // Queue statistics of one switch egress port.
 struct PortReport {
   uint32_t switch_node = 0;
@@ -95,9 +116,27 @@ class Network {
   void set_observer(NetObserver* observer) { observer_ = observer; }
 
   // A message of `bytes` (> 0) from host rank src to host rank dst (src != dst) starting at `start`
-  // (>= now). Throws InputError naming the topology if no path exists.
-  uint32_t AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint64_t tag);
+  // (>= now) in traffic class `priority` (< kNumPriorities, 0 served first). Throws InputError
+  // naming the topology if no path exists (unless a link has failed: the flow then never ends).
+  uint32_t AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start, uint64_t tag,
+                   uint8_t priority = 0);
   void AddTimer(Time at, uint32_t token);
+
+  // Takes every link between nodes a and b down at `at`: packets queued for or travelling on it
+  // are lost, PFC on it is lifted, and routing recomputes shortest paths without it (flows move
+  // to the survivors; lost packets are recovered by NACK / timeout). A flow left without any
+  // path gives up at its next timeout. Throws UsageError if a and b share no link.
+  void FailLink(uint32_t node_a, uint32_t node_b, Time at);
+
+  // Records time series from the next Run on: samples at every multiple of `interval` (> 0)
+  // while traffic is in progress (idle stretches are skipped); queues of switch ports that held
+  // data since the previous sample, or of every switch port with `all_ports`. Sampling adds no
+  // events to NetStats and changes nothing else.
+  void EnableTimeSeries(Time interval, bool all_ports);
+  const std::vector<QueueSample>& queue_samples() const { return queue_samples_; }
+  const std::vector<RateSample>& rate_samples() const { return rate_samples_; }
+  // Pause intervals in the order they ended; a pause still on ends at now().
+  std::vector<PauseInterval> PauseIntervals() const;
 
   // Processes events in time order until none remain or the next is later than `until`.
   void Run(Time until = kNever);
@@ -163,6 +202,8 @@ class Network {
     Time paused_since = 0;
     Time pause_time = 0;
     bool ever_paused = false;
+    bool failed = false;      // its link is down
+    uint64_t sample_max = 0;  // largest queue since the last time-series sample
   };
   struct Node {
     bool is_switch = false;
@@ -199,6 +240,9 @@ class Network {
   void ComputePathTiming(Flow& flow, uint32_t id);
   void TransportSend(uint32_t port);
   void PushControl(Port& port, uint32_t handle);
+  void TakeLinkDown(uint32_t failure);
+  void Sample();
+  bool HasPath(uint32_t src_host, uint32_t dst_host) const;
 
   NetConfig config_;
   std::string topology_name_;
@@ -208,7 +252,17 @@ class Network {
   std::vector<uint32_t> host_port_;     // first NIC port of each host
   std::vector<uint32_t> switch_nodes_;  // node of each switch index
   std::vector<SwitchMmu> mmus_;
+  std::vector<std::vector<uint32_t>> neighbors_;  // Routing's input; kNoNeighbor once down
+  std::vector<uint8_t> is_switch_;
   std::unique_ptr<Routing> routing_;
+  std::vector<std::pair<uint32_t, uint32_t>> failures_;  // node pairs of FailLink
+  bool links_failed_ = false;
+  Time sample_interval_ = 0;  // 0: no time series
+  bool sample_all_ports_ = false;
+  bool sample_pending_ = false;
+  std::vector<QueueSample> queue_samples_;
+  std::vector<RateSample> rate_samples_;
+  std::vector<PauseInterval> pauses_;
   std::vector<Flow> flows_;
   PacketPool packets_;
   EventQueue events_;

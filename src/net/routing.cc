@@ -24,7 +24,7 @@ Routing::Routing(const std::vector<std::vector<uint32_t>>& neighbors,
       uint32_t node = frontier[i];
       if (node != target && !is_switch[node]) continue;  // hosts do not forward
       for (uint32_t next : neighbors[node]) {
-        if (distance[next] != kUnreached) continue;
+        if (next == kNoNeighbor || distance[next] != kUnreached) continue;
         distance[next] = distance[node] + 1;
         frontier.push_back(next);
       }
@@ -35,6 +35,7 @@ Routing::Routing(const std::vector<std::vector<uint32_t>>& neighbors,
       const auto& adjacent = neighbors[node];
       for (size_t port = 0; port < adjacent.size(); ++port) {
         uint32_t next = adjacent[port];
+        if (next == kNoNeighbor) continue;
         bool forwards = next == target || is_switch[next];
         if (forwards && distance[next] + 1 == distance[node])
           list.push_back(static_cast<uint16_t>(port));

@@ -14,7 +14,9 @@ namespace jigsaw::net {
 
 class Routing {
  public:
-  // neighbors[node][local_port] = the node at the other end; hosts = host node ids by rank.
+  // neighbors[node][local_port] = the node at the other end, or kNoNeighbor for a link that is
+  // down; hosts = host node ids by rank.
+  static constexpr uint32_t kNoNeighbor = UINT32_MAX;
   Routing(const std::vector<std::vector<uint32_t>>& neighbors,
           const std::vector<uint8_t>& is_switch, const std::vector<uint32_t>& hosts);
 

@@ -59,8 +59,103 @@ TEST(NetCli, WritesSummaryAndFlowsDeterministically) {
   EXPECT_GT(summary["network"]["ecn_marks"].get<int>(), 0);
   EXPECT_GT(summary["network"]["max_queue_bytes"].get<int>(), 0);
   std::string csv = Slurp(a + "/flows.csv");
-  EXPECT_EQ(csv.rfind("flow,src,dst,bytes,start_us,end_us,fct_us\n", 0), 0u);
+  EXPECT_EQ(csv.rfind("flow,src,dst,bytes,start_us,end_us,fct_us,ideal_fct_us,slowdown\n", 0), 0u);
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 7);
+  // Six flows into one host: none alone, so each is slower than its ideal.
+  EXPECT_GT(summary["flows"]["slowdown_mean"].get<double>(), 1.5);
+  EXPECT_FALSE(std::filesystem::exists(a + "/timeseries"));
+}
+
+TEST(NetCli, FlowFileTimeSeriesAndFailures) {
+  const std::string out = TempDir("flowfile");
+  const std::string flows = out + ".flows.txt";
+  // clos:leaves=2,spines=2,hosts=2: hosts 0..3, leaves 4 and 5, spines 6 and 7.
+  {
+    std::ofstream file(flows);
+    file << "3\n0 2 3 100 1000 0.000001\n1 2 3 100 400000 0.000001\n3 2 1 100 400000 0.000001\n";
+  }
+  const std::string topology = " --topology clos:leaves=2,spines=2,hosts=2,rate=100Gbps --quiet";
+  Result run =
+      RunCli(topology + " --flows " + flows + " --timeseries --sample-interval 5us --out " + out);
+  ASSERT_EQ(run.status, 0) << run.stderr_text;
+  const std::string csv = Slurp(out + "/flows.csv");
+  EXPECT_NE(csv.find("\n0,0,2,1000,1.000,"), std::string::npos) << csv;
+  auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_EQ(summary["flows"]["count"], 3);
+  EXPECT_EQ(summary["flows"]["unfinished"], 0);
+  EXPECT_EQ(summary["timeseries"]["sample_interval_us"], 5.0);
+  EXPECT_EQ(Slurp(out + "/timeseries/queue.csv").rfind("time_us,node,port,queue_bytes\n", 0), 0u);
+  EXPECT_EQ(Slurp(out + "/timeseries/pfc.csv").rfind("node,port,priority,start_us,end_us\n", 0),
+            0u);
+  const std::string rate = Slurp(out + "/timeseries/rate.csv");
+  EXPECT_EQ(rate.rfind("time_us,flow_id,rate_gbps\n", 0), 0u);
+  EXPECT_NE(rate.find("\n5.000,1,100.000\n"), std::string::npos) << rate;
+  EXPECT_GT(summary["timeseries"]["queue_rows"].get<int>(), 0);  // two senders into host 2
+
+  // A run without --timeseries removes the previous series.
+  ASSERT_EQ(RunCli(topology + " --flows " + flows + " --out " + out).status, 0);
+  EXPECT_FALSE(std::filesystem::exists(out + "/timeseries"));
+
+  // Host 3 loses its only link at 2 us: its flow never finishes (exit 3), the others do.
+  Result cut = RunCli(topology + " --flows " + flows + " --fail-link 3-5@2us --out " + out);
+  EXPECT_EQ(cut.status, 3) << cut.stderr_text;
+  summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_EQ(summary["flows"]["unfinished"], 1);
+  EXPECT_EQ(summary["link_failures"][0]["at_us"], 2.0);
+
+  // Background traffic alone, and joined to a flow file.
+  Result background = RunCli(topology +
+                             " --background websearch --background-load 100% "
+                             "--background-duration 500us --out " +
+                             out);
+  EXPECT_EQ(background.status, 0) << background.stderr_text;
+  summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_EQ(summary["background"]["cdf"], "websearch");
+  EXPECT_GT(summary["flows"]["count"].get<int>(), 0);
+
+  // Malformed inputs: file:line, exit 2.
+  {
+    std::ofstream file(flows);
+    file << "2\n0 2 3 100 1000 0\n0 6 3 100 1000 0\n";
+  }
+  Result bad = RunCli(topology + " --flows " + flows + " --out " + out);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.stderr_text.find(flows + ":3"), std::string::npos) << bad.stderr_text;
+  EXPECT_NE(bad.stderr_text.find("is a switch"), std::string::npos) << bad.stderr_text;
+  for (const std::string& args :
+       {std::string(" --flows ") + flows + " --traffic permutation:1MB",
+        std::string(" --traffic permutation:1MB --fail-link 4-6"),
+        std::string(" --traffic permutation:1MB --fail-link 0-1@1us"),
+        std::string(" --traffic permutation:1MB --timeseries some"),
+        std::string(" --traffic permutation:1MB --timeseries --sample-interval 0us"),
+        std::string(" --background websearch --background-load 150%"),
+        std::string(" --background nosuchcdf.txt"),
+        std::string(" --traffic permutation:1MB --cc-param hpcc.rate_ai"),
+        std::string(" --traffic permutation:1MB --cc-param hpcc.rate=1Gbps"),
+        std::string(" --traffic permutation:1MB --cc-param hpcc.max_stage=1.5"),
+        std::string(" --traffic permutation:1MB --cc-param dcqcn.increase_timer=5")}) {
+    Result r = RunCli(topology + args + " --out " + out);
+    EXPECT_EQ(r.status, 2) << args << ": " << r.stderr_text;
+  }
+  std::filesystem::remove(flows);
+  std::filesystem::remove_all(out);
+}
+
+TEST(NetCli, CcParamsChangeTheLaw) {
+  const std::string a = TempDir("ccparam_a"), b = TempDir("ccparam_b");
+  const std::string common =
+      " --topology rack:hosts=9 --cc dcqcn --traffic incast:8:2MB --window off --quiet";
+  ASSERT_EQ(RunCli(common + " --out " + a).status, 0);
+  Result slow =
+      RunCli(common + " --cc-param dcqcn.rate_ai=1Gbps --cc-param dcqcn.g=0.5 --out " + b);
+  ASSERT_EQ(slow.status, 0) << slow.stderr_text;
+  auto base = nlohmann::json::parse(Slurp(a + "/summary.json"));
+  auto tuned = nlohmann::json::parse(Slurp(b + "/summary.json"));
+  EXPECT_EQ(tuned["cc_params"]["dcqcn.rate_ai"], "1Gbps");
+  EXPECT_FALSE(base.contains("cc_params"));
+  EXPECT_NE(base["network"]["events"], tuned["network"]["events"]);
+  std::filesystem::remove_all(a);
+  std::filesystem::remove_all(b);
 }
 
 TEST(NetCli, RunsAnAstraWorkload) {
@@ -92,7 +187,7 @@ TEST(NetCli, BadInputsFailWithLocatedMessages) {
   EXPECT_NE(bad_cc.stderr_text.find("--cc 'cubic'"), std::string::npos);
   Result both = RunCli("--topology fattree:k=4 --out " + out);
   EXPECT_EQ(both.status, 2);
-  EXPECT_NE(both.stderr_text.find("either --workload"), std::string::npos);
+  EXPECT_NE(both.stderr_text.find("give one of --workload"), std::string::npos);
   Result dims = RunCli("--topology fattree:k=4 --traffic permutation:1MB --dims 3xq --out " + out);
   EXPECT_EQ(dims.status, 2);
   Result ack =
