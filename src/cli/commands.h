@@ -19,6 +19,7 @@ void AddProfileCommand(CLI::App& app, CommandAction* action);
 void AddPsCommand(CLI::App& app, CommandAction* action);
 void AddPsWorkerCommand(CLI::App& app, CommandAction* action);
 void AddServeCommand(CLI::App& app, CommandAction* action);
+void AddServeBenchCommand(CLI::App& app, CommandAction* action);
 void AddTlightsCommand(CLI::App& app, CommandAction* action);
 void AddTlightsReportCommand(CLI::App& app, CommandAction* action);
 // paramsvc, paramsvc-agg, paramsvc-register, paramsvc-status, paramsvc-sim, ps-timed-worker.

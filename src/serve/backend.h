@@ -7,10 +7,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "serve/kserve_protocol.h"
+#include "serve/layer_cache.h"
 
 namespace jigsaw {
 
@@ -41,6 +43,11 @@ class InferenceBackend {
   // Runs the full model without any cache; layers in [0, blocks). Same threading rule as Infer.
   virtual LayerFeatures ComputeLayerFeatures(const InferRequest& request,
                                              const std::vector<int>& layers) = 0;
+  // Seconds each block takes on `request` (mean of `repeats` runs after one warm-up), without
+  // any cache. Same threading rule as Infer.
+  virtual std::vector<double> MeasureBlockSeconds(const InferRequest& request, int repeats) = 0;
+  // Installs the cache consulted from the next Infer on (null: none); not while Infer runs.
+  virtual void SetCache(std::shared_ptr<LayerCache> cache) = 0;
 };
 
 }  // namespace jigsaw

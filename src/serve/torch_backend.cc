@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <span>
@@ -30,6 +31,29 @@ class TorchBackend : public InferenceBackend {
   }
 
   const ServedModelInfo& info() const override { return info_; }
+
+  void SetCache(std::shared_ptr<LayerCache> cache) override {
+    cache_ = std::move(cache);
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.cache = cache_ ? cache_->kind() : "none";
+    stats_.cache_bytes = cache_ ? cache_->MemoryBytes() : 0;
+  }
+
+  std::vector<double> MeasureBlockSeconds(const InferRequest& request, int repeats) override {
+    torch::NoGradGuard no_grad;
+    const int blocks = model_->num_blocks();
+    std::vector<double> seconds(blocks, 0.0);
+    for (int run = -1; run < std::max(1, repeats); ++run) {
+      torch::Tensor x = InputTensor(request);
+      for (int b = 0; b < blocks; ++b) {
+        const auto start = std::chrono::steady_clock::now();
+        x = model_->block(b)->forward(x);
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        if (run >= 0) seconds[b] += took.count() / std::max(1, repeats);
+      }
+    }
+    return seconds;
+  }
 
   InferResult Infer(const InferRequest& request) override {
     InferResult result = Run(request);

@@ -16,15 +16,18 @@
 #include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/error.h"
+#include "serve/cache_setup.h"
 #include "serve/exact_match_cache.h"
 #include "serve/http_server.h"
 #include "serve/inference_queue.h"
 #include "serve/knn_cache.h"
+#include "serve/serve_bench.h"
 #include "serve/torch_backend.h"
 
 namespace jigsaw {
@@ -420,6 +423,10 @@ class GatedBackend : public InferenceBackend {
                                      const std::vector<int>& layers) override {
     return inner_.ComputeLayerFeatures(request, layers);
   }
+  std::vector<double> MeasureBlockSeconds(const InferRequest& request, int repeats) override {
+    return inner_.MeasureBlockSeconds(request, repeats);
+  }
+  void SetCache(std::shared_ptr<LayerCache> cache) override { inner_.SetCache(std::move(cache)); }
   InferResult Infer(const InferRequest& request) override {
     std::unique_lock<std::mutex> lock(mutex_);
     ++started_;
@@ -538,6 +545,89 @@ TEST(ServeCliTest, RefusesMissingOrForeignCheckpoints) {
   EXPECT_EQ(foreign.exit_code, 2) << foreign.output;
   EXPECT_NE(foreign.output.find("checkpoint"), std::string::npos) << foreign.output;
   std::filesystem::remove(junk);
+}
+
+// serve-bench against the real server: a reference pass, then a Zipf and a uniform stream; every
+// answer is counted and the server's per-block counters cover exactly the stream.
+TEST_F(ServeTest, ServeBenchDrivesTheServer) {
+  ServeBenchOptions options;
+  options.port = port_;
+  options.model = "lenet";
+  options.data.dataset = "synthetic";
+  options.data.synthetic_test = 40;
+  options.first = 10;
+  options.rate = 500;
+  options.requests = 30;
+  options.connections = 2;
+  options.reference_out = out_ + "/reference.txt";
+  const ServeBenchResult zipf = RunServeBench(options);
+  EXPECT_EQ(zipf.ok, 30);
+  EXPECT_EQ(zipf.failed + zipf.dropped, 0);
+  ASSERT_FALSE(zipf.answered_after.empty());
+  EXPECT_EQ(zipf.answered_after.back(), 30);  // no cache: the full model answered every one
+  EXPECT_EQ(zipf.cache, "none");
+  EXPECT_GE(zipf.agreement, 0.9);  // same server, same batch size: only float ties could differ
+  EXPECT_GE(zipf.accuracy, 0.0);
+  EXPECT_LE(zipf.accuracy, 1.0);
+  EXPECT_LE(zipf.p50_ms, zipf.p99_ms);
+  std::ifstream reference(options.reference_out);
+  int lines = 0;
+  for (std::string line; std::getline(reference, line);) ++lines;
+  EXPECT_EQ(lines, 30);  // images 10 .. 39
+  options.reference_in = options.reference_out;
+  options.reference_out.clear();
+  options.stream = "uniform";
+  const ServeBenchResult uniform = RunServeBench(options);
+  EXPECT_EQ(uniform.ok, 30);
+  EXPECT_GE(uniform.agreement, 0.9);
+  options.stream = "bursty";
+  EXPECT_THROW(RunServeBench(options), UsageError);
+}
+
+// Each learned/approximate cache kind is warmed and calibrated on held-out data and then serves:
+// answers come back for every sample and the counters add up.
+TEST_F(ServeTest, CacheSetupBuildsEveryKindAndServes) {
+  for (const std::string kind : {"freeze", "gati", "branchy"}) {
+    CacheSetupOptions options;
+    options.kind = kind;
+    options.data.dataset = "synthetic";
+    options.data.synthetic_test = 120;
+    options.calibration_samples = 120;
+    options.train_epochs = 3;
+    options.online = false;
+    std::ostringstream log;
+    std::shared_ptr<LayerCache> cache = BuildCache(*backend_, options, log);
+    ASSERT_NE(cache, nullptr);
+    EXPECT_EQ(cache->kind(), kind);
+    EXPECT_NE(log.str().find("cache setup:"), std::string::npos);
+    for (int layer : cache->layers()) {
+      EXPECT_GE(layer, 1);
+      EXPECT_LT(layer, 5);
+    }
+    backend_->SetCache(cache);
+    const BackendStats before = backend_->stats();
+    EXPECT_EQ(before.cache, kind);
+    InferRequest request;
+    request.batch = 4;
+    request.input.assign(4 * 28 * 28, 0.3f);
+    const InferResult result = backend_->Infer(request);
+    ASSERT_EQ(result.classes.size(), 4u);
+    for (int64_t c : result.classes) {
+      EXPECT_GE(c, 0);
+      EXPECT_LT(c, 10);
+    }
+    const BackendStats after = backend_->stats();
+    int64_t answered = 0;
+    for (size_t k = 0; k < after.answered_after.size(); ++k) {
+      answered += after.answered_after[k] - before.answered_after[k];
+    }
+    EXPECT_EQ(answered, 4);
+    backend_->SetCache(nullptr);
+  }
+  CacheSetupOptions bad;
+  bad.kind = "lru";
+  std::ostringstream log;
+  EXPECT_THROW(BuildCache(*backend_, bad, log), UsageError);
 }
 
 }  // namespace
