@@ -1,9 +1,12 @@
 // The KServe v2 server over loopback with a tiny LeNet trained by `jigsaw train`: conformance with
 // valid requests, a clear 4xx for each kind of malformed one, the bounded inference queue, and
 // `jigsaw serve` errors. No assertion depends on timing.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -628,6 +631,43 @@ TEST_F(ServeTest, CacheSetupBuildsEveryKindAndServes) {
   bad.kind = "lru";
   std::ostringstream log;
   EXPECT_THROW(BuildCache(*backend_, bad, log), UsageError);
+}
+
+// Hostile peers: more idle connections than HTTP threads, and a slowloris peer dribbling a header,
+// must not stop the server; once the 5 s IO timeout cuts them a valid request is served. Every
+// socket is closed before the test ends.
+TEST_F(ServeTest, IdleAndSlowPeersDoNotStopTheServer) {
+  std::vector<int> sockets;
+  auto connect_one = [&] {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port_));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+      sockets.push_back(fd);
+      return fd;
+    }
+    if (fd >= 0) close(fd);
+    return -1;
+  };
+  for (int i = 0; i < 12; ++i) connect_one();  // idle: never send a byte
+  const int slow = connect_one();
+  ASSERT_GE(slow, 0);
+  const std::string partial = "POST /v2/models/lenet/infer HTTP/1.1\r\nHost: x\r\n";
+  ASSERT_EQ(send(slow, partial.data(), partial.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(partial.size()));
+  httplib::Result result = Infer(Request(1, Input(1)).dump());
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 200) << result->body;
+  // The slow peer's request never completed: the server cut it (EOF or reset), it got no 200.
+  timeval bound{30, 0};  // never wait forever, whatever the server does
+  setsockopt(slow, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+  char buffer[256];
+  const ssize_t got = recv(slow, buffer, sizeof(buffer), 0);
+  EXPECT_TRUE(got <= 0 || std::string(buffer, got).find(" 200 ") == std::string::npos);
+  for (int fd : sockets) close(fd);
+  EXPECT_EQ(server_->stats().server_errors, 0);
 }
 
 }  // namespace
