@@ -133,6 +133,7 @@ std::shared_ptr<LayerCache> BuildFreeze(const HeldOut& held, const std::vector<i
   kept.layers.clear();
   kept.max_distance.clear();
   std::vector<std::vector<char>> hit, agree;
+  std::vector<char> answered(calibration, 0);  // by an earlier kept layer
   for (size_t j = 0; j < layers.size(); ++j) {
     const LabelledFeatures data = Slice(held.calibration, j, held.calibration.classes);
     std::vector<CalibrationPoint> points;
@@ -143,7 +144,8 @@ std::shared_ptr<LayerCache> BuildFreeze(const HeldOut& held, const std::vector<i
       if (!probed) continue;
       scores[i] = probed->mean_distance;
       agrees[i] = probed->label == data.labels[i];
-      points.push_back({probed->mean_distance, static_cast<bool>(agrees[i])});
+      // Calibrated on the samples that reach this layer in the cascade (harder than the rest).
+      if (!answered[i]) points.push_back({probed->mean_distance, static_cast<bool>(agrees[i])});
     }
     const std::optional<CalibratedBound> bound =
         CalibrateBound(points, options.target_agreement, MinHits(options, calibration));
@@ -157,7 +159,10 @@ std::shared_ptr<LayerCache> BuildFreeze(const HeldOut& held, const std::vector<i
     kept.layers.push_back(layers[j]);
     kept.max_distance.push_back(bound->bound);
     std::vector<char> hits(calibration, 0);
-    for (size_t i = 0; i < calibration; ++i) hits[i] = scores[i] <= bound->bound;
+    for (size_t i = 0; i < calibration; ++i) {
+      hits[i] = scores[i] <= bound->bound;
+      answered[i] = answered[i] || hits[i];
+    }
     hit.push_back(std::move(hits));
     agree.push_back(std::move(agrees));
   }
@@ -249,6 +254,7 @@ std::shared_ptr<LayerCache> BuildLearned(InferenceBackend& backend, const HeldOu
   std::vector<std::vector<char>> hit, agree;
   std::vector<double> lookup_seconds;
   std::vector<size_t> bytes;
+  std::vector<char> answered(calibration, 0);  // by an earlier kept layer
   for (size_t j = 0; j < layers.size(); ++j) {
     // GATI learns the base model's answers; BranchyNet's exits learn the true labels.
     const LabelledFeatures warm = Slice(held.warm, j, gati ? held.warm.classes : held.warm_truth);
@@ -262,7 +268,8 @@ std::shared_ptr<LayerCache> BuildLearned(InferenceBackend& backend, const HeldOu
       const std::vector<float> p = predictor.Probabilities(Row(holdout, i));
       scores[i] = Score(score, p);
       agrees[i] = std::max_element(p.begin(), p.end()) - p.begin() == holdout.labels[i];
-      points.push_back({scores[i], static_cast<bool>(agrees[i])});
+      // Calibrated on the samples that reach this layer past the earlier kept layers.
+      if (!answered[i]) points.push_back({scores[i], static_cast<bool>(agrees[i])});
     }
     const std::optional<CalibratedBound> bound =
         CalibrateBound(points, options.target_agreement, MinHits(options, calibration));
@@ -279,7 +286,10 @@ std::shared_ptr<LayerCache> BuildLearned(InferenceBackend& backend, const HeldOu
         << bound->hits << "/" << calibration << " agreeing " << bound->agreement << ", lookup "
         << lookup_seconds.back() * 1e6 << " us, " << bytes.back() << " bytes\n";
     std::vector<char> hits(calibration);
-    for (size_t i = 0; i < calibration; ++i) hits[i] = scores[i] <= bound->bound;
+    for (size_t i = 0; i < calibration; ++i) {
+      hits[i] = scores[i] <= bound->bound;
+      answered[i] = answered[i] || hits[i];
+    }
     hit.push_back(std::move(hits));
     agree.push_back(std::move(agrees));
   }
