@@ -7,6 +7,7 @@
 # cache-free server over the same images (batch of one).
 # Usage: bench/serve.sh CHECKPOINT DATASET
 #   env: JIGSAW=build/jigsaw REQUESTS=1000 RATE=100 CONNECTIONS=4 CALIB=5000 SEEDS="1"
+#        COUNT=0 (test images served after the CALIB held-out ones; 0: all the rest)
 #        KINDS="none exact freeze gati branchy" KEEP=dir (keep outputs) SERVE_ARGS=""
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ RATE="${RATE:-100}"
 CONNECTIONS="${CONNECTIONS:-4}"
 CALIB="${CALIB:-5000}"
 SEEDS="${SEEDS:-1}"
+COUNT="${COUNT:-0}"
 KINDS="${KINDS:-none exact freeze gati branchy}"
 OUT="${KEEP:-$(mktemp -d)}"
 mkdir -p "$OUT"
@@ -55,7 +57,7 @@ start_server() {
 
 start_server none "$OUT/reference-serve.log"
 "$JIGSAW" serve-bench --port "$PORT" --model "$MODEL" --dataset "$DATASET" --first "$CALIB" \
-  --requests 1 --reference-out "$OUT/reference.txt" >/dev/null
+  --count "$COUNT" --requests 1 --reference-out "$OUT/reference.txt" >/dev/null
 cleanup_server
 
 for seed in $SEEDS; do
@@ -63,7 +65,7 @@ for seed in $SEEDS; do
     for stream in zipf uniform; do
       start_server "$kind" "$OUT/$kind-$stream-$seed-serve.log"
       "$JIGSAW" serve-bench --port "$PORT" --model "$MODEL" --dataset "$DATASET" \
-        --first "$CALIB" --stream "$stream" --requests "$REQUESTS" --rate "$RATE" \
+        --first "$CALIB" --count "$COUNT" --stream "$stream" --requests "$REQUESTS" --rate "$RATE" \
         --connections "$CONNECTIONS" --seed "$seed" --reference "$OUT/reference.txt" \
         --out "$OUT/$kind-$stream-$seed" >"$OUT/$kind-$stream-$seed.txt"
       cleanup_server
@@ -74,7 +76,7 @@ for seed in $SEEDS; do
   done
 done
 
-echo "checkpoint $CKPT, $DATASET test images from $CALIB on, $REQUESTS requests at $RATE/s" \
+echo "checkpoint $CKPT, $DATASET test images from $CALIB on (count $COUNT; 0 = all), $REQUESTS requests at $RATE/s" \
   "(Poisson), $CONNECTIONS keep-alive connections, seeds: $SEEDS"
 echo
 echo "| cache | stream | seed | mean ms | p50 ms | p99 ms | max ms | req/s | agreement | accuracy |" \
