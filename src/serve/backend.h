@@ -22,6 +22,8 @@ struct BackendStats {
   // answered_after[k] = samples answered after k blocks (k = blocks: the full model).
   std::vector<int64_t> answered_after;
   size_t cache_bytes = 0;
+  // Wall-clock seconds spent in cache lookups and inserts (the caches' cost on the request path).
+  double cache_seconds = 0;
 };
 
 // What caches see of a batch, for warming and calibrating them offline: features[j] holds the

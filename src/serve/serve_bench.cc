@@ -328,6 +328,10 @@ ServeBenchResult RunServeBench(const ServeBenchOptions& options) {
   }
   result.half_or_fewer = answered > 0 ? static_cast<double>(half) / answered : 0;
   result.cache_bytes = after.at("cache_bytes").get<int64_t>();
+  if (answered > 0) {
+    result.cache_ms = (after.value("cache_seconds", 0.0) - before.value("cache_seconds", 0.0)) *
+                      1e3 / static_cast<double>(answered);
+  }
   result.cache = after.at("cache").get<std::string>();
   return result;
 }

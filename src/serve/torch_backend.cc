@@ -56,8 +56,10 @@ class TorchBackend : public InferenceBackend {
   }
 
   InferResult Infer(const InferRequest& request) override {
+    cache_seconds_ = 0;
     InferResult result = Run(request);
     std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.cache_seconds += cache_seconds_;
     stats_.samples += request.batch;
     for (int blocks : result.blocks_run) ++stats_.answered_after[blocks];
     if (cache_) stats_.cache_bytes = cache_->MemoryBytes();
@@ -142,10 +144,14 @@ class TorchBackend : public InferenceBackend {
       std::copy(scores, scores + info_.classes,
                 result.logits.begin() + static_cast<size_t>(sample) * info_.classes);
       result.classes[sample] = classes[row].item<int64_t>();
+      if (features[sample].empty()) continue;
+      const auto start = std::chrono::steady_clock::now();
       for (size_t k = 0; k < features[sample].size(); ++k) {
         cache_->Insert(layers[k], features[sample][k], result.classes[sample],
                        std::span<const float>(scores, info_.classes));
       }
+      cache_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     return result;
   }
@@ -162,7 +168,10 @@ class TorchBackend : public InferenceBackend {
       const int sample = (*active)[row];
       const float* begin = pooled.data_ptr<float>() + row * width;
       std::span<const float> values(begin, width);
+      const auto start = std::chrono::steady_clock::now();
       std::optional<CacheAnswer> answer = cache_->Lookup(layer, values);
+      cache_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (answer) {
         result->blocks_run[sample] = layer;
         result->classes[sample] = answer->label;
@@ -187,6 +196,7 @@ class TorchBackend : public InferenceBackend {
   ServedModelInfo info_;
   BlockModel model_;
   std::shared_ptr<LayerCache> cache_;
+  double cache_seconds_ = 0;  // of the Infer in progress (inference thread only)
   mutable std::mutex stats_mutex_;
   BackendStats stats_;
 };

@@ -573,6 +573,7 @@ TEST_F(ServeTest, ServeBenchDrivesTheServer) {
   EXPECT_GE(zipf.accuracy, 0.0);
   EXPECT_LE(zipf.accuracy, 1.0);
   EXPECT_LE(zipf.p50_ms, zipf.p99_ms);
+  EXPECT_EQ(zipf.cache_ms, 0.0);  // no cache: no time in lookups
   std::ifstream reference(options.reference_out);
   int lines = 0;
   for (std::string line; std::getline(reference, line);) ++lines;
@@ -625,6 +626,7 @@ TEST_F(ServeTest, CacheSetupBuildsEveryKindAndServes) {
       answered += after.answered_after[k] - before.answered_after[k];
     }
     EXPECT_EQ(answered, 4);
+    EXPECT_GE(after.cache_seconds, before.cache_seconds);  // lookups are accounted, never negative
     backend_->SetCache(nullptr);
   }
   CacheSetupOptions bad;
