@@ -6,37 +6,11 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "runtime/cifar10.h"
+#include "runtime/image_splits.h"
 #include "runtime/spb_worker.h"
 
 namespace jigsaw {
 namespace {
-
-constexpr char kDefaultFashionDir[] = "/usr/share/datasets/fashion-mnist";
-constexpr char kDefaultCifarSource[] = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
-
-// The default CIFAR-10 archive: ../shared/data/... from the working directory (the repository
-// root, where the README's commands run), else the same path beside the repository that holds
-// this executable (build/jigsaw-runtime -> ../../shared/data/...).
-std::string DefaultCifarSource() {
-  if (std::filesystem::exists(kDefaultCifarSource)) return kDefaultCifarSource;
-  std::error_code error;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const std::filesystem::path beside = exe.parent_path().parent_path() / kDefaultCifarSource;
-    if (std::filesystem::exists(beside)) return beside.string();
-  }
-  return kDefaultCifarSource;
-}
-
-std::string DefaultCacheDir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
-    return std::string(xdg) + "/jigsaw";
-  }
-  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
-    return std::string(home) + "/.cache/jigsaw";
-  }
-  return ".cache/jigsaw";
-}
 
 void KeepSubset(ImageSet* set, int samples) {
   if (samples <= 0 || samples >= set->count) return;
@@ -62,29 +36,9 @@ void KeepSubset(ImageSet* set, int samples) {
 
 TrainingData LoadTrainingData(const DataOptions& options) {
   TrainingData data;
-  if (options.dataset == "fashion-mnist") {
-    const std::string dir = options.data_dir.empty() ? kDefaultFashionDir : options.data_dir;
-    data.train = LoadFashionMnist(dir, true);
-    data.test = LoadFashionMnist(dir, false);
-  } else if (options.dataset == "cifar10") {
-    const std::string source = options.data_dir.empty() ? DefaultCifarSource() : options.data_dir;
-    const std::string cache = options.cache_dir.empty() ? DefaultCacheDir() : options.cache_dir;
-    data.train = LoadCifar10(source, true, cache);
-    data.test = LoadCifar10(source, false, cache);
-    for (ImageSet* set : {&data.train, &data.test}) {
-      set->channel_mean = {0.4914, 0.4822, 0.4465};
-      set->channel_std = {0.2470, 0.2435, 0.2616};
-    }
-    data.augment = options.augment != "off";
-  } else if (options.dataset == "synthetic") {
-    data.train = MakeSyntheticImageSet(options.synthetic_train, options.synthetic_size,
-                                       options.synthetic_classes, 7, 1);
-    data.test = MakeSyntheticImageSet(options.synthetic_test, options.synthetic_size,
-                                      options.synthetic_classes, 7, 2);
-  } else {
-    throw UsageError("--dataset '" + options.dataset +
-                     "': expected fashion-mnist, cifar10 or synthetic");
-  }
+  data.train = LoadImageSplit(options, true);
+  data.test = LoadImageSplit(options, false);
+  data.augment = options.dataset == "cifar10" && options.augment != "off";
   if (options.augment == "on") data.augment = true;
   if (options.augment != "on" && options.augment != "off" && options.augment != "auto") {
     throw UsageError("--augment '" + options.augment + "': expected auto, on or off");

@@ -7,10 +7,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "serve/kserve_protocol.h"
+#include "serve/layer_cache.h"
 
 namespace jigsaw {
 
@@ -20,6 +22,8 @@ struct BackendStats {
   // answered_after[k] = samples answered after k blocks (k = blocks: the full model).
   std::vector<int64_t> answered_after;
   size_t cache_bytes = 0;
+  // Wall-clock seconds spent in cache lookups and inserts (the caches' cost on the request path).
+  double cache_seconds = 0;
 };
 
 // What caches see of a batch, for warming and calibrating them offline: features[j] holds the
@@ -41,6 +45,11 @@ class InferenceBackend {
   // Runs the full model without any cache; layers in [0, blocks). Same threading rule as Infer.
   virtual LayerFeatures ComputeLayerFeatures(const InferRequest& request,
                                              const std::vector<int>& layers) = 0;
+  // Seconds each block takes on `request` (mean of `repeats` runs after one warm-up), without
+  // any cache. Same threading rule as Infer.
+  virtual std::vector<double> MeasureBlockSeconds(const InferRequest& request, int repeats) = 0;
+  // Installs the cache consulted from the next Infer on (null: none); not while Infer runs.
+  virtual void SetCache(std::shared_ptr<LayerCache> cache) = 0;
 };
 
 }  // namespace jigsaw

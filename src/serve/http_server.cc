@@ -200,7 +200,8 @@ void HttpServer::InstallRoutes() {
            {"cache", b.cache},
            {"samples", b.samples},
            {"answered_after_blocks", b.answered_after},
-           {"cache_bytes", b.cache_bytes}});
+           {"cache_bytes", b.cache_bytes},
+           {"cache_seconds", b.cache_seconds}});
   });
   auto unknown_model = [&model](const std::string& name, httplib::Response& res) {
     if (name == model.name) return false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -54,28 +55,42 @@ std::optional<KnnCache::Probed> KnnCache::Probe(int layer, std::span<const float
   if (slot < 0) return std::nullopt;
   const Store& store = stores_[slot];
   if (store.width == 0 || features.size() != store.width) return std::nullopt;
-  // (distance^2, class) of every entry; the k smallest decide.
-  std::vector<std::pair<double, int>> candidates;
+  // The k smallest (distance^2, class), ascending; a row is abandoned as soon as its partial
+  // sum exceeds the current k-th smallest.
+  const size_t k = static_cast<size_t>(options_.k);
+  std::vector<std::pair<float, int>> best;
+  best.reserve(k + 1);
+  float worst = std::numeric_limits<float>::infinity();
   for (int label = 0; label < options_.classes; ++label) {
     const std::vector<float>& rows = store.rows[label];
     for (size_t start = 0; start < rows.size(); start += store.width) {
-      double sum = 0;
-      for (size_t i = 0; i < store.width; ++i) {
-        const double d = static_cast<double>(rows[start + i]) - features[i];
-        sum += d * d;
+      const float* row = rows.data() + start;
+      float sum = 0;
+      size_t i = 0;
+      while (i < store.width) {
+        const size_t end = std::min(store.width, i + 16);
+        for (; i < end; ++i) {
+          const float d = row[i] - features[i];
+          sum += d * d;
+        }
+        if (sum > worst) break;
       }
-      candidates.emplace_back(sum, label);
+      if (sum > worst) continue;
+      const auto at = std::upper_bound(
+          best.begin(), best.end(), sum,
+          [](float value, const std::pair<float, int>& entry) { return value < entry.first; });
+      best.insert(at, {sum, label});
+      if (best.size() > k) best.pop_back();
+      if (best.size() == k) worst = best.back().first;
     }
   }
-  const size_t k = static_cast<size_t>(options_.k);
-  if (candidates.size() < k) return std::nullopt;
-  std::partial_sort(candidates.begin(), candidates.begin() + k, candidates.end());
+  if (best.size() < k) return std::nullopt;
   double distance = 0;
   for (size_t i = 0; i < k; ++i) {
-    if (candidates[i].second != candidates[0].second) return std::nullopt;
-    distance += std::sqrt(candidates[i].first);
+    if (best[i].second != best[0].second) return std::nullopt;
+    distance += std::sqrt(static_cast<double>(best[i].first));
   }
-  return Probed{candidates[0].second, distance / static_cast<double>(k)};
+  return Probed{best[0].second, distance / static_cast<double>(k)};
 }
 
 std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> features) {

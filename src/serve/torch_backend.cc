@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <span>
@@ -31,9 +32,34 @@ class TorchBackend : public InferenceBackend {
 
   const ServedModelInfo& info() const override { return info_; }
 
+  void SetCache(std::shared_ptr<LayerCache> cache) override {
+    cache_ = std::move(cache);
+    std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.cache = cache_ ? cache_->kind() : "none";
+    stats_.cache_bytes = cache_ ? cache_->MemoryBytes() : 0;
+  }
+
+  std::vector<double> MeasureBlockSeconds(const InferRequest& request, int repeats) override {
+    torch::NoGradGuard no_grad;
+    const int blocks = model_->num_blocks();
+    std::vector<double> seconds(blocks, 0.0);
+    for (int run = -1; run < std::max(1, repeats); ++run) {
+      torch::Tensor x = InputTensor(request);
+      for (int b = 0; b < blocks; ++b) {
+        const auto start = std::chrono::steady_clock::now();
+        x = model_->block(b)->forward(x);
+        const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+        if (run >= 0) seconds[b] += took.count() / std::max(1, repeats);
+      }
+    }
+    return seconds;
+  }
+
   InferResult Infer(const InferRequest& request) override {
+    cache_seconds_ = 0;
     InferResult result = Run(request);
     std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.cache_seconds += cache_seconds_;
     stats_.samples += request.batch;
     for (int blocks : result.blocks_run) ++stats_.answered_after[blocks];
     if (cache_) stats_.cache_bytes = cache_->MemoryBytes();
@@ -118,10 +144,14 @@ class TorchBackend : public InferenceBackend {
       std::copy(scores, scores + info_.classes,
                 result.logits.begin() + static_cast<size_t>(sample) * info_.classes);
       result.classes[sample] = classes[row].item<int64_t>();
+      if (features[sample].empty()) continue;
+      const auto start = std::chrono::steady_clock::now();
       for (size_t k = 0; k < features[sample].size(); ++k) {
         cache_->Insert(layers[k], features[sample][k], result.classes[sample],
                        std::span<const float>(scores, info_.classes));
       }
+      cache_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
     return result;
   }
@@ -138,7 +168,10 @@ class TorchBackend : public InferenceBackend {
       const int sample = (*active)[row];
       const float* begin = pooled.data_ptr<float>() + row * width;
       std::span<const float> values(begin, width);
+      const auto start = std::chrono::steady_clock::now();
       std::optional<CacheAnswer> answer = cache_->Lookup(layer, values);
+      cache_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (answer) {
         result->blocks_run[sample] = layer;
         result->classes[sample] = answer->label;
@@ -163,6 +196,7 @@ class TorchBackend : public InferenceBackend {
   ServedModelInfo info_;
   BlockModel model_;
   std::shared_ptr<LayerCache> cache_;
+  double cache_seconds_ = 0;  // of the Infer in progress (inference thread only)
   mutable std::mutex stats_mutex_;
   BackendStats stats_;
 };

@@ -1,9 +1,12 @@
 // The KServe v2 server over loopback with a tiny LeNet trained by `jigsaw train`: conformance with
 // valid requests, a clear 4xx for each kind of malformed one, the bounded inference queue, and
 // `jigsaw serve` errors. No assertion depends on timing.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,15 +19,18 @@
 #include <iterator>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/error.h"
+#include "serve/cache_setup.h"
 #include "serve/exact_match_cache.h"
 #include "serve/http_server.h"
 #include "serve/inference_queue.h"
 #include "serve/knn_cache.h"
+#include "serve/serve_bench.h"
 #include "serve/torch_backend.h"
 
 namespace jigsaw {
@@ -420,6 +426,10 @@ class GatedBackend : public InferenceBackend {
                                      const std::vector<int>& layers) override {
     return inner_.ComputeLayerFeatures(request, layers);
   }
+  std::vector<double> MeasureBlockSeconds(const InferRequest& request, int repeats) override {
+    return inner_.MeasureBlockSeconds(request, repeats);
+  }
+  void SetCache(std::shared_ptr<LayerCache> cache) override { inner_.SetCache(std::move(cache)); }
   InferResult Infer(const InferRequest& request) override {
     std::unique_lock<std::mutex> lock(mutex_);
     ++started_;
@@ -538,6 +548,128 @@ TEST(ServeCliTest, RefusesMissingOrForeignCheckpoints) {
   EXPECT_EQ(foreign.exit_code, 2) << foreign.output;
   EXPECT_NE(foreign.output.find("checkpoint"), std::string::npos) << foreign.output;
   std::filesystem::remove(junk);
+}
+
+// serve-bench against the real server: a reference pass, then a Zipf and a uniform stream; every
+// answer is counted and the server's per-block counters cover exactly the stream.
+TEST_F(ServeTest, ServeBenchDrivesTheServer) {
+  ServeBenchOptions options;
+  options.port = port_;
+  options.model = "lenet";
+  options.data.dataset = "synthetic";
+  options.data.synthetic_test = 40;
+  options.first = 10;
+  options.rate = 500;
+  options.requests = 30;
+  options.connections = 2;
+  options.reference_out = out_ + "/reference.txt";
+  const ServeBenchResult zipf = RunServeBench(options);
+  EXPECT_EQ(zipf.ok, 30);
+  EXPECT_EQ(zipf.failed + zipf.dropped, 0);
+  ASSERT_FALSE(zipf.answered_after.empty());
+  EXPECT_EQ(zipf.answered_after.back(), 30);  // no cache: the full model answered every one
+  EXPECT_EQ(zipf.cache, "none");
+  EXPECT_GE(zipf.agreement, 0.9);  // same server, same batch size: only float ties could differ
+  EXPECT_GE(zipf.accuracy, 0.0);
+  EXPECT_LE(zipf.accuracy, 1.0);
+  EXPECT_LE(zipf.p50_ms, zipf.p99_ms);
+  EXPECT_EQ(zipf.cache_ms, 0.0);  // no cache: no time in lookups
+  std::ifstream reference(options.reference_out);
+  int lines = 0;
+  for (std::string line; std::getline(reference, line);) ++lines;
+  EXPECT_EQ(lines, 30);  // images 10 .. 39
+  options.reference_in = options.reference_out;
+  options.reference_out.clear();
+  options.stream = "uniform";
+  const ServeBenchResult uniform = RunServeBench(options);
+  EXPECT_EQ(uniform.ok, 30);
+  EXPECT_GE(uniform.agreement, 0.9);
+  options.stream = "bursty";
+  EXPECT_THROW(RunServeBench(options), UsageError);
+}
+
+// Each learned/approximate cache kind is warmed and calibrated on held-out data and then serves:
+// answers come back for every sample and the counters add up.
+TEST_F(ServeTest, CacheSetupBuildsEveryKindAndServes) {
+  for (const std::string kind : {"freeze", "gati", "branchy"}) {
+    CacheSetupOptions options;
+    options.kind = kind;
+    options.data.dataset = "synthetic";
+    options.data.synthetic_test = 120;
+    options.calibration_samples = 120;
+    options.train_epochs = 3;
+    options.online = false;
+    std::ostringstream log;
+    std::shared_ptr<LayerCache> cache = BuildCache(*backend_, options, log);
+    ASSERT_NE(cache, nullptr);
+    EXPECT_EQ(cache->kind(), kind);
+    EXPECT_NE(log.str().find("cache setup:"), std::string::npos);
+    for (int layer : cache->layers()) {
+      EXPECT_GE(layer, 1);
+      EXPECT_LT(layer, 5);
+    }
+    backend_->SetCache(cache);
+    const BackendStats before = backend_->stats();
+    EXPECT_EQ(before.cache, kind);
+    InferRequest request;
+    request.batch = 4;
+    request.input.assign(4 * 28 * 28, 0.3f);
+    const InferResult result = backend_->Infer(request);
+    ASSERT_EQ(result.classes.size(), 4u);
+    for (int64_t c : result.classes) {
+      EXPECT_GE(c, 0);
+      EXPECT_LT(c, 10);
+    }
+    const BackendStats after = backend_->stats();
+    int64_t answered = 0;
+    for (size_t k = 0; k < after.answered_after.size(); ++k) {
+      answered += after.answered_after[k] - before.answered_after[k];
+    }
+    EXPECT_EQ(answered, 4);
+    EXPECT_GE(after.cache_seconds, before.cache_seconds);  // lookups are accounted, never negative
+    backend_->SetCache(nullptr);
+  }
+  CacheSetupOptions bad;
+  bad.kind = "lru";
+  std::ostringstream log;
+  EXPECT_THROW(BuildCache(*backend_, bad, log), UsageError);
+}
+
+// Hostile peers: more idle connections than HTTP threads, and a slowloris peer dribbling a header,
+// must not stop the server; once the 5 s IO timeout cuts them a valid request is served. Every
+// socket is closed before the test ends.
+TEST_F(ServeTest, IdleAndSlowPeersDoNotStopTheServer) {
+  std::vector<int> sockets;
+  auto connect_one = [&] {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(port_));
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd >= 0 && connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0) {
+      sockets.push_back(fd);
+      return fd;
+    }
+    if (fd >= 0) close(fd);
+    return -1;
+  };
+  for (int i = 0; i < 12; ++i) connect_one();  // idle: never send a byte
+  const int slow = connect_one();
+  ASSERT_GE(slow, 0);
+  const std::string partial = "POST /v2/models/lenet/infer HTTP/1.1\r\nHost: x\r\n";
+  ASSERT_EQ(send(slow, partial.data(), partial.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(partial.size()));
+  httplib::Result result = Infer(Request(1, Input(1)).dump());
+  ASSERT_TRUE(result);
+  EXPECT_EQ(result->status, 200) << result->body;
+  // The slow peer's request never completed: the server cut it (EOF or reset), it got no 200.
+  timeval bound{30, 0};  // never wait forever, whatever the server does
+  setsockopt(slow, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof(bound));
+  char buffer[256];
+  const ssize_t got = recv(slow, buffer, sizeof(buffer), 0);
+  EXPECT_TRUE(got <= 0 || std::string(buffer, got).find(" 200 ") == std::string::npos);
+  for (int fd : sockets) close(fd);
+  EXPECT_EQ(server_->stats().server_errors, 0);
 }
 
 }  // namespace
