@@ -119,7 +119,10 @@ int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** arg
     const std::string out = chosen != nullptr ? OutputFolder(*chosen) : "";
     if (!out.empty()) RequireWritableFolder(out, "--out");
     const int status = action ? action() : 0;
-    if (status == 0 && !out.empty()) RecordRunInSummary(*chosen, out);
+    // The launcher records the run; the worker processes it starts (--rank) do not.
+    if (status == 0 && !out.empty() && !FlagGiven(*chosen, "--rank")) {
+      RecordRunInSummary(*chosen, out);
+    }
     return status;
   } catch (const InputError& e) {
     std::fprintf(stderr, "jigsaw: %s\n", e.what());

@@ -1,5 +1,7 @@
 #include "core/output.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
 #include <csignal>
@@ -33,7 +35,9 @@ void MaybeInjectKill() {
 }  // namespace
 
 void WriteFileAtomically(const std::string& path, const std::string& contents) {
-  const std::string temp = path + ".tmp";
+  // One temporary name per process: concurrent writers of one file must not rename each
+  // other's half-written temporaries.
+  const std::string temp = path + ".tmp." + std::to_string(getpid());
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error("cannot open '" + temp + "' for writing");

@@ -12,7 +12,7 @@ using Json = nlohmann::ordered_json;
 
 // Creates the directory and its parents; throws std::runtime_error naming the path on failure.
 void MakeDirectories(const std::string& path);
-// Writes to "<path>.tmp" and renames over `path`.
+// Writes to "<path>.tmp.<pid>" and renames over `path`.
 void WriteFileAtomically(const std::string& path, const std::string& contents);
 // Fixed-point with `decimals` digits, "-0.000" normalised to "0.000".
 std::string FormatFixed(double value, int decimals);
