@@ -50,10 +50,11 @@ while read -r label args; do
         --policy "$policy" --out "$OUT/$side" 2>"$OUT/$side.err" || echo "exit $?" >>"$OUT/$side.err"
     done
     status=identical
+    [ -f "$OUT/ref/summary.json" ] && [ -f "$OUT/new/summary.json" ] || status="NO OUTPUT"
     for f in jobs.csv rounds.csv; do
-      cmp -s "$OUT/ref/$f" "$OUT/new/$f" || status="DIFFERS ($f)"
+      cmp -s "$OUT/ref/$f" "$OUT/new/$f" 2>/dev/null || status="DIFFERS ($f)"
     done
-    cmp -s <(strip "$OUT/ref/summary.json") <(strip "$OUT/new/summary.json") ||
+    cmp -s <(strip "$OUT/ref/summary.json" 2>&1) <(strip "$OUT/new/summary.json" 2>&1) ||
       status="DIFFERS (summary.json)"
     cmp -s "$OUT/ref.err" "$OUT/new.err" || status="$status, stderr differs"
     [ "$status" = identical ] || failed=1
