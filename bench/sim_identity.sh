@@ -2,7 +2,8 @@
 # Byte-identity check for simulator speed work (issue 13): runs every policy with a reference
 # binary and a candidate binary on Shockwave's traces (120 jobs / 32 GPUs TACC, 220 / 64 and
 # 460 / 128 WISR, with their configs and Gavel's co-location table) and on a contended, typed
-# Philly stream (CONTENDED=1, the default: 3,000 jobs at load ~1.5 on 64 GPUs), and diffs
+# Philly stream (CONTENDED=1, the default: 3,000 jobs at load ~1.5 on 64 GPUs) and a Gavel-style
+# heterogeneous cluster (HETERO=1, the default: 400 jobs on v100:36,p100:36,k80:36), and diffs
 # summary.json (without its wall-clock keys), jobs.csv and rounds.csv. Prints one line per run and
 # exits 1 if any output differs.
 # Usage: bench/sim_identity.sh REFERENCE_BINARY [CANDIDATE_BINARY, default build/jigsaw]
@@ -31,6 +32,11 @@ shockwave_460 --trace $DATA/traces/shockwave/shockwave_460.trace --throughputs $
 if [ "${CONTENDED:-1}" = 1 ]; then
   CASES="$CASES
 philly_stream_64 --trace $DATA/traces/philly/philly.csv --throughputs $DATA/throughputs/shockwave_tacc_throughputs.json --assign-job-types 0 --seed 0 --arrival-rate-jph 50 --stream-jobs 3000 --gpus 64"
+fi
+if [ "${HETERO:-1}" = 1 ]; then  # Gavel-style heterogeneous cluster (docs/heterogeneous.md)
+  python3 bench/hetero_trace.py "$GAVEL" 400 1 >"$OUT/hetero.trace"
+  CASES="$CASES
+hetero_108 --trace $OUT/hetero.trace --trace-format gavel --throughputs $GAVEL --cluster-spec v100:36,p100:36,k80:36 --round-s 360 --deadline-factor 0 --preemption-overhead-s 0 --arrival-rate-jph 6 --stream-jobs 400 --seed 1"
 fi
 POLICIES="${POLICIES:-fifo srtf las las_perf min_total_duration max_min_fairness \
 max_min_fairness_perf finish_time_fairness gandiva_fair allox max_sum_throughput shockwave \
