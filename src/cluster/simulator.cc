@@ -130,7 +130,12 @@ struct Simulator::Impl {
 
   std::vector<std::unique_ptr<Job>> active;
   std::unordered_map<int, Job*> active_by_id;
+  // The policy's view of `active`, index for index, kept up to date as jobs arrive, run and
+  // leave, so that a round touches only the jobs that changed (plus elapsed_s, a sequential pass).
   std::vector<PolicyJob> view_buffer;
+  std::vector<size_t> view_index_by_id;  // trace id -> index in active / view_buffer
+  std::vector<char> finished_by_id;      // trace id -> completed (awaiting removal or removed)
+  bool trace_has_adaptive = false;       // some job may change its batch size
   std::vector<Job*> pick_heap;
   std::vector<JobRecord> records;
   double worker_time_since_reset = 0;
@@ -289,8 +294,50 @@ struct Simulator::Impl {
       job->type_priority.assign(types, 0.0);
     }
     active_by_id[spec.id] = job.get();
+    view_index_by_id[spec.id] = active.size();
+    PolicyJob& p = view_buffer.emplace_back();
+    p.id = spec.id;
+    p.scale_factor = spec.scale_factor;
+    p.priority_weight = spec.priority_weight;
+    p.arrival_s = spec.arrival_s;
+    p.total_isolated_s = records[spec.id].isolated_s;
+    p.spec = &spec;
+    RefreshView(*job, &p);
     active.push_back(std::move(job));
     need_reallocation = true;
+  }
+
+  // The fields of a job's view that change when it runs or changes its batch size.
+  void RefreshView(const Job& job, PolicyJob* view) const {
+    PolicyJob& p = *view;
+    p.throughput = job.throughput;
+    p.remaining_steps = std::max(0.0, job.total_steps - job.steps_run);
+    p.remaining_isolated_s = job.throughput > 0 ? p.remaining_steps / job.throughput : 0;
+    p.attained_s = job.run_time;
+    p.attained_gpu_s = job.gpu_s;
+    p.batch_size = job.batch;
+    p.steps_run = job.steps_run;
+    p.total_steps = job.total_steps;
+    if (hetero) {
+      p.type_throughputs.clear();
+      for (double rate : job.type_rate) p.type_throughputs.push_back(rate * job.throughput);
+    }
+  }
+
+  // Drops completed jobs from `active` and the view, keeping the order of the others.
+  void RemoveFinished(size_t first) {
+    size_t kept = first;
+    for (size_t i = first; i < active.size(); ++i) {
+      if (finished_by_id[view_buffer[i].id]) continue;
+      if (kept != i) {
+        active[kept] = std::move(active[i]);
+        view_buffer[kept] = std::move(view_buffer[i]);
+        view_index_by_id[view_buffer[kept].id] = kept;
+      }
+      ++kept;
+    }
+    active.resize(kept);
+    view_buffer.resize(kept);
   }
 
   // Accordion / GNS: decide at a round boundary whether the job asks for another batch size.
@@ -350,30 +397,8 @@ struct Simulator::Impl {
   }
 
   const std::vector<PolicyJob>& PolicyView(double now) {
-    std::vector<PolicyJob>& view = view_buffer;
-    view.clear();
-    for (const auto& job : active) {
-      PolicyJob& p = view.emplace_back();
-      p.id = job->spec->id;
-      p.scale_factor = job->spec->scale_factor;
-      p.priority_weight = job->spec->priority_weight;
-      p.arrival_s = job->spec->arrival_s;
-      p.throughput = job->throughput;
-      p.remaining_steps = std::max(0.0, job->total_steps - job->steps_run);
-      p.remaining_isolated_s = job->throughput > 0 ? p.remaining_steps / job->throughput : 0;
-      p.total_isolated_s = records[job->spec->id].isolated_s;
-      p.attained_s = job->run_time;
-      p.attained_gpu_s = job->gpu_s;
-      p.elapsed_s = now - job->spec->arrival_s;
-      p.spec = job->spec;
-      p.batch_size = job->batch;
-      p.steps_run = job->steps_run;
-      p.total_steps = job->total_steps;
-      if (hetero) {
-        for (double rate : job->type_rate) p.type_throughputs.push_back(rate * job->throughput);
-      }
-    }
-    return view;
+    for (PolicyJob& p : view_buffer) p.elapsed_s = now - p.arrival_s;
+    return view_buffer;
   }
 
   void ResetTimeSinceReset(double now) {
@@ -621,6 +646,25 @@ struct Simulator::Impl {
     return picked;
   }
 
+  // Reallocate and AllocatedJobs in one, for ranking policies on identical GPUs: only the jobs
+  // the policy gives a share are looked at (their allocation is not stored: nothing else reads
+  // it on this path).
+  std::vector<Pick> RankedJobs(double now, int* reallocations) {
+    const std::vector<double> fractions = policy->Allocate(Context(now), PolicyView(now));
+    ++*reallocations;
+    std::vector<Pick> picked;
+    int free_gpus = config.gpus;
+    for (size_t i = 0; i < active.size(); ++i) {
+      if (std::clamp(fractions.at(i), 0.0, 1.0) <= 0) continue;
+      Job* job = active[i].get();
+      if (job->throughput <= 0) continue;
+      if (job->spec->scale_factor > free_gpus) continue;
+      free_gpus -= job->spec->scale_factor;
+      picked.push_back({job});
+    }
+    return picked;
+  }
+
   std::vector<Pick> AllocatedJobs() {
     if (hetero) return AllocatedJobsByType();
     std::vector<Pick> picked;
@@ -749,6 +793,8 @@ struct Simulator::Impl {
     result.gpus = config.gpus;
     result.round_s = config.round_s;
     records.resize(trace.jobs.size());
+    view_index_by_id.assign(trace.jobs.size(), 0);
+    finished_by_id.assign(trace.jobs.size(), 0);
     for (const JobSpec& spec : trace.jobs) {
       JobRecord& r = records[spec.id];
       r.id = spec.id;
@@ -758,6 +804,10 @@ struct Simulator::Impl {
       r.arrival_s = spec.arrival_s;
       r.isolated_s = IsolatedRunTime(spec, table, config.worker_type, config.isolated_time);
       RequireBoundedIsolatedTime(spec, r.isolated_s);
+      Job probe;
+      probe.spec = &spec;
+      probe.original_batch = spec.batch_size;
+      trace_has_adaptive = trace_has_adaptive || Adaptive(probe);
     }
 
     if (hetero) {
@@ -802,6 +852,7 @@ struct Simulator::Impl {
         now = std::max(now, trace.jobs[next_arrival].arrival_s);
       }
 
+      size_t first_finished = active.size();  // lowest index of a job completed this round
       // Finish the round that just ended (latest finish first, then lower id, as Gavel).
       std::sort(running.begin(), running.end(), [](const RunningEntry& a, const RunningEntry& b) {
         if (a.finish_s != b.finish_s) return a.finish_s > b.finish_s;
@@ -860,23 +911,26 @@ struct Simulator::Impl {
           policy->ObserveCompletion(job.spec->id, now);
           active_by_id.erase(job.spec->id);
           if (in_window(job.spec->id)) --window_left;
+          first_finished = std::min(first_finished, view_index_by_id[job.spec->id]);
+          finished_by_id[job.spec->id] = 1;
           job.spec = nullptr;  // mark for removal
           --remaining;
           progressed = true;
           need_reallocation = true;
+        } else {
+          RefreshView(job, &view_buffer[view_index_by_id[job.spec->id]]);
         }
       }
       if (!running.empty()) {
-        active.erase(
-            std::remove_if(active.begin(), active.end(),
-                           [](const std::unique_ptr<Job>& j) { return j->spec == nullptr; }),
-            active.end());
+        if (first_finished < active.size()) RemoveFinished(first_finished);
         running.clear();
       }
       if (remaining == 0) break;
       if (result.has_window && window_left == 0) break;  // the window is measured
 
-      for (auto& job : active) UpdateAdaptationRequest(*job);
+      if (trace_has_adaptive) {
+        for (auto& job : active) UpdateAdaptationRequest(*job);
+      }
       while (next_arrival < trace.jobs.size() && trace.jobs[next_arrival].arrival_s <= now) {
         AddJob(trace.jobs[next_arrival]);
         policy->ObserveArrival(trace.jobs[next_arrival].id, now);
@@ -897,8 +951,12 @@ struct Simulator::Impl {
         picked = PlannedJobs(now, round);
       } else if (policy->ReallocateEveryRound() && policy->RunsOnlyAllocatedJobs()) {
         // Ranking policies: their allocation is the round's job set; no priority mechanism.
-        Reallocate(now, &result.reallocations);
-        picked = AllocatedJobs();
+        if (hetero) {
+          Reallocate(now, &result.reallocations);
+          picked = AllocatedJobs();
+        } else {
+          picked = RankedJobs(now, &result.reallocations);
+        }
       } else {
         UpdatePriorities(now, &result.reallocations);
         picked = hetero ? PickJobsByType(round) : PickJobs();

@@ -39,28 +39,6 @@ const std::map<std::string, Factory>& Registry() {
 
 }  // namespace
 
-std::vector<double> GreedyFullAllocation(const std::vector<PolicyJob>& jobs, int gpus,
-                                         const std::function<bool(size_t, size_t)>& ranks_before) {
-  std::vector<double> x(jobs.size(), 0.0);
-  int min_scale_factor = gpus + 1;
-  for (const PolicyJob& job : jobs) min_scale_factor = std::min(min_scale_factor, job.scale_factor);
-  std::vector<size_t> heap(jobs.size());
-  std::iota(heap.begin(), heap.end(), 0);
-  // std heaps keep the largest on top: invert the ranking.
-  auto after = [&](size_t a, size_t b) { return ranks_before(b, a); };
-  std::make_heap(heap.begin(), heap.end(), after);
-  int free_gpus = gpus;
-  while (!heap.empty() && free_gpus >= min_scale_factor) {
-    std::pop_heap(heap.begin(), heap.end(), after);
-    const size_t j = heap.back();
-    heap.pop_back();
-    if (jobs[j].scale_factor > free_gpus) continue;
-    free_gpus -= jobs[j].scale_factor;
-    x[j] = 1.0;
-  }
-  return x;
-}
-
 std::vector<std::string> PolicyNames() {
   std::vector<std::string> names;
   for (const auto& [name, unused] : Registry()) names.push_back(name);

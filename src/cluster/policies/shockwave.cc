@@ -69,15 +69,13 @@ class ShockwavePolicy : public Policy {
 
   std::vector<int> PlanRound(const PolicyContext& context,
                              const std::vector<PolicyJob>& jobs) override {
-    std::unordered_map<int, const PolicyJob*> by_id;
-    for (const PolicyJob& job : jobs) by_id[job.id] = &job;
     if (planned_before_) {
       // Every known job, not only last round's: a co-locating wrapper (jigsaw) may have run
-      // others as guests. Idempotent for jobs that did not run.
-      for (auto& [id, state] : states_) {
-        auto view = by_id.find(id);
-        if (view == by_id.end()) continue;
-        state.job.SetProgress(EpochsDone(*view->second, state.job.epochs()));
+      // others as guests. Idempotent for jobs that did not run; each job's update is its own,
+      // so the view's order serves.
+      for (const PolicyJob& view : jobs) {
+        State* state = Find(view.id);
+        if (state != nullptr) state->job.SetProgress(EpochsDone(view, state->job.epochs()));
       }
       ++round_ptr_;
       if (++rounds_since_reopt_ >= options_.reopt_rounds) {
@@ -87,8 +85,8 @@ class ShockwavePolicy : public Policy {
     }
     planned_before_ = true;
     for (const PolicyJob& job : jobs) {
-      if (states_.count(job.id) > 0) continue;
-      states_.emplace(job.id, State{MakeJob(job, context), {}});
+      if (Find(job.id) != nullptr) continue;
+      Index(job.id, &states_.emplace(job.id, State{MakeJob(job, context), {}}).first->second);
       admission_.push_back(job.id);
       resolve_ = reestimate_ = true;
     }
@@ -112,6 +110,7 @@ class ShockwavePolicy : public Policy {
 
   void ObserveCompletion(int job_id, double now_s) override {
     if (states_.erase(job_id) == 0) return;
+    Index(job_id, nullptr);
     admission_.erase(std::find(admission_.begin(), admission_.end(), job_id));
     resolve_ = reestimate_ = true;
   }
@@ -121,6 +120,23 @@ class ShockwavePolicy : public Policy {
     ShockwaveJob job;
     FinishTimeTarget target;  // momentum average of the fair-share finish-time estimates
   };
+
+  // The state of a known job, or null; ids index a vector (trace ids are dense), others a map.
+  State* Find(int id) {
+    if (id >= 0 && static_cast<size_t>(id) < by_id_.size()) return by_id_[id];
+    if (id >= 0) return nullptr;
+    auto it = states_.find(id);
+    return it == states_.end() ? nullptr : &it->second;
+  }
+  void Index(int id, State* state) {
+    if (id < 0) return;
+    if (static_cast<size_t>(id) >= by_id_.size()) {
+      if (state == nullptr) return;
+      by_id_.resize(std::max<size_t>(2 * by_id_.size(), id + 1), nullptr);
+    }
+    by_id_[id] = state;
+  }
+  State& At(int id) { return *Find(id); }
 
   // Per-epoch profile from the throughput table: the job's batch-size schedule and, per epoch,
   // dataset / batch / throughput at that batch (the last known throughput where absent), as runs
@@ -184,10 +200,10 @@ class ShockwavePolicy : public Policy {
     const int n_jobs = static_cast<int>(admission_.size());
     const int horizon = options_.future_rounds;
     const double share = std::min(1.0, context.gpus / static_cast<double>(n_jobs));
-    for (int id : admission_) states_.at(id).job.Calibrate();
+    for (int id : admission_) At(id).job.Calibrate();
     if (reestimate_) {
       for (int id : admission_) {
-        State& state = states_.at(id);
+        State& state = At(id);
         const double finish = state.job.submit_s() +
                               (state.job.CompletedRuntime() + state.job.RemainingRuntime()) / share;
         state.target.Add(round_ptr_, finish);
@@ -205,7 +221,7 @@ class ShockwavePolicy : public Policy {
     std::vector<double> remaining(n_jobs), priorities(n_jobs);
     std::vector<int> gpus(n_jobs);
     for (int i = 0; i < n_jobs; ++i) {
-      const State& state = states_.at(admission_[i]);
+      const State& state = At(admission_[i]);
       const ShockwaveJob& job = state.job;
       remaining[i] = job.RemainingRuntime();
       gpus[i] = job.gpus();
@@ -297,8 +313,9 @@ class ShockwavePolicy : public Policy {
   const ThroughputTable* table_;
   std::string worker_type_;
   ShockwaveOptions options_;
-  std::map<int, State> states_;
-  std::vector<int> admission_;  // active job ids in admission order
+  std::map<int, State> states_;  // node-based: by_id_'s pointers stay valid
+  std::vector<State*> by_id_;    // states_ by non-negative id, null where unknown
+  std::vector<int> admission_;   // active job ids in admission order
   std::map<int, std::vector<int>> schedules_;
   std::vector<int> last_round_;
   int round_ptr_ = 0;
