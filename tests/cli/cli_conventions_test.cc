@@ -15,38 +15,21 @@
 
 #include "cli/run_record.h"
 #include "core/sha256.h"
+#include "test_util/shell.h"
 
 namespace jigsaw {
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string output;
-};
+using test_util::CommandResult;
+using test_util::RunShell;
+using test_util::Slurp;
 
 CommandResult Jigsaw(const std::string& args) {
-  const std::string command = std::string(JIGSAW_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (pipe && fgets(buffer, sizeof(buffer), pipe)) output += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return RunShell(std::string(JIGSAW_BINARY) + " " + args + " 2>&1");
 }
 
 std::filesystem::path TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("jigsaw_cli_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test_util::FreshTempDir("jigsaw_cli_", name);
 }
 
 bool Contains(const std::string& text, const std::string& part) {

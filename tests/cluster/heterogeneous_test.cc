@@ -13,6 +13,7 @@
 #include "cluster/simulator.h"
 #include "core/error.h"
 #include "model/throughput_table.h"
+#include "test_util/shell.h"
 
 namespace jigsaw {
 namespace {
@@ -213,21 +214,12 @@ TEST(HeterogeneousSimulator, JobThatFitsNoTypeIsAnInputErrorNamingItsLine) {
 }
 
 std::string RunJigsaw(const std::string& args) {
-  const std::string command = std::string(JIGSAW_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (pipe && fgets(buffer, sizeof(buffer), pipe)) output += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  return std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ":" + output;
+  const test_util::CommandResult result =
+      test_util::RunShell(std::string(JIGSAW_BINARY) + " " + args + " 2>&1");
+  return std::to_string(result.exit_code) + ":" + result.output;
 }
 
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+using jigsaw::test_util::Slurp;
 
 // One worker type through the heterogeneous path (per-type priorities, placement) gives the
 // homogeneous run's jobs exactly, for each kind of policy: time fractions, ranking, planner.

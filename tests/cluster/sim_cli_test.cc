@@ -7,40 +7,21 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "test_util/shell.h"
+
 namespace jigsaw {
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string output;
-};
-
-CommandResult RunShell(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (pipe && fgets(buffer, sizeof(buffer), pipe)) output += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
+using test_util::CommandResult;
+using test_util::RunShell;
+using test_util::Slurp;
 
 CommandResult RunCommand(const std::string& args) {
   return RunShell(std::string(JIGSAW_BINARY) + " " + args + " 2>&1");
 }
 
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 std::filesystem::path TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("jigsaw_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test_util::FreshTempDir("jigsaw_", name);
 }
 
 TEST(SimCli, DefaultRunWritesAllOutputsAndIsByteIdentical) {

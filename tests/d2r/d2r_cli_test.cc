@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "test_util/shell.h"
+
 namespace {
 
 struct Result {
@@ -35,12 +37,7 @@ Result RunCli(const std::string& args) {
   return {WEXITSTATUS(raw), text.str()};
 }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jigsaw::test_util::Slurp;
 
 // A ring of four cities with a chord: New York, Chicago, Denver, Atlanta.
 std::string WriteTopology() {

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "test_util/shell.h"
+
 namespace {
 
 struct Result {
@@ -34,12 +36,7 @@ Result RunCli(const std::string& args) {
   return {WEXITSTATUS(raw), text.str()};
 }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using jigsaw::test_util::Slurp;
 
 TEST(NetCli, WritesSummaryAndFlowsDeterministically) {
   const std::string a = TempDir("a"), b = TempDir("b");

@@ -11,40 +11,21 @@
 #include <sstream>
 #include <string>
 
+#include "test_util/shell.h"
+
 namespace jigsaw::report {
 
+using test_util::CommandResult;
+using test_util::RunShell;
+using test_util::Slurp;
+
 inline std::filesystem::path TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("jigsaw_report_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test_util::FreshTempDir("jigsaw_report_", name);
 }
 
 inline void WriteText(const std::filesystem::path& path, const std::string& text) {
   std::filesystem::create_directories(path.parent_path());
   std::ofstream(path) << text;
-}
-
-inline std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-struct CommandResult {
-  int exit_code;
-  std::string output;
-};
-
-inline CommandResult RunShell(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (pipe && fgets(buffer, sizeof(buffer), pipe)) output += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
 }
 
 // A small sim run folder as `jigsaw sim --out` writes it (delta rounds.csv).

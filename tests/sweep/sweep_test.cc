@@ -16,37 +16,18 @@
 #include "core/error.h"
 #include "sweep/sweep_config.h"
 #include "sweep/sweep_runner.h"
+#include "test_util/shell.h"
 
 namespace jigsaw::sweep {
 namespace {
 
-struct CommandResult {
-  int exit_code;
-  std::string output;
-};
+using test_util::CommandResult;
+using test_util::Slurp;
 
-CommandResult Shell(const std::string& command) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  std::string output;
-  char buffer[4096];
-  while (pipe && fgets(buffer, sizeof(buffer), pipe)) output += buffer;
-  const int status = pipe ? pclose(pipe) : -1;
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
-std::string Slurp(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
+CommandResult Shell(const std::string& command) { return test_util::RunShell(command + " 2>&1"); }
 
 std::filesystem::path TempDir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("jigsaw_sweep_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
+  return test_util::FreshTempDir("jigsaw_sweep_", name);
 }
 
 int CountLines(const std::string& text) {
