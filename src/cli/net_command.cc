@@ -18,6 +18,7 @@
 #include "core/result_set.h"
 #include "core/stats.h"
 #include "core/text_input.h"
+#include "core/units.h"
 #include "net/collective.h"
 #include "net/flow_file.h"
 #include "net/homa.h"
@@ -76,18 +77,8 @@ struct NetOptions {
 
 // "400%" or "4" -> 4.0.
 double ParseLoad(const std::string& text) {
-  std::string number = text;
-  double scale = 1;
-  if (!number.empty() && number.back() == '%') {
-    number.pop_back();
-    scale = 0.01;
-  }
-  try {
-    size_t used = 0;
-    double value = std::stod(number, &used) * scale;
-    if (used == number.size() && value > 0 && value <= 100) return value;
-  } catch (const std::exception&) {
-  }
+  double load;
+  if (ParseRatio(text, 100, &load)) return load;
   throw UsageError("--load '" + Excerpt(text) + "': expected a load like 400% or 4 (0..10000%)");
 }
 
@@ -166,18 +157,8 @@ std::vector<int> ParseDims(const std::string& text) {
 
 // "30%" or "0.3" -> 0.3, in (0, 1].
 double ParseFraction(const std::string& text, const std::string& option) {
-  std::string number = text;
-  double scale = 1;
-  if (!number.empty() && number.back() == '%') {
-    number.pop_back();
-    scale = 0.01;
-  }
-  try {
-    size_t used = 0;
-    double value = std::stod(number, &used) * scale;
-    if (used == number.size() && value > 0 && value <= 1) return value;
-  } catch (const std::exception&) {
-  }
+  double fraction;
+  if (ParseRatio(text, 1, &fraction)) return fraction;
   throw UsageError(option + " '" + Excerpt(text) +
                    "': expected a fraction like 0.3 or 30% (0..100%)");
 }

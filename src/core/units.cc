@@ -84,4 +84,12 @@ bool ParseBytes(std::string_view text, uint64_t* bytes) {
   return true;
 }
 
+bool ParseRatio(std::string_view text, double max, double* ratio) {
+  static constexpr Unit kUnits[] = {{"%", 0.01}};
+  double value;
+  if (!Scale(text, kUnits, 1.0, &value) || !(value > 0) || value > max) return false;
+  *ratio = value;
+  return true;
+}
+
 }  // namespace jigsaw

@@ -21,6 +21,8 @@ bool ParseDurationPs(std::string_view text, int64_t* picoseconds, double bare_un
 bool ParseDurationSeconds(std::string_view text, double* seconds, bool bare_is_seconds = false);
 // "2MB" (10^6), "1MiB" (2^20), "64KB", "4KiB", "1GB", "1500B" or a bare byte count.
 bool ParseBytes(std::string_view text, uint64_t* bytes);
+// "30%" (0.3) or a bare "0.3"; true only for a value in (0, max].
+bool ParseRatio(std::string_view text, double max, double* ratio);
 
 }  // namespace jigsaw
 

@@ -45,5 +45,19 @@ TEST(Units, SizesAndRates) {
   EXPECT_FALSE(ParseRateBps("100", &value));
 }
 
+TEST(Units, RatiosArePercentagesOrBareNumbersWithinABound) {
+  double ratio = 0;
+  EXPECT_TRUE(ParseRatio("30%", 1, &ratio));
+  EXPECT_DOUBLE_EQ(ratio, 0.3);
+  EXPECT_TRUE(ParseRatio("0.3", 1, &ratio));
+  EXPECT_DOUBLE_EQ(ratio, 0.3);
+  EXPECT_TRUE(ParseRatio("400%", 100, &ratio));
+  EXPECT_DOUBLE_EQ(ratio, 4.0);
+  EXPECT_FALSE(ParseRatio("400%", 1, &ratio));
+  EXPECT_FALSE(ParseRatio("0%", 1, &ratio));
+  EXPECT_FALSE(ParseRatio("30 %", 1, &ratio));
+  EXPECT_FALSE(ParseRatio("abc", 1, &ratio));
+}
+
 }  // namespace
 }  // namespace jigsaw
