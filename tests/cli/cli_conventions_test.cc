@@ -187,6 +187,13 @@ TEST(CliConventions, EverySubcommandsHelpExitsZeroAndItsUnknownOptionExitsTwo) {
     EXPECT_EQ(Contains(help.output, "--out"), command.has_out) << command.name;
     // A default output folder lies under out/, which .gitignore covers, so running an example
     // without --out leaves a checkout's git status clean.
+    // A required option shows no default (it would never be used).
+    std::istringstream lines(help.output);
+    for (std::string line; std::getline(lines, line);) {
+      if (!Contains(line, " REQUIRED")) continue;
+      const std::string name_and_type = line.substr(0, line.find(" REQUIRED"));
+      EXPECT_FALSE(Contains(name_and_type, "=")) << command.name << ": " << line;
+    }
     const size_t out_default = help.output.find("--out TEXT=");
     if (out_default != std::string::npos) {
       EXPECT_EQ(help.output.substr(out_default + 11, 4), "out/") << command.name;
