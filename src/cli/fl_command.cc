@@ -37,7 +37,7 @@ struct FlCommandOptions {
   int min_cohort_clients = 0;
   double blob_separation = 10.0;
   int threads = 1;
-  std::string out = "fl-out";
+  std::string out = "out/fl";
   bool quiet = false;
 };
 

@@ -163,7 +163,10 @@ void AddAggregator(CLI::App& app, CommandAction* action) {
   auto token_file = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand(
       "paramsvc-agg", "an aggregator of the Parameter Service (joins a coordinator)");
-  command->add_option("--coordinator", options->coordinator, "HOST:PORT")->required();
+  // Required: no default is shown (the coordinator listens on any free port by default).
+  command->add_option("--coordinator", options->coordinator, "HOST:PORT")
+      ->required()
+      ->default_str("");
   command->add_option("--token-file", *token_file, "the service's token")->required();
   command->add_option("--bind", options->bind, "address workers connect to")->capture_default_str();
   command->add_option("--advertise", options->advertise,

@@ -28,7 +28,8 @@ void AddReportCommand(CLI::App& app, CommandAction* action) {
       "HTML charts (self-contained, offline) and comparison tables of sim, net, train and sweep "
       "output folders");
   command->add_option("runs", args->runs, "run folders (--out of sim/net/train) or sweep folders")
-      ->required();
+      ->required()
+      ->default_str("");
   command->add_option("--out", args->out, "folder for report.html, comparison.csv and .md")
       ->required();
   command

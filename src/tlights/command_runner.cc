@@ -49,7 +49,16 @@ CommandResult RunCommand(const std::vector<std::string>& argv) {
   for (const std::string& argument : argv) args.push_back(const_cast<char*>(argument.c_str()));
   args.push_back(nullptr);
   pid_t pid = 0;
-  const int spawn_error = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  int spawn_error = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  // Debian installs tc in /usr/sbin, which is not on a non-root user's PATH (sudo adds it): look
+  // there too, so the caller sees tc's own "Operation not permitted" rather than "not found".
+  if (spawn_error == ENOENT && argv[0].find('/') == std::string::npos) {
+    for (const char* folder : {"/usr/sbin/", "/sbin/"}) {
+      const std::string path = folder + argv[0];
+      spawn_error = posix_spawn(&pid, path.c_str(), &actions, &attributes, args.data(), environ);
+      if (spawn_error != ENOENT) break;
+    }
+  }
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   close(pipe_fds[1]);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "cli/run_record.h"
 #include "core/sha256.h"
@@ -117,6 +118,94 @@ TEST(CliConventions, OutputFolderIsCheckedBeforeTheRunStarts) {
   std::filesystem::remove_all(dir);
 }
 
+// Every subcommand, those run by jigsaw-runtime included: --help exits 0, an unknown option
+// exits 2, and an --out that names a file is refused with exit 2 before anything runs (the
+// required options are given, so the refusal is the --out check and not a missing option).
+struct SubcommandCase {
+  std::string name;
+  std::string required_args;  // enough to get past CLI11's required-option check
+  bool has_out;
+};
+
+std::vector<SubcommandCase> EverySubcommand() {
+  return {{"sim", "--jobs 5 --gpus 4", true},
+          {"net", "--topology fattree:k=4", true},
+          {"d2r", "--topology nonexistent.graphml --fail link:A-B", true},
+          {"sweep", "nonexistent.toml", true},
+          {"ps", "--workers 1", true},
+          {"tlights", "--dev lo --ports 5001", false},
+          {"tlights-report", "--dir .", true},
+          {"paramsvc", "--token-file nonexistent.token", true},
+          {"paramsvc-agg", "--coordinator 127.0.0.1:1 --token-file nonexistent.token", false},
+          {"paramsvc-register",
+           "--service 127.0.0.1:1 --token-file nonexistent.token --job-token-file nonexistent.job",
+           false},
+          {"paramsvc-status", "--service 127.0.0.1:1 --token-file nonexistent.token", false},
+          {"paramsvc-sim", "--trace nonexistent.csv --throughputs nonexistent.json", true},
+          {"ps-timed-worker", "", true},
+          {"report", "nonexistent_run_folder", true},
+          {"faas-sim", "", true},
+          {"serve-bench", "--model lenet", true},
+          {"train", "", true},
+          {"profile", "", true},
+          {"ps-worker", "", true},
+          {"serve", "--model nonexistent.pt", false},
+          {"fl", "", true}};
+}
+
+TEST(CliConventions, EverySubcommandIsListedInTheTopLevelHelp) {
+  const CommandResult top = Jigsaw("--help");
+  ASSERT_EQ(top.exit_code, 0) << top.output;
+  for (const SubcommandCase& command : EverySubcommand()) {
+    EXPECT_TRUE(Contains(top.output, "\n  " + command.name + " ")) << command.name;
+  }
+}
+
+TEST(CliConventions, EverySubcommandsHelpExitsZeroAndItsUnknownOptionExitsTwo) {
+  const auto dir = TempDir("unknown_option");
+  for (const SubcommandCase& command : EverySubcommand()) {
+    const CommandResult help = Jigsaw(command.name + " --help");
+    EXPECT_EQ(help.exit_code, 0) << command.name << "\n" << help.output;
+    EXPECT_TRUE(Contains(help.output, "Usage: ")) << command.name << "\n" << help.output;
+    EXPECT_EQ(Contains(help.output, "--out"), command.has_out) << command.name;
+    // A default output folder lies under out/, which .gitignore covers, so running an example
+    // without --out leaves a checkout's git status clean.
+    // A required option shows no default (it would never be used).
+    std::istringstream lines(help.output);
+    for (std::string line; std::getline(lines, line);) {
+      if (!Contains(line, " REQUIRED")) continue;
+      const std::string name_and_type = line.substr(0, line.find(" REQUIRED"));
+      EXPECT_FALSE(Contains(name_and_type, "=")) << command.name << ": " << line;
+    }
+    const size_t out_default = help.output.find("--out TEXT=");
+    if (out_default != std::string::npos) {
+      EXPECT_EQ(help.output.substr(out_default + 11, 4), "out/") << command.name;
+    }
+    const std::string out = command.has_out ? " --out " + (dir / command.name).string() : "";
+    const CommandResult bad =
+        Jigsaw(command.name + " " + command.required_args + out + " --no-such-option 1");
+    EXPECT_EQ(bad.exit_code, 2) << command.name << "\n" << bad.output;
+    EXPECT_TRUE(Contains(bad.output, "--no-such-option")) << command.name << "\n" << bad.output;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliConventions, EverySubcommandRefusesAnOutThatIsAFileBeforeRunning) {
+  const auto dir = TempDir("out_is_file");
+  const auto file = dir / "a_file";
+  std::ofstream(file) << "x";
+  for (const SubcommandCase& command : EverySubcommand()) {
+    if (!command.has_out) continue;
+    const CommandResult result =
+        Jigsaw(command.name + " " + command.required_args + " --out " + file.string());
+    EXPECT_EQ(result.exit_code, 2) << command.name << "\n" << result.output;
+    EXPECT_TRUE(Contains(result.output, "must be a folder")) << command.name << "\n"
+                                                             << result.output;
+  }
+  EXPECT_EQ(Slurp(file), "x");  // the file in the way is left as it was
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliConventions, SummaryRecordsVersionEffectiveOptionsAndInputHashes) {
   const auto dir = TempDir("record");
   const std::string trace = (dir / "trace.txt").string();
@@ -205,6 +294,10 @@ TEST(Packaging, InstallTreeFindsItsDataRelativeToTheExecutable) {
     const std::string page = Slurp(prefix / "share" / "man" / "man1" / "jigsaw.1");
     EXPECT_NE(page.find("Usage: jigsaw sweep"), std::string::npos);
     EXPECT_NE(page.find("--round-s FLOAT=120"), std::string::npos);
+    // Defaults naming a shipped data file show the installed location, not the build tree's.
+    EXPECT_EQ(page.find(JIGSAW_SOURCE_DIR "/data/"), std::string::npos);
+    EXPECT_NE(page.find("<prefix>/share/jigsaw/data/spb_statistical_efficiency.json"),
+              std::string::npos);
   }
   const auto help = [&](const std::string& env) {
     FILE* p = popen((env + (prefix / "bin" / "jigsaw").string() + " sim --help").c_str(), "r");

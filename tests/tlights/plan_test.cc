@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include "core/error.h"
 #include "tlights/command_runner.h"
 
@@ -135,6 +138,25 @@ TEST(CommandRunner, ReportsExitStatusAndOutput) {
   // Arguments are passed as they are, never through a shell.
   CommandResult literal = RunCommand({"echo", "a;b $HOME"});
   EXPECT_EQ(literal.output, "a;b $HOME\n");
+}
+
+// A non-root user's PATH lacks /usr/sbin, where Debian puts tc: RunCommand looks there too, so
+// the agent reports tc's own error (not permitted) instead of "No such file or directory".
+TEST(CommandRunner, FindsProgramsInSbinWhenPathLacksIt) {
+  if (!std::filesystem::exists("/usr/sbin/tc") && !std::filesystem::exists("/sbin/tc")) {
+    GTEST_SKIP() << "no tc in /usr/sbin or /sbin (iproute2 not installed)";
+  }
+  const char* saved = std::getenv("PATH");
+  const std::string saved_path = saved ? saved : "";
+  ::setenv("PATH", "/usr/bin:/bin", 1);
+  CommandResult version = RunCommand({"tc", "-V"});
+  ::setenv("PATH", saved_path.c_str(), 1);
+  EXPECT_TRUE(version.started) << version.output;
+  EXPECT_TRUE(version.ok()) << version.output;
+  EXPECT_NE(version.output.find("tc"), std::string::npos) << version.output;
+  CommandResult missing = RunCommand({"no-such-program-anywhere"});
+  EXPECT_FALSE(missing.started);
+  EXPECT_NE(missing.output.find("cannot run no-such-program-anywhere"), std::string::npos);
 }
 
 }  // namespace
