@@ -1,0 +1,194 @@
+// Real mode end to end: `jigsaw fl --serve` and three `jigsaw fl-client` processes on loopback,
+// one of which kills itself (SIGKILL) when round 2's model arrives; a garbage connection is
+// refused while the others are served.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace jigsaw {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A child process of the test: killed (SIGKILL) and reaped on destruction if still running, so a
+// failing test leaves no processes behind.
+class Child {
+ public:
+  Child(const std::vector<std::string>& args, const fs::path& log) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, STDERR_FILENO);
+        dup2(fd, STDOUT_FILENO);
+      }
+      std::vector<char*> argv;
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  ~Child() {
+    if (pid_ > 0 && !done_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status_, 0);
+    }
+  }
+  bool running() {
+    if (done_) return false;
+    if (waitpid(pid_, &status_, WNOHANG) == pid_) done_ = true;
+    return !done_;
+  }
+  // Waits up to `limit_s` (a guard against a hung child, not a speed check); false on timeout.
+  bool Wait(double limit_s) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
+    while (running()) {
+      if (std::chrono::steady_clock::now() > until) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return true;
+  }
+  int exit_code() const { return WIFEXITED(status_) ? WEXITSTATUS(status_) : -1; }
+  int signal() const { return WIFSIGNALED(status_) ? WTERMSIG(status_) : 0; }
+
+ private:
+  pid_t pid_ = -1;
+  bool done_ = false;
+  int status_ = 0;
+};
+
+std::vector<std::string> Split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, separator)) parts.push_back(part);
+  if (!text.empty() && text.back() == separator) parts.push_back("");
+  return parts;
+}
+
+void SendGarbage(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  const std::string junk(48, 'X');
+  ASSERT_EQ(send(fd, junk.data(), junk.size(), MSG_NOSIGNAL), static_cast<ssize_t>(junk.size()));
+  char reply[64];
+  (void)recv(fd, reply, sizeof(reply), 0);  // the server's kError, or its close
+  close(fd);
+}
+
+TEST(FlRealModeTest, ThreeClientsOneKilledMidRoundRoundsComplete) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
+  const fs::path dir = fs::temp_directory_path() / ("jigsaw_fl_real_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string token = "00112233445566778899aabbccddeeff";
+  const std::vector<std::string> population = {"--dataset",
+                                               "fashion-groups",
+                                               "--clients",
+                                               "3",
+                                               "--groups",
+                                               "1",
+                                               "--samples-per-client",
+                                               "20",
+                                               "--test-per-client",
+                                               "10",
+                                               "--model",
+                                               "mlp",
+                                               "--seed",
+                                               "3"};
+  std::vector<std::string> server_args = {JIGSAW_BINARY, "fl"};
+  server_args.insert(server_args.end(), population.begin(), population.end());
+  for (const char* a :
+       {"--serve", "--port",         "0",          "--expect-clients", "3",    "--rounds",
+        "4",       "--participants", "3",          "--local-steps",    "2",    "--batch",
+        "10",      "--eval-every",   "2",          "--join-timeout",   "300s", "--round-timeout",
+        "300s",    "--token",        token.c_str()}) {
+    server_args.push_back(a);
+  }
+  server_args.insert(server_args.end(),
+                     {"--port-file", (dir / "port").string(), "--out", (dir / "out").string()});
+  {
+    Child server(server_args, dir / "server.log");
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    while (!fs::exists(dir / "port") && server.running() &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(fs::exists(dir / "port")) << Slurp(dir / "server.log");
+    const int port = std::stoi(Slurp(dir / "port"));
+    SendGarbage(port);
+    std::vector<std::unique_ptr<Child>> clients;
+    for (int c = 0; c < 3; ++c) {
+      std::vector<std::string> args = {JIGSAW_BINARY, "fl-client"};
+      args.insert(args.end(), population.begin(), population.end());
+      args.insert(args.end(), {"--server", "127.0.0.1:" + std::to_string(port), "--client-id",
+                               c == 2 ? "2" : "client" + std::to_string(c), "--token", token});
+      if (c == 2) args.insert(args.end(), {"--die-after-rounds", "1"});
+      clients.push_back(
+          std::make_unique<Child>(args, dir / ("client" + std::to_string(c) + ".log")));
+    }
+    ASSERT_TRUE(server.Wait(600)) << "server hung: " << Slurp(dir / "server.log");
+    const std::string server_log = Slurp(dir / "server.log");
+    EXPECT_EQ(server.exit_code(), 0) << server_log;
+    EXPECT_NE(server_log.find("refused a connection"), std::string::npos) << server_log;
+    EXPECT_NE(server_log.find("client 2 dropped"), std::string::npos) << server_log;
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_TRUE(clients[c]->Wait(120)) << "client " << c << " hung";
+      const std::string log = Slurp(dir / ("client" + std::to_string(c) + ".log"));
+      if (c == 2) {
+        EXPECT_EQ(clients[c]->signal(), SIGKILL) << log;
+      } else {
+        EXPECT_EQ(clients[c]->exit_code(), 0) << log;
+      }
+    }
+  }
+  const std::vector<std::string> lines = Split(Slurp(dir / "out/rounds.csv"), '\n');
+  ASSERT_GE(lines.size(), 5u);
+  const std::vector<std::string> header = Split(lines[0], ',');
+  ASSERT_EQ(header.back(), "lost_clients");
+  for (int round = 1; round <= 4; ++round) {
+    const std::vector<std::string> row = Split(lines[round], ',');
+    ASSERT_EQ(row.size(), header.size()) << lines[round];
+    EXPECT_EQ(row[0], std::to_string(round));
+    EXPECT_EQ(row[2], round == 1 ? "3" : "2") << "participants, round " << round;
+    EXPECT_EQ(row.back(), round == 2 ? "2" : "") << "lost clients, round " << round;
+  }
+  const auto summary = nlohmann::json::parse(Slurp(dir / "out/summary.json"));
+  EXPECT_EQ(summary["mode"], "serve");
+  EXPECT_EQ(summary["lost_updates"], 1);
+  EXPECT_GT(summary["weight_change"].get<double>(), 0.0);
+  EXPECT_TRUE(summary.contains("final_mean_accuracy"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace jigsaw
