@@ -90,7 +90,21 @@ std::vector<std::string> Split(const std::string& text, char separator) {
   return parts;
 }
 
-void SendGarbage(int port) {
+// A hello header with the job's token that announces 2^27 floats: within the framing's global
+// bound, far over the hello's (0).
+std::string OversizedHello() {
+  std::string frame(48, '\0');
+  frame.replace(0, 4, "JPS2");
+  frame[4] = 1;                   // kHello
+  frame[16] = 1;                  // step: protocol version
+  frame[24 + 3] = 8;              // count = 2^27, little-endian
+  for (int i = 0; i < 16; ++i) {  // token 00112233445566778899aabbccddeeff
+    frame[32 + i] = static_cast<char>(i * 0x11);
+  }
+  return frame;
+}
+
+void SendRaw(int port, const std::string& bytes) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);
   sockaddr_in address{};
@@ -98,8 +112,7 @@ void SendGarbage(int port) {
   address.sin_port = htons(port);
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
-  const std::string junk(48, 'X');
-  ASSERT_EQ(send(fd, junk.data(), junk.size(), MSG_NOSIGNAL), static_cast<ssize_t>(junk.size()));
+  ASSERT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
   char reply[64];
   (void)recv(fd, reply, sizeof(reply), 0);  // the server's kError, or its close
   close(fd);
@@ -145,7 +158,8 @@ TEST(FlRealModeTest, ThreeClientsOneKilledMidRoundRoundsComplete) {
     }
     ASSERT_TRUE(fs::exists(dir / "port")) << Slurp(dir / "server.log");
     const int port = std::stoi(Slurp(dir / "port"));
-    SendGarbage(port);
+    SendRaw(port, std::string(48, 'X'));
+    SendRaw(port, OversizedHello());
     std::vector<std::unique_ptr<Child>> clients;
     for (int c = 0; c < 3; ++c) {
       std::vector<std::string> args = {JIGSAW_BINARY, "fl-client"};
@@ -159,7 +173,10 @@ TEST(FlRealModeTest, ThreeClientsOneKilledMidRoundRoundsComplete) {
     ASSERT_TRUE(server.Wait(600)) << "server hung: " << Slurp(dir / "server.log");
     const std::string server_log = Slurp(dir / "server.log");
     EXPECT_EQ(server.exit_code(), 0) << server_log;
-    EXPECT_NE(server_log.find("refused a connection"), std::string::npos) << server_log;
+    EXPECT_NE(server_log.find("refused a connection: bad magic"), std::string::npos) << server_log;
+    EXPECT_NE(server_log.find("refused a connection: hello message of 134217728 floats"),
+              std::string::npos)
+        << server_log;
     EXPECT_NE(server_log.find("client 2 dropped"), std::string::npos) << server_log;
     for (int c = 0; c < 3; ++c) {
       ASSERT_TRUE(clients[c]->Wait(120)) << "client " << c << " hung";
@@ -187,6 +204,81 @@ TEST(FlRealModeTest, ThreeClientsOneKilledMidRoundRoundsComplete) {
   EXPECT_EQ(summary["lost_updates"], 1);
   EXPECT_GT(summary["weight_change"].get<double>(), 0.0);
   EXPECT_TRUE(summary.contains("final_mean_accuracy"));
+  fs::remove_all(dir);
+}
+
+// With no faults the real processes compute what the simulation computes: both run RunFlRounds
+// and TrainLocally with the same seeds, and weights travel as exact float32.
+TEST(FlRealModeTest, WithoutFaultsRealModeMatchesTheSimulation) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
+  const fs::path dir =
+      fs::temp_directory_path() / ("jigsaw_fl_real_same_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string token = "00112233445566778899aabbccddeeff";
+  const std::vector<std::string> population = {"--dataset",
+                                               "fashion-groups",
+                                               "--clients",
+                                               "3",
+                                               "--groups",
+                                               "1",
+                                               "--samples-per-client",
+                                               "20",
+                                               "--test-per-client",
+                                               "10",
+                                               "--model",
+                                               "mlp",
+                                               "--seed",
+                                               "5"};
+  const std::vector<std::string> training = {"--rounds",      "3", "--participants", "3",
+                                             "--local-steps", "2", "--batch",        "10",
+                                             "--eval-every",  "3"};
+  std::vector<std::string> simulate = {JIGSAW_BINARY, "fl"};
+  simulate.insert(simulate.end(), population.begin(), population.end());
+  simulate.insert(simulate.end(), training.begin(), training.end());
+  simulate.insert(simulate.end(), {"--availability", "1", "--overcommit", "1", "--out",
+                                   (dir / "sim").string(), "--quiet"});
+  {
+    Child simulation(simulate, dir / "sim.log");
+    ASSERT_TRUE(simulation.Wait(600)) << "simulation hung";
+    ASSERT_EQ(simulation.exit_code(), 0) << Slurp(dir / "sim.log");
+  }
+  std::vector<std::string> serve = {JIGSAW_BINARY, "fl"};
+  serve.insert(serve.end(), population.begin(), population.end());
+  serve.insert(serve.end(), training.begin(), training.end());
+  serve.insert(serve.end(), {"--serve", "--port", "0", "--port-file", (dir / "port").string(),
+                             "--token", token, "--out", (dir / "real").string()});
+  {
+    Child server(serve, dir / "server.log");
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    while (!fs::exists(dir / "port") && server.running() &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(fs::exists(dir / "port")) << Slurp(dir / "server.log");
+    const std::string address = "127.0.0.1:" + std::to_string(std::stoi(Slurp(dir / "port")));
+    std::vector<std::unique_ptr<Child>> clients;
+    for (int c = 0; c < 3; ++c) {
+      std::vector<std::string> args = {JIGSAW_BINARY, "fl-client"};
+      args.insert(args.end(), population.begin(), population.end());
+      args.insert(args.end(),
+                  {"--server", address, "--client-id", std::to_string(c), "--token", token});
+      clients.push_back(
+          std::make_unique<Child>(args, dir / ("client" + std::to_string(c) + ".log")));
+    }
+    ASSERT_TRUE(server.Wait(600)) << "server hung: " << Slurp(dir / "server.log");
+    ASSERT_EQ(server.exit_code(), 0) << Slurp(dir / "server.log");
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_TRUE(clients[c]->Wait(120)) << "client " << c << " hung";
+      EXPECT_EQ(clients[c]->exit_code(), 0);
+    }
+  }
+  const auto simulated = nlohmann::json::parse(Slurp(dir / "sim/summary.json"));
+  const auto real = nlohmann::json::parse(Slurp(dir / "real/summary.json"));
+  EXPECT_EQ(real["lost_updates"], 0);
+  EXPECT_GT(real["weight_change"].get<double>(), 0.0);
+  EXPECT_NEAR(real["weight_change"].get<double>(), simulated["weight_change"].get<double>(), 1e-5);
+  EXPECT_EQ(real["final_mean_accuracy"], simulated["final_mean_accuracy"]);
   fs::remove_all(dir);
 }
 
