@@ -207,6 +207,111 @@ TEST(FlRealModeTest, ThreeClientsOneKilledMidRoundRoundsComplete) {
   fs::remove_all(dir);
 }
 
+int ConnectLoopback(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool ReadExactly(int fd, char* out, size_t bytes) {
+  while (bytes > 0) {
+    const ssize_t got = recv(fd, out, bytes, 0);
+    if (got <= 0) return false;
+    out += got;
+    bytes -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+// A joined client that answers the round's model with garbage is dropped while the real clients
+// are served and the rounds complete.
+TEST(FlRealModeTest, JoinedClientSendingGarbageIsDroppedOthersContinue) {
+  if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
+  const fs::path dir =
+      fs::temp_directory_path() / ("jigsaw_fl_real_garbage_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string token = "00112233445566778899aabbccddeeff";
+  const std::vector<std::string> population = {"--dataset",
+                                               "fashion-groups",
+                                               "--clients",
+                                               "3",
+                                               "--groups",
+                                               "1",
+                                               "--samples-per-client",
+                                               "20",
+                                               "--test-per-client",
+                                               "10",
+                                               "--model",
+                                               "mlp",
+                                               "--seed",
+                                               "4"};
+  std::vector<std::string> serve = {JIGSAW_BINARY, "fl"};
+  serve.insert(serve.end(), population.begin(), population.end());
+  serve.insert(serve.end(),
+               {"--rounds", "2", "--participants", "3", "--local-steps", "1", "--eval-every", "2",
+                "--serve", "--port", "0", "--port-file", (dir / "port").string(), "--token", token,
+                "--out", (dir / "out").string()});
+  {
+    Child server(serve, dir / "server.log");
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+    while (!fs::exists(dir / "port") && server.running() &&
+           std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ASSERT_TRUE(fs::exists(dir / "port")) << Slurp(dir / "server.log");
+    const int port = std::stoi(Slurp(dir / "port"));
+    // Client 1 speaks the protocol by hand: a valid hello, then garbage instead of its push.
+    const int fake = ConnectLoopback(port);
+    ASSERT_GE(fake, 0);
+    std::string hello = OversizedHello();
+    hello[8] = 1;                                // rank: client 1
+    for (int i = 24; i < 32; ++i) hello[i] = 0;  // no floats
+    ASSERT_EQ(send(fake, hello.data(), hello.size(), MSG_NOSIGNAL), 48);
+    std::vector<std::unique_ptr<Child>> clients;
+    for (int c : {0, 2}) {
+      std::vector<std::string> args = {JIGSAW_BINARY, "fl-client"};
+      args.insert(args.end(), population.begin(), population.end());
+      args.insert(args.end(), {"--server", "127.0.0.1:" + std::to_string(port), "--client-id",
+                               std::to_string(c), "--token", token});
+      clients.push_back(
+          std::make_unique<Child>(args, dir / ("client" + std::to_string(c) + ".log")));
+    }
+    char header[48];
+    ASSERT_TRUE(ReadExactly(fake, header, sizeof(header))) << Slurp(dir / "server.log");
+    EXPECT_EQ(header[4], 5) << "expected kParams";
+    uint64_t count = 0;
+    for (int i = 7; i >= 0; --i) count = (count << 8) | static_cast<uint8_t>(header[24 + i]);
+    std::vector<char> payload(count * 4);
+    ASSERT_TRUE(ReadExactly(fake, payload.data(), payload.size()));
+    const std::string junk(48, 'Z');
+    ASSERT_EQ(send(fake, junk.data(), junk.size(), MSG_NOSIGNAL), 48);
+    ASSERT_TRUE(server.Wait(600)) << "server hung: " << Slurp(dir / "server.log");
+    close(fake);
+    const std::string server_log = Slurp(dir / "server.log");
+    EXPECT_EQ(server.exit_code(), 0) << server_log;
+    EXPECT_NE(server_log.find("client 1 dropped: protocol error: bad magic"), std::string::npos)
+        << server_log;
+    for (auto& client : clients) {
+      ASSERT_TRUE(client->Wait(120));
+      EXPECT_EQ(client->exit_code(), 0);
+    }
+  }
+  const std::vector<std::string> lines = Split(Slurp(dir / "out/rounds.csv"), '\n');
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(Split(lines[1], ',')[2], "2") << lines[1];
+  EXPECT_EQ(Split(lines[1], ',').back(), "1") << lines[1];
+  EXPECT_EQ(Split(lines[2], ',')[2], "2") << lines[2];
+  fs::remove_all(dir);
+}
+
 // With no faults the real processes compute what the simulation computes: both run RunFlRounds
 // and TrainLocally with the same seeds, and weights travel as exact float32.
 TEST(FlRealModeTest, WithoutFaultsRealModeMatchesTheSimulation) {
