@@ -21,6 +21,7 @@ void AddPsCommand(CLI::App& app, CommandAction* action);
 void AddPsWorkerCommand(CLI::App& app, CommandAction* action);
 void AddServeCommand(CLI::App& app, CommandAction* action);
 void AddFlCommand(CLI::App& app, CommandAction* action);
+void AddFlClientCommand(CLI::App& app, CommandAction* action);
 void AddServeBenchCommand(CLI::App& app, CommandAction* action);
 void AddTlightsCommand(CLI::App& app, CommandAction* action);
 void AddTlightsReportCommand(CLI::App& app, CommandAction* action);

@@ -10,7 +10,9 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "core/units.h"
 #include "fl/blobs.h"
+#include "fl/fl_remote.h"
 #include "fl/leaf_reader.h"
 #include "fl/partition.h"
 #include "fl/simulation.h"
@@ -39,7 +41,36 @@ struct FlCommandOptions {
   int threads = 1;
   std::string out = "out/fl";
   bool quiet = false;
+  // Real mode (--serve).
+  bool serve = false;
+  std::string listen = "127.0.0.1";
+  int port = 0;
+  int expect_clients = 0;  // 0: the whole population
+  std::string join_timeout = "60s";
+  std::string round_timeout = "60s";
+  std::string port_file;
+  std::string token;
+  std::string token_file;
 };
+
+struct FlClientCommandOptions {
+  FlCommandOptions population;
+  std::string server;
+  std::string client_id;
+  std::string connect_timeout = "30s";
+  std::string idle_timeout = "10min";
+  int die_after_rounds = 0;
+  std::string token;
+  std::string token_file;
+};
+
+double DurationOption(const std::string& text, const std::string& name) {
+  double seconds = 0;
+  if (!ParseDurationSeconds(text, &seconds, true) || !(seconds > 0) || seconds > 86400) {
+    throw UsageError(name + " '" + text + "': expected a duration in (0, 1 day], e.g. 30s");
+  }
+  return seconds;
+}
 
 std::string DefaultFemnistDir() {
   if (std::filesystem::exists(kDefaultFemnistDir)) return kDefaultFemnistDir;
@@ -69,6 +100,13 @@ std::vector<int> ParseEpochList(const std::string& text) {
     }
   }
   return result;
+}
+
+// Client indices separated by ';' (a CSV cell).
+std::string JoinLost(const std::vector<int>& clients) {
+  std::string text;
+  for (int c : clients) text += (text.empty() ? "" : ";") + std::to_string(c);
+  return text;
 }
 
 FederatedData FromImageSets(const ImageSet& train, const ImageSet& test) {
@@ -171,6 +209,11 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   json["wall_to_target_s"] = RoundTo(result.wall_to_target_s, 3);
   json["simulated_to_target_s"] = RoundTo(result.simulated_to_target_s, 3);
   json["wall_s"] = RoundTo(result.wall_s, 3);
+  json["mode"] = options.serve ? "serve" : "simulation";
+  json["weight_change"] = RoundTo(result.weight_change, 6);
+  int lost = 0;
+  for (const RoundRecord& r : result.rounds) lost += static_cast<int>(r.lost_clients.size());
+  json["lost_updates"] = lost;
   json["rounds_per_s"] = RoundTo(result.wall_s > 0 ? options.run.rounds / result.wall_s : 0.0, 3);
   return json;
 }
@@ -218,6 +261,9 @@ int RunBlobs(FlCommandOptions options) {
 }
 
 int RunFl(FlCommandOptions options) {
+  if (options.serve && options.dataset == "blobs") {
+    throw UsageError("--serve trains a model: blobs has none (use a fashion-* or femnist dataset)");
+  }
   if (options.dataset == "blobs") return RunBlobs(options);
   if (options.algorithm == "fedavg") {
     options.run.local.prox_mu = 0.0;
@@ -248,7 +294,7 @@ int RunFl(FlCommandOptions options) {
   progress.Final(std::to_string(n) + " clients, " + std::to_string(options.run.rounds) +
                  " rounds of " + std::to_string(options.run.participants) + " participants, " +
                  (options.run.auxo ? "auxo+" : "") + options.algorithm);
-  const FlResult result = RunFlSimulation(data, options.run, [&](const RoundRecord& r) {
+  const auto on_round = [&](const RoundRecord& r) {
     if (progress.Due() || r.round == options.run.rounds) {
       std::string line = "round " + std::to_string(r.round) + "/" +
                          std::to_string(options.run.rounds) + ", " + std::to_string(r.cohorts) +
@@ -256,10 +302,47 @@ int RunFl(FlCommandOptions options) {
       if (r.evaluated) line += ", mean acc " + FormatFixed(r.mean_accuracy, 3);
       progress.Report(line + ", " + FormatFixed(r.wall_s, 1) + " s");
     }
-  });
+  };
+  FlResult result;
+  if (!options.serve) {
+    result = RunFlSimulation(data, options.run, on_round);
+  } else {
+    FlServeOptions serve;
+    serve.host = options.listen;
+    serve.port = options.port;
+    serve.expected_clients = options.expect_clients > 0 ? options.expect_clients : n;
+    if (serve.expected_clients > n) throw UsageError("--expect-clients exceeds the population");
+    serve.join_timeout_s = DurationOption(options.join_timeout, "--join-timeout");
+    serve.round_timeout_s = DurationOption(options.round_timeout, "--round-timeout");
+    serve.token = ps::ResolveToken(options.token, options.token_file, true);
+    const int64_t num_weights =
+        FlModel(options.run.model, data.height, data.width, data.classes, options.run.seed)
+            .num_weights();
+    FlServer server(serve, n, num_weights, options.run.local);
+    const auto log = [&](const std::string& line) { progress.Final(line); };
+    // Announced even with --quiet: with --port 0 this is how clients learn the port.
+    std::fprintf(stderr, "fl: serving on %s:%d\n", options.listen.c_str(), server.port());
+    std::fflush(stderr);
+    if (!options.port_file.empty()) {
+      WriteFileAtomically(options.port_file, std::to_string(server.port()) + "\n");
+    }
+    if (server.WaitForClients(log) == 0) {
+      throw std::runtime_error("no client joined within --join-timeout " + options.join_timeout);
+    }
+    // Who takes part is decided by who is connected: every joined client is online and selected.
+    options.run.population.availability = 1.0;
+    options.run.population.overcommit = 1.0;
+    result = RunFlRounds(
+        data, options.run,
+        [&](FlModel&, int round, const torch::Tensor& global, const std::vector<int>& clients) {
+          return server.Train(round, global, clients, log);
+        },
+        on_round, [&](int client) { return server.IsConnected(client); });
+    server.Finish();
+  }
   std::string csv =
       "round,cohorts,participants,dropped,train_loss,simulated_s,wall_s,mean_accuracy,"
-      "worst10_accuracy,accuracy_stddev\n";
+      "worst10_accuracy,accuracy_stddev,lost_clients\n";
   for (const RoundRecord& r : result.rounds) {
     csv +=
         std::to_string(r.round) + "," + std::to_string(r.cohorts) + "," +
@@ -269,7 +352,7 @@ int RunFl(FlCommandOptions options) {
         (r.evaluated ? FormatFixed(r.mean_accuracy, 4) + "," + FormatFixed(r.worst10_accuracy, 4) +
                            "," + FormatFixed(r.accuracy_stddev, 4)
                      : std::string(",,")) +
-        "\n";
+        "," + JoinLost(r.lost_clients) + "\n";
   }
   WriteFileAtomically(options.out + "/rounds.csv", csv);
   std::string clients = "client,group,cohort,accuracy\n";
@@ -285,12 +368,49 @@ int RunFl(FlCommandOptions options) {
   return 0;
 }
 
-}  // namespace
+int RunFlClientCommand(const FlClientCommandOptions& options) {
+  const FlCommandOptions& population = options.population;
+  if (population.dataset == "blobs") throw UsageError("fl-client: blobs has no model to train");
+  if (population.threads < 1 || population.threads > 256) {
+    throw UsageError("--threads in [1, 256]");
+  }
+  if (options.die_after_rounds < 0) throw UsageError("--die-after-rounds must be >= 0");
+  FlClientOptions client;
+  ps::ParseHostPort(options.server, "--server", &client.host, &client.port);
+  client.seed = population.run.seed;
+  client.connect_timeout_s = DurationOption(options.connect_timeout, "--connect-timeout");
+  client.idle_timeout_s = DurationOption(options.idle_timeout, "--idle-timeout");
+  client.die_after_rounds = options.die_after_rounds;
+  client.token = ps::ResolveToken(options.token, options.token_file, false);
+  torch::set_num_threads(population.threads);
+  const FederatedData data = LoadPopulation(population);
+  client.client = -1;
+  for (size_t c = 0; c < data.clients.size(); ++c) {
+    if (data.clients[c].id == options.client_id) client.client = static_cast<int>(c);
+  }
+  if (client.client < 0) {
+    size_t used = 0;
+    try {
+      client.client = std::stoi(options.client_id, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != options.client_id.size() || client.client < 0 ||
+        client.client >= static_cast<int>(data.clients.size())) {
+      throw UsageError("--client-id '" + options.client_id + "': no such client id, and not an " +
+                       "index in [0, " + std::to_string(data.clients.size()) + ")");
+    }
+  }
+  Progress progress("fl-client " + options.client_id, true);
+  const int rounds = RunFlClient(data, population.run.model, client,
+                                 [&](const std::string& line) { progress.Final(line); });
+  progress.Final("done after " + std::to_string(rounds) + " rounds");
+  return 0;
+}
 
-void AddFlCommand(CLI::App& app, CommandAction* action) {
-  auto options = std::make_shared<FlCommandOptions>();
-  CLI::App* command = app.add_subcommand(
-      "fl", "Federated learning with simulated clients: FedAvg, FedProx, Auxo cohorts (LibTorch)");
+// The options that determine the population and the model: a client process must be given the
+// same ones as the server to hold the same partition.
+void AddPopulationOptions(CLI::App* command, FlCommandOptions* options) {
   command
       ->add_option("--dataset", options->dataset,
                    "femnist (LEAF JSON), fashion-dirichlet (label skew), fashion-groups "
@@ -315,6 +435,19 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--test-per-client", options->test_per_client, "fashion-*: test samples")
       ->capture_default_str();
+  command->add_option("--model", options->run.model, "mlp, lenet or resnet")->capture_default_str();
+  command->add_option("--seed", options->run.seed)->capture_default_str();
+  command->add_option("--threads", options->threads, "LibTorch intra-op threads")
+      ->capture_default_str();
+}
+
+}  // namespace
+
+void AddFlCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<FlCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "fl", "Federated learning with simulated clients: FedAvg, FedProx, Auxo cohorts (LibTorch)");
+  AddPopulationOptions(command, options.get());
   command->add_option("--algorithm", options->algorithm, "fedavg or fedprox")
       ->capture_default_str();
   command->add_option("--mu", options->run.local.prox_mu, "FedProx proximal coefficient")
@@ -337,7 +470,6 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--blob-separation", options->blob_separation,
                    "blobs: least distance between blob centres (std 2)")
       ->capture_default_str();
-  command->add_option("--model", options->run.model, "mlp, lenet or resnet")->capture_default_str();
   command->add_option("--rounds", options->run.rounds)->capture_default_str();
   command->add_option("--participants", options->run.participants, "kept participants per round")
       ->capture_default_str();
@@ -365,12 +497,62 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--target", options->run.target_accuracy,
                    "mean accuracy for rounds/time-to-target (0: none)")
       ->capture_default_str();
-  command->add_option("--seed", options->run.seed)->capture_default_str();
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads")
-      ->capture_default_str();
   command->add_option("--out", options->out, "output folder")->capture_default_str();
   command->add_flag("--quiet", options->quiet, "no progress on stderr");
+  command->add_flag("--serve", options->serve,
+                    "real mode: train with `jigsaw fl-client` processes over TCP instead of "
+                    "simulated clients");
+  command->add_option("--listen", options->listen, "--serve: address to listen on")
+      ->capture_default_str();
+  command->add_option("--port", options->port, "--serve: port (0: any free one, announced)")
+      ->capture_default_str();
+  command
+      ->add_option("--port-file", options->port_file,
+                   "--serve: also write the chosen port to this file")
+      ->capture_default_str();
+  command
+      ->add_option("--expect-clients", options->expect_clients,
+                   "--serve: clients to wait for before round 1 (0: the whole population)")
+      ->capture_default_str();
+  command
+      ->add_option("--join-timeout", options->join_timeout,
+                   "--serve: start with whoever joined after this long")
+      ->capture_default_str();
+  command
+      ->add_option("--round-timeout", options->round_timeout,
+                   "--serve: a cohort's updates not back after this long are dropped")
+      ->capture_default_str();
+  command->add_option("--token", options->token,
+                      "--serve: the job's secret token (32 hex digits; prefer --token-file)");
+  command->add_option("--token-file", options->token_file,
+                      "--serve: file holding the token (created with a random one if missing)");
   command->callback([options, action] { *action = [options] { return RunFl(*options); }; });
+}
+
+void AddFlClientCommand(CLI::App& app, CommandAction* action) {
+  auto options = std::make_shared<FlClientCommandOptions>();
+  CLI::App* command = app.add_subcommand(
+      "fl-client",
+      "A federated-learning client process for `jigsaw fl --serve` (LibTorch); give it the "
+      "server's population options");
+  AddPopulationOptions(command, &options->population);
+  command->add_option("--server", options->server, "HOST:PORT of `jigsaw fl --serve`")->required();
+  command
+      ->add_option("--client-id", options->client_id,
+                   "which client of the population this is: its id (e.g. client3, a FEMNIST "
+                   "writer) or its index")
+      ->required();
+  command->add_option("--connect-timeout", options->connect_timeout)->capture_default_str();
+  command
+      ->add_option("--idle-timeout", options->idle_timeout,
+                   "longest wait for the server's next message")
+      ->capture_default_str();
+  command->add_option("--die-after-rounds", options->die_after_rounds,
+                      "fault injection: SIGKILL itself when round N + 1's model arrives");
+  command->add_option("--token", options->token, "the job's secret token (32 hex digits)");
+  command->add_option("--token-file", options->token_file, "file holding the job's token");
+  command->callback(
+      [options, action] { *action = [options] { return RunFlClientCommand(*options); }; });
 }
 
 }  // namespace jigsaw

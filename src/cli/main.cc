@@ -6,7 +6,7 @@
 int main(int argc, char** argv) {
   if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile" ||
                    std::string(argv[1]) == "ps-worker" || std::string(argv[1]) == "serve" ||
-                   std::string(argv[1]) == "fl")) {
+                   std::string(argv[1]) == "fl" || std::string(argv[1]) == "fl-client")) {
     return jigsaw::ExecRuntime(argc, argv);
   }
   CLI::App app{
@@ -34,5 +34,6 @@ int main(int argc, char** argv) {
                      "KServe v2 inference server over a checkpoint (LibTorch); see --help");
   app.add_subcommand("fl",
                      "Federated learning: FedAvg, FedProx, Auxo cohorts (LibTorch); see --help");
+  app.add_subcommand("fl-client", "A client process of `jigsaw fl --serve` (LibTorch); see --help");
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

@@ -1,5 +1,6 @@
-// jigsaw-runtime: `jigsaw train`, `profile`, `ps-worker`, `serve` and `fl`, the LibTorch half of
-// the CLI (see cli_main.h for why it is a separate executable). Run through `jigsaw <subcommand>`.
+// jigsaw-runtime: `jigsaw train`, `profile`, `ps-worker`, `serve`, `fl` and `fl-client`, the
+// LibTorch half of the CLI (see cli_main.h for why it is a separate executable). Run through
+// `jigsaw <subcommand>`.
 #include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
@@ -12,5 +13,6 @@ int main(int argc, char** argv) {
   jigsaw::AddPsWorkerCommand(app, &action);
   jigsaw::AddServeCommand(app, &action);
   jigsaw::AddFlCommand(app, &action);
+  jigsaw::AddFlClientCommand(app, &action);
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

@@ -39,8 +39,30 @@ void AccuracySummary(const std::vector<double>& accuracy, double* mean, double* 
   *stddev = std::sqrt(*stddev);
 }
 
+uint64_t LocalTrainingSeed(uint64_t seed, int round, int client) {
+  return seed * 1000003ULL + static_cast<uint64_t>(round) * 65537ULL +
+         static_cast<uint64_t>(client);
+}
+
 FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
                          const std::function<void(const RoundRecord&)>& on_round) {
+  const CohortTrainer in_process = [&](FlModel& model, int round, const torch::Tensor& global,
+                                       const std::vector<int>& clients) {
+    CohortUpdates result;
+    for (int c : clients) {
+      result.trained.push_back(c);
+      result.updates.push_back(TrainLocally(model, global, data, data.clients[c], options.local,
+                                            LocalTrainingSeed(options.seed, round, c)));
+    }
+    return result;
+  };
+  return RunFlRounds(data, options, in_process, on_round);
+}
+
+FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
+                     const CohortTrainer& trainer,
+                     const std::function<void(const RoundRecord&)>& on_round,
+                     const std::function<bool(int)>& reachable) {
   const int num_clients = static_cast<int>(data.clients.size());
   if (num_clients < 1) throw UsageError("the population has no clients");
   if (options.rounds < 1 || options.participants < 1) {
@@ -50,6 +72,7 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
   const auto start = std::chrono::steady_clock::now();
   FlModel model(options.model, data.height, data.width, data.classes, options.seed);
   std::vector<torch::Tensor> cohort_weights = {model.GetWeights()};
+  const torch::Tensor initial_weights = cohort_weights[0].clone();
   ClientPopulation population(num_clients, options.population, options.seed * 7919 + 1);
   CohortTable table(num_clients, options.cohort);
   const std::vector<int> truth = data.groups();
@@ -71,6 +94,7 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
       std::vector<double> work;
       for (int c : online) {
         if (options.auxo && table.affiliation(c) != m) continue;
+        if (reachable && !reachable(c)) continue;
         candidates.push_back(c);
         work.push_back(static_cast<double>(options.local.local_steps) * options.local.batch);
       }
@@ -79,21 +103,22 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
       round_time = std::max(round_time, selection.round_time);
       record.participants += static_cast<int>(selection.kept.size());
       record.dropped += static_cast<int>(selection.dropped.size());
-      std::vector<LocalUpdate> updates;
+      CohortUpdates trained = trainer(model, round, cohort_weights[m], selection.kept);
+      record.participants -= static_cast<int>(trained.lost.size());
+      record.dropped += static_cast<int>(trained.lost.size());
+      record.lost_clients.insert(record.lost_clients.end(), trained.lost.begin(),
+                                 trained.lost.end());
+      if (trained.updates.empty()) continue;
       Rows signatures;
-      for (int c : selection.kept) {
-        const uint64_t seed = options.seed * 1000003ULL + static_cast<uint64_t>(round) * 65537ULL +
-                              static_cast<uint64_t>(c);
-        updates.push_back(
-            TrainLocally(model, cohort_weights[m], data, data.clients[c], options.local, seed));
-        loss_sum += updates.back().loss;
-        if (options.auxo)
-          signatures.push_back(SignatureOf(cohort_weights[m], updates.back().weights));
+      for (const LocalUpdate& update : trained.updates) {
+        loss_sum += update.loss;
+        if (options.auxo) signatures.push_back(SignatureOf(cohort_weights[m], update.weights));
       }
+      const std::vector<LocalUpdate>& updates = trained.updates;
       next_weights[m] = FedAvg(updates);
       if (options.auxo && round >= options.auxo_start_round) {
         const Rows centered = CenterRows(signatures);
-        const int child = table.Update(m, selection.kept, NormalizeRows(centered), centered,
+        const int child = table.Update(m, trained.trained, NormalizeRows(centered), centered,
                                        round <= options.auxo_stop_round);
         if (child >= 0) splits.emplace_back(m, child);
       }
@@ -131,6 +156,7 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
     if (on_round) on_round(record);
   }
   result.cohorts = static_cast<int>(cohort_weights.size());
+  result.weight_change = (cohort_weights[0] - initial_weights).norm().item<double>();
   result.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (data.has_groups()) {
     result.ari = AdjustedRandIndex(result.cohort_of_client, truth);

@@ -53,6 +53,9 @@ struct RoundRecord {
   double mean_accuracy = 0.0;
   double worst10_accuracy = 0.0;
   double accuracy_stddev = 0.0;
+  // Selected clients whose update never came back (real mode: disconnected, timed out or sent
+  // garbage); counted in `dropped` too. Always empty in simulation.
+  std::vector<int> lost_clients;
 };
 
 struct FlResult {
@@ -66,9 +69,33 @@ struct FlResult {
   double wall_to_target_s = -1.0;
   double simulated_to_target_s = -1.0;
   double wall_s = 0.0;
+  double weight_change = 0.0;  // L2 norm of cohort 0's final weights minus its initial ones
 };
 
-// `on_round` (may be empty) is called after every round, e.g. for progress lines.
+// One cohort's local training in one round: the selected `clients` train from `global`, the
+// cohort's model. Returns the updates that came back and whose they are (same order); a client
+// with no update is listed in `lost` and is treated like a straggler.
+struct CohortUpdates {
+  std::vector<int> trained;
+  std::vector<LocalUpdate> updates;
+  std::vector<int> lost;
+};
+using CohortTrainer = std::function<CohortUpdates(
+    FlModel& model, int round, const torch::Tensor& global, const std::vector<int>& clients)>;
+
+// The seed of client `client`'s local training in `round` (the same in both modes).
+uint64_t LocalTrainingSeed(uint64_t seed, int round, int client);
+
+// The round loop shared by the simulation and real mode (fl_remote.h): availability, selection,
+// per-cohort `trainer` calls, FedAvg per cohort, cohort-table updates, splits, evaluation.
+// `reachable` (may be empty: all are) excludes clients from selection, e.g. disconnected ones.
+FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
+                     const CohortTrainer& trainer,
+                     const std::function<void(const RoundRecord&)>& on_round,
+                     const std::function<bool(int)>& reachable = {});
+
+// RunFlRounds with every client trained in-process. `on_round` (may be empty) is called after every
+// round, e.g. for progress lines.
 FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
                          const std::function<void(const RoundRecord&)>& on_round);
 

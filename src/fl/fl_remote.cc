@@ -1,0 +1,224 @@
+#include "fl/fl_remote.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <stdexcept>
+
+namespace jigsaw {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point After(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+double SecondsUntil(Clock::time_point deadline) {
+  return std::chrono::duration<double>(deadline - Clock::now()).count();
+}
+
+void SendError(int fd, uint32_t rank, const ps::Token& token) {
+  try {
+    ps::SendMessage(fd, ps::Message{ps::MessageType::kError, rank, 0, {}}, token);
+  } catch (const std::exception&) {
+    // The peer is being dropped anyway.
+  }
+}
+
+}  // namespace
+
+FlServer::FlServer(const FlServeOptions& options, int population, int64_t num_weights,
+                   const LocalTrainOptions& local)
+    : options_(options), population_(population), num_weights_(num_weights), local_(local) {
+  listener_ = ps::ListenTcp(options.host, options.port, 64);
+  port_ = ps::LocalPort(listener_);
+}
+
+int FlServer::WaitForClients(const std::function<void(const std::string&)>& log) {
+  const auto deadline = After(options_.join_timeout_s);
+  while (connected() < options_.expected_clients) {
+    const double left = SecondsUntil(deadline);
+    if (left <= 0) break;
+    ps::Socket socket;
+    try {
+      socket = ps::AcceptTcp(listener_, std::max(0.001, left));
+    } catch (const std::runtime_error&) {
+      break;  // join timeout
+    }
+    try {
+      ps::SetReceiveTimeout(socket.fd(), options_.hello_timeout_s);
+      const ps::Message hello = ps::ReceiveMessage(socket.fd(), options_.token, 0);
+      if (hello.type != ps::MessageType::kHello) {
+        throw ps::ProtocolError(std::string("expected hello, got ") +
+                                ps::MessageTypeName(hello.type));
+      }
+      if (hello.step != kFlProtocolVersion) {
+        throw ps::ProtocolError("protocol version " + std::to_string(hello.step) + ", expected " +
+                                std::to_string(kFlProtocolVersion));
+      }
+      const int client = static_cast<int>(hello.rank);
+      if (hello.rank >= static_cast<uint32_t>(population_)) {
+        throw ps::ProtocolError("client index " + std::to_string(hello.rank) +
+                                " outside the population of " + std::to_string(population_));
+      }
+      if (clients_.count(client) > 0) {
+        throw ps::ProtocolError("client " + std::to_string(client) + " is already connected");
+      }
+      clients_[client] = std::move(socket);
+      log("client " + std::to_string(client) + " joined (" + std::to_string(connected()) + "/" +
+          std::to_string(options_.expected_clients) + ")");
+    } catch (const std::exception& e) {
+      SendError(socket.fd(), 0, options_.token);
+      log(std::string("refused a connection: ") + e.what());
+    }
+  }
+  return connected();
+}
+
+void FlServer::Drop(int client, const std::string& why,
+                    const std::function<void(const std::string&)>& log) {
+  auto it = clients_.find(client);
+  if (it == clients_.end()) return;
+  clients_.erase(it);
+  log("client " + std::to_string(client) + " dropped: " + why);
+}
+
+CohortUpdates FlServer::Train(int round, const torch::Tensor& global,
+                              const std::vector<int>& clients,
+                              const std::function<void(const std::string&)>& log) {
+  CohortUpdates result;
+  const torch::Tensor weights = global.contiguous();
+  std::vector<float> message(weights.data_ptr<float>(),
+                             weights.data_ptr<float>() + weights.numel());
+  message.push_back(static_cast<float>(local_.local_steps));
+  message.push_back(static_cast<float>(local_.batch));
+  message.push_back(static_cast<float>(local_.lr));
+  message.push_back(static_cast<float>(local_.prox_mu));
+  std::vector<int> asked;
+  for (int c : clients) {
+    auto it = clients_.find(c);
+    if (it == clients_.end()) {
+      result.lost.push_back(c);
+      continue;
+    }
+    try {
+      ps::SendFloats(it->second.fd(), ps::MessageType::kParams, static_cast<uint32_t>(c),
+                     static_cast<uint64_t>(round), message.data(), message.size(), options_.token);
+      asked.push_back(c);
+    } catch (const std::exception& e) {
+      result.lost.push_back(c);
+      Drop(c, std::string("sending the model: ") + e.what(), log);
+    }
+  }
+  const auto deadline = After(options_.round_timeout_s);
+  const uint64_t expected = static_cast<uint64_t>(num_weights_) + kFlPushTail;
+  for (int c : asked) {
+    const int fd = clients_.at(c).fd();
+    try {
+      ps::SetReceiveTimeout(fd, std::max(0.001, SecondsUntil(deadline)));
+      ps::Message push = ps::ReceiveMessage(fd, options_.token, expected);
+      if (push.type != ps::MessageType::kPush || push.step != static_cast<uint64_t>(round) ||
+          push.data.size() != expected) {
+        throw ps::ProtocolError(
+            std::string("expected the round's push of ") + std::to_string(expected) +
+            " floats, got " + ps::MessageTypeName(push.type) + " for round " +
+            std::to_string(push.step) + " with " + std::to_string(push.data.size()));
+      }
+      LocalUpdate update;
+      update.samples = static_cast<int>(push.data[num_weights_]);
+      update.loss = push.data[num_weights_ + 1];
+      if (update.samples < 1 || !std::isfinite(update.loss)) {
+        throw ps::ProtocolError("push with " + std::to_string(update.samples) +
+                                " samples and loss " + std::to_string(update.loss));
+      }
+      push.data.resize(num_weights_);
+      update.weights = torch::from_blob(push.data.data(), {num_weights_}, torch::kFloat32).clone();
+      result.trained.push_back(c);
+      result.updates.push_back(std::move(update));
+    } catch (const ps::ProtocolError& e) {
+      SendError(fd, static_cast<uint32_t>(c), options_.token);
+      result.lost.push_back(c);
+      Drop(c, std::string("protocol error: ") + e.what(), log);
+    } catch (const std::exception& e) {
+      result.lost.push_back(c);
+      Drop(c, e.what(), log);
+    }
+  }
+  return result;
+}
+
+void FlServer::Finish() {
+  for (auto& [client, socket] : clients_) {
+    try {
+      ps::SendMessage(socket.fd(),
+                      ps::Message{ps::MessageType::kBye, static_cast<uint32_t>(client), 0, {}},
+                      options_.token);
+    } catch (const std::exception&) {
+      // Gone already; nothing to tell it.
+    }
+  }
+  clients_.clear();
+}
+
+int RunFlClient(const FederatedData& data, const std::string& model_name,
+                const FlClientOptions& options,
+                const std::function<void(const std::string&)>& log) {
+  if (options.client < 0 || options.client >= static_cast<int>(data.clients.size())) {
+    throw std::invalid_argument("client index outside the population");
+  }
+  FlModel model(model_name, data.height, data.width, data.classes, options.seed);
+  const int64_t num_weights = model.num_weights();
+  const uint64_t expected = static_cast<uint64_t>(num_weights) + kFlParamsTail;
+  ps::Socket socket = ps::ConnectTcp(options.host, options.port, options.connect_timeout_s);
+  ps::SendMessage(
+      socket.fd(),
+      ps::Message{
+          ps::MessageType::kHello, static_cast<uint32_t>(options.client), kFlProtocolVersion, {}},
+      options.token);
+  ps::SetReceiveTimeout(socket.fd(), options.idle_timeout_s);
+  int rounds = 0;
+  while (true) {
+    ps::Message message = ps::ReceiveMessage(socket.fd(), options.token, expected);
+    if (message.type == ps::MessageType::kBye) return rounds;
+    if (message.type == ps::MessageType::kError) {
+      throw std::runtime_error("the server refused this client (kError)");
+    }
+    if (message.type != ps::MessageType::kParams || message.data.size() != expected) {
+      throw ps::ProtocolError(std::string("expected params of ") + std::to_string(expected) +
+                              " floats, got " + ps::MessageTypeName(message.type) + " with " +
+                              std::to_string(message.data.size()));
+    }
+    if (options.die_after_rounds > 0 && rounds >= options.die_after_rounds) {
+      log("fault injection: killing myself in round " + std::to_string(message.step));
+      std::raise(SIGKILL);
+    }
+    LocalTrainOptions local;
+    local.local_steps = static_cast<int>(message.data[num_weights]);
+    local.batch = static_cast<int>(message.data[num_weights + 1]);
+    local.lr = message.data[num_weights + 2];
+    local.prox_mu = message.data[num_weights + 3];
+    if (local.local_steps < 1 || local.local_steps > 1000000 || local.batch < 1 ||
+        local.batch > 1000000 || !(local.lr > 0) || !(local.prox_mu >= 0)) {
+      throw ps::ProtocolError("params with invalid local-training options");
+    }
+    const int round = static_cast<int>(message.step);
+    const torch::Tensor global =
+        torch::from_blob(message.data.data(), {num_weights}, torch::kFloat32).clone();
+    const LocalUpdate update =
+        TrainLocally(model, global, data, data.clients[options.client], local,
+                     LocalTrainingSeed(options.seed, round, options.client));
+    const torch::Tensor weights = update.weights.contiguous();
+    std::vector<float> push(weights.data_ptr<float>(), weights.data_ptr<float>() + num_weights);
+    push.push_back(static_cast<float>(update.samples));
+    push.push_back(static_cast<float>(update.loss));
+    ps::SendFloats(socket.fd(), ps::MessageType::kPush, static_cast<uint32_t>(options.client),
+                   message.step, push.data(), push.size(), options.token);
+    ++rounds;
+    log("round " + std::to_string(round) + " trained, loss " + std::to_string(update.loss));
+  }
+}
+
+}  // namespace jigsaw

@@ -1,0 +1,91 @@
+// Real mode of `jigsaw fl`: a server and client processes over the parameter server's framed TCP
+// (src/ps/message.h), sharing the round loop (RunFlRounds) and local training (TrainLocally)
+// with the simulation.
+//
+// Protocol (every frame carries the job's token; counts are checked against the model size
+// before any payload is read, so a peer's length field never sizes a buffer):
+//   client -> server  kHello   rank = client index, step = kFlProtocolVersion, no floats
+//   server -> client  kParams  rank = client index, step = round, floats = the client's cohort
+//                              model (num_weights) + local_steps, batch, lr, prox_mu
+//   client -> server  kPush    step = round, floats = trained weights + samples + mean loss
+//   server -> client  kBye     training finished;  kError: refused (bad hello, garbage)
+// FlServer::Train is a CohortTrainer: it sends the cohort model to each selected connected
+// client, then reads the answers until the round deadline. A client that closed, timed out or
+// sent anything but its kPush for this round is closed and lost for this round and the rest of
+// the run (a straggler to the round loop); the others' updates are averaged as usual.
+#ifndef JIGSAW_FL_FL_REMOTE_H_
+#define JIGSAW_FL_FL_REMOTE_H_
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "fl/simulation.h"
+#include "ps/message.h"
+#include "ps/socket.h"
+
+namespace jigsaw {
+
+inline constexpr uint64_t kFlProtocolVersion = 1;
+inline constexpr int kFlParamsTail = 4;  // local_steps, batch, lr, prox_mu
+inline constexpr int kFlPushTail = 2;    // samples, mean loss
+
+struct FlServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  int expected_clients = 1;
+  double join_timeout_s = 60.0;   // waiting for the clients to say hello
+  double hello_timeout_s = 5.0;   // one connection's hello
+  double round_timeout_s = 60.0;  // all answers of one cohort's round
+  ps::Token token{};
+};
+
+class FlServer {
+ public:
+  // Listens (throws std::runtime_error naming the address on failure).
+  FlServer(const FlServeOptions& options, int population, int64_t num_weights,
+           const LocalTrainOptions& local);
+
+  int port() const { return port_; }
+  // Accepts connections until expected_clients distinct clients said hello or join_timeout_s
+  // passed; a bad hello (garbage, wrong token or version, unknown or duplicate index) is answered
+  // with kError, closed and logged, and accepting goes on. Returns the number joined.
+  int WaitForClients(const std::function<void(const std::string&)>& log);
+  CohortUpdates Train(int round, const torch::Tensor& global, const std::vector<int>& clients,
+                      const std::function<void(const std::string&)>& log);
+  // kBye to every connected client.
+  void Finish();
+  int connected() const { return static_cast<int>(clients_.size()); }
+  bool IsConnected(int client) const { return clients_.count(client) > 0; }
+
+ private:
+  void Drop(int client, const std::string& why, const std::function<void(const std::string&)>& log);
+
+  FlServeOptions options_;
+  int population_;
+  int64_t num_weights_;
+  LocalTrainOptions local_;
+  ps::Socket listener_;
+  int port_ = 0;
+  std::map<int, ps::Socket> clients_;
+};
+
+struct FlClientOptions {
+  std::string host = "127.0.0.1";
+  int port = 0;
+  int client = 0;                   // index into the population
+  uint64_t seed = 1;                // the run's seed (LocalTrainingSeed)
+  double connect_timeout_s = 30.0;  // the server may start later
+  double idle_timeout_s = 600.0;    // longest wait for the server's next message
+  int die_after_rounds = 0;         // fault injection: > 0 kills itself on round N + 1's kParams
+  ps::Token token{};
+};
+
+// Connects, says hello and trains every kParams it receives on the client's data until kBye.
+// Returns the number of rounds trained; throws on kError, garbage or a lost server.
+int RunFlClient(const FederatedData& data, const std::string& model_name,
+                const FlClientOptions& options, const std::function<void(const std::string&)>& log);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_FL_FL_REMOTE_H_
