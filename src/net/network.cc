@@ -81,6 +81,7 @@ Network::Network(const Topology& topology, const NetConfig& config)
       Port port;
       port.node = node;
       port.local = static_cast<uint16_t>(ports_.size() - n.first_port);
+      port.is_switch = n.is_switch;
       port.rate_bps = link.rate_bps;
       port.delay = link.delay;
       port.error_rate = link.error_rate;
@@ -175,7 +176,32 @@ void Network::RequireRoomForHeadroom(const Topology& topology, uint32_t node,
       " bytes, shorter or slower links, or --pfc off");
 }
 
-uint32_t Network::RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const {
+uint32_t Network::RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) {
+  if (flow >= route_cache_.size()) [[unlikely]] {
+    return ComputeRoute(node, dst_host, flow);
+  }
+  FlowRoutes& routes = route_cache_[flow];
+  int direction = 0;
+  if (dst_host != routes.dst_host[0]) {
+    if (dst_host != routes.dst_host[1]) [[unlikely]] {
+      return ComputeRoute(node, dst_host, flow);
+    }
+    direction = 1;
+  }
+  RouteHop* hops = routes.hop[direction];
+  const int count = routes.count[direction];
+  for (int i = 0; i < count; ++i) {
+    if (hops[i].node == node) return hops[i].port;
+  }
+  const uint32_t port = ComputeRoute(node, dst_host, flow);
+  if (count < kCachedHops) {
+    hops[count] = RouteHop{node, port};
+    routes.count[direction] = static_cast<uint8_t>(count + 1);
+  }
+  return port;
+}
+
+uint32_t Network::ComputeRoute(uint32_t node, uint32_t dst_host, uint32_t flow) const {
   auto choices = routing_->NextPorts(node, dst_host);
   if (choices.size() == 1) return nodes_[node].first_port + choices[0];
   if (choices.empty()) [[unlikely]] {
@@ -192,7 +218,7 @@ void Network::ComputePathTiming(Flow& flow, uint32_t id) {
   Time rtt = 0;
   std::vector<const Port*> path;
   while (node != dst_node) {
-    const uint32_t out = RoutePort(node, flow.dst_host, id);
+    const uint32_t out = ComputeRoute(node, flow.dst_host, id);
     if (out == kNoRoute) break;
     const Port& port = ports_[out];
     path.push_back(&port);
@@ -258,11 +284,15 @@ uint32_t Network::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start
   flow.tag = tag;
   flow.priority = priority;
   flow.start = std::max(start, now_);
-  flow.src_port = RoutePort(host_nodes_[src], dst, id);
+  flow.src_port = ComputeRoute(host_nodes_[src], dst, id);
   if (flow.src_port == kNoRoute) flow.src_port = nodes_[host_nodes_[src]].first_port;
   flow.line_rate = static_cast<double>(ports_[flow.src_port].rate_bps);
   ComputePathTiming(flow, id);
   flows_.push_back(flow);
+  FlowRoutes routes;
+  routes.dst_host[0] = dst;
+  routes.dst_host[1] = src;
+  route_cache_.push_back(routes);
   events_.Push(flow.start, kFlowStart, id, 0);
   return id;
 }
@@ -303,6 +333,7 @@ void Network::TakeLinkDown(uint32_t failure) {
     }
   }
   routing_ = std::make_unique<Routing>(neighbors_, is_switch_, host_nodes_);
+  for (FlowRoutes& routes : route_cache_) routes.count[0] = routes.count[1] = 0;
 }
 
 bool Network::HasPath(uint32_t src_host, uint32_t dst_host) const {
@@ -451,7 +482,7 @@ void Network::Kick(uint32_t port_index) {
     return;
   }
   if (port.paused) return;
-  if (nodes_[port.node].is_switch) {
+  if (port.is_switch) {
     if (port.data_mask == 0) return;
     const int prio = std::countr_zero(port.data_mask);
     uint32_t packet = port.data[prio].Pop();
@@ -607,6 +638,10 @@ void Network::Arrive(uint32_t port_index, uint32_t handle) {
   }
   if (port.failed) [[unlikely]] {
     Drop(handle);
+    return;
+  }
+  if (port.is_switch && transport_ == nullptr) {
+    SwitchReceive(port_index, handle);
     return;
   }
   const Node& node = nodes_[port.node];

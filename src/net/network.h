@@ -174,36 +174,38 @@ class Network {
   uint32_t SwitchNumPorts(uint32_t switch_index) const;
 
  private:
-  struct Port {
+  // Fields used per packet come first, so one event touches one or two cache lines of a port.
+  struct alignas(64) Port {
     uint32_t node = 0;
     uint32_t peer = 0;  // global index of the port at the other end of the link
     uint16_t local = 0;
+    bool is_switch = false;  // of its node
     bool busy = false;
     bool paused = false;
+    bool failed = false;     // its link is down
+    uint32_t data_mask = 0;  // bit p: data[p] not empty
     uint64_t rate_bps = 0;
     Time delay = 0;
     double error_rate = 0;
+    uint64_t queued_bytes = 0;
+    uint64_t tx_bytes = 0;
+    PacketFifo control;
+    // Statistics.
+    double queue_integral = 0;  // byte-picoseconds
+    Time queue_since = 0;
+    uint64_t max_queue = 0;
+    uint64_t sample_max = 0;  // largest queue since the last time-series sample
     uint64_t kmin = 0;
     uint64_t kmax = 0;
     PacketFifo data[kNumPriorities];
-    uint32_t data_mask = 0;  // bit p: data[p] not empty
-    PacketFifo control;
     uint64_t max_control = 0;  // packets
-    uint64_t queued_bytes = 0;
-    uint64_t tx_bytes = 0;
     // Host NIC ports: the queue pairs with data to send or to have acknowledged.
     std::vector<uint32_t> flows;
     size_t next_flow = 0;
     Time wake_at = kNever;
-    // Statistics.
-    uint64_t max_queue = 0;
-    double queue_integral = 0;  // byte-picoseconds
-    Time queue_since = 0;
     Time paused_since = 0;
     Time pause_time = 0;
     bool ever_paused = false;
-    bool failed = false;      // its link is down
-    uint64_t sample_max = 0;  // largest queue since the last time-series sample
   };
   struct Node {
     bool is_switch = false;
@@ -217,7 +219,11 @@ class Network {
                               const std::vector<SwitchMmu::PortSpec>& specs) const;
   // Returns false for a timer of a flow that has already finished (it changes nothing).
   bool Dispatch(const Event& event);
-  uint32_t RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow) const;
+  // The egress port of `node` towards `dst_host` for `flow` (per-flow ECMP), or kNoRoute.
+  // RoutePort remembers ComputeRoute's answers per flow (route_cache_) for the two directions
+  // of a queue pair, so forwarding a packet does not look up the node x host routing table.
+  uint32_t RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow);
+  uint32_t ComputeRoute(uint32_t node, uint32_t dst_host, uint32_t flow) const;
   void Kick(uint32_t port);
   void HostSend(uint32_t port);
   void SendData(uint32_t port, uint32_t flow);
@@ -264,6 +270,19 @@ class Network {
   std::vector<RateSample> rate_samples_;
   std::vector<PauseInterval> pauses_;
   std::vector<Flow> flows_;
+  // Per flow, the egress ports already computed at each node on the way to the flow's receiver
+  // (direction 0) and back to its sender (direction 1); cleared when routing changes.
+  struct RouteHop {
+    uint32_t node;
+    uint32_t port;
+  };
+  static constexpr int kCachedHops = 7;
+  struct alignas(64) FlowRoutes {
+    uint32_t dst_host[2];
+    uint8_t count[2] = {0, 0};
+    RouteHop hop[2][kCachedHops];
+  };
+  std::vector<FlowRoutes> route_cache_;
   PacketPool packets_;
   EventQueue events_;
   CongestionControl cc_;

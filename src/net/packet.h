@@ -10,6 +10,7 @@
 #define JIGSAW_NET_PACKET_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "net/units.h"
@@ -75,33 +76,37 @@ class PacketPool {
   std::vector<uint32_t> free_;
 };
 
-// FIFO of packet handles in a power-of-two ring that doubles when full.
+// FIFO of packet handles in a power-of-two ring that doubles when full. 24 bytes, so a port's
+// control queue and first data queue share its hot cache lines; the 32-bit positions wrap, which
+// the power-of-two ring tolerates (it never holds 2^32 handles).
 class PacketFifo {
  public:
   bool empty() const { return head_ == tail_; }
   size_t size() const { return tail_ - head_; }
   uint32_t front() const { return ring_[head_ & mask_]; }
   void Push(uint32_t handle) {
-    if (tail_ - head_ == ring_.size()) Grow();
+    if (tail_ - head_ == capacity()) Grow();
     ring_[tail_++ & mask_] = handle;
   }
   uint32_t Pop() { return ring_[head_++ & mask_]; }
 
  private:
+  uint32_t capacity() const { return ring_ == nullptr ? 0 : mask_ + 1; }
   void Grow() {
-    size_t capacity = ring_.empty() ? 16 : ring_.size() * 2;
-    std::vector<uint32_t> bigger(capacity);
-    for (size_t i = 0; i < size(); ++i) bigger[i] = ring_[(head_ + i) & mask_];
-    tail_ = size();
+    const uint32_t capacity = ring_ == nullptr ? 16 : (mask_ + 1) * 2;
+    std::unique_ptr<uint32_t[]> bigger(new uint32_t[capacity]);
+    const uint32_t count = tail_ - head_;
+    for (uint32_t i = 0; i < count; ++i) bigger[i] = ring_[(head_ + i) & mask_];
+    tail_ = count;
     head_ = 0;
-    ring_.swap(bigger);
+    ring_ = std::move(bigger);
     mask_ = capacity - 1;
   }
 
-  std::vector<uint32_t> ring_;
-  size_t mask_ = 0;
-  size_t head_ = 0;
-  size_t tail_ = 0;
+  std::unique_ptr<uint32_t[]> ring_;
+  uint32_t mask_ = 0;
+  uint32_t head_ = 0;
+  uint32_t tail_ = 0;
 };
 
 }  // namespace jigsaw::net
