@@ -27,14 +27,11 @@ std::string TempDir(const std::string& name) {
   return dir.string();
 }
 
+// Standard error only (the order of the redirections sends standard output to /dev/null).
 Result RunCli(const std::string& args) {
-  const std::string err = TempDir("stderr") + ".txt";
-  std::string command = std::string(JIGSAW_BINARY) + " d2r " + args + " 2>" + err;
-  int raw = std::system(command.c_str());
-  std::ifstream in(err);
-  std::stringstream text;
-  text << in.rdbuf();
-  return {WEXITSTATUS(raw), text.str()};
+  const jigsaw::test_util::CommandResult run =
+      jigsaw::test_util::RunShell(std::string(JIGSAW_BINARY) + " d2r " + args + " 2>&1 >/dev/null");
+  return {run.exit_code, run.output};
 }
 
 using jigsaw::test_util::Slurp;

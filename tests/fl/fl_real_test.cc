@@ -19,16 +19,31 @@
 #include <thread>
 #include <vector>
 
+#include "test_util/shell.h"
+
 namespace jigsaw {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+using test_util::Slurp;
+
+// The population every real-mode test serves: 3 clients of one Fashion-MNIST group, an MLP.
+std::vector<std::string> SmallPopulation(int seed) {
+  return {"--dataset",
+          "fashion-groups",
+          "--clients",
+          "3",
+          "--groups",
+          "1",
+          "--samples-per-client",
+          "20",
+          "--test-per-client",
+          "10",
+          "--model",
+          "mlp",
+          "--seed",
+          std::to_string(seed)};
 }
 
 // A child process of the test: killed (SIGKILL) and reaped on destruction if still running, so a
@@ -120,24 +135,9 @@ void SendRaw(int port, const std::string& bytes) {
 
 TEST(FlRealModeTest, ThreeClientsOneKilledMidRoundRoundsComplete) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
-  const fs::path dir = fs::temp_directory_path() / ("jigsaw_fl_real_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test_util::FreshTempDir("jigsaw_fl_real_", "killed");
   const std::string token = "00112233445566778899aabbccddeeff";
-  const std::vector<std::string> population = {"--dataset",
-                                               "fashion-groups",
-                                               "--clients",
-                                               "3",
-                                               "--groups",
-                                               "1",
-                                               "--samples-per-client",
-                                               "20",
-                                               "--test-per-client",
-                                               "10",
-                                               "--model",
-                                               "mlp",
-                                               "--seed",
-                                               "3"};
+  const std::vector<std::string> population = SmallPopulation(3);
   std::vector<std::string> server_args = {JIGSAW_BINARY, "fl"};
   server_args.insert(server_args.end(), population.begin(), population.end());
   for (const char* a :
@@ -234,25 +234,9 @@ bool ReadExactly(int fd, char* out, size_t bytes) {
 // are served and the rounds complete.
 TEST(FlRealModeTest, JoinedClientSendingGarbageIsDroppedOthersContinue) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
-  const fs::path dir =
-      fs::temp_directory_path() / ("jigsaw_fl_real_garbage_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test_util::FreshTempDir("jigsaw_fl_real_", "garbage");
   const std::string token = "00112233445566778899aabbccddeeff";
-  const std::vector<std::string> population = {"--dataset",
-                                               "fashion-groups",
-                                               "--clients",
-                                               "3",
-                                               "--groups",
-                                               "1",
-                                               "--samples-per-client",
-                                               "20",
-                                               "--test-per-client",
-                                               "10",
-                                               "--model",
-                                               "mlp",
-                                               "--seed",
-                                               "4"};
+  const std::vector<std::string> population = SmallPopulation(4);
   std::vector<std::string> serve = {JIGSAW_BINARY, "fl"};
   serve.insert(serve.end(), population.begin(), population.end());
   serve.insert(serve.end(),
@@ -316,25 +300,9 @@ TEST(FlRealModeTest, JoinedClientSendingGarbageIsDroppedOthersContinue) {
 // and TrainLocally with the same seeds, and weights travel as exact float32.
 TEST(FlRealModeTest, WithoutFaultsRealModeMatchesTheSimulation) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
-  const fs::path dir =
-      fs::temp_directory_path() / ("jigsaw_fl_real_same_" + std::to_string(getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = test_util::FreshTempDir("jigsaw_fl_real_", "same");
   const std::string token = "00112233445566778899aabbccddeeff";
-  const std::vector<std::string> population = {"--dataset",
-                                               "fashion-groups",
-                                               "--clients",
-                                               "3",
-                                               "--groups",
-                                               "1",
-                                               "--samples-per-client",
-                                               "20",
-                                               "--test-per-client",
-                                               "10",
-                                               "--model",
-                                               "mlp",
-                                               "--seed",
-                                               "5"};
+  const std::vector<std::string> population = SmallPopulation(5);
   const std::vector<std::string> training = {"--rounds",      "3", "--participants", "3",
                                              "--local-steps", "2", "--batch",        "10",
                                              "--eval-every",  "3"};
