@@ -101,15 +101,10 @@ Decision ControllerScheme::Decide(int x, const Packet& packet, net::Time t,
 }
 
 Json ControllerScheme::Totals() const {
-  int64_t rules = 0, most = 0;
-  for (int x = 0; x < context_.topology->num_nodes(); ++x) {
-    rules += plan_.entries_written(x);
-    most = std::max(most, plan_.entries_written(x));
-  }
   Json json;
   json["computations"] = computations_;
-  json["rules_installed"] = rules;
-  json["max_rules_per_switch"] = most;
+  json["rules_installed"] = plan_.total_entries_written();
+  json["max_rules_per_switch"] = plan_.max_entries_written();
   return json;
 }
 

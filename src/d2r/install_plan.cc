@@ -1,6 +1,7 @@
 #include "d2r/install_plan.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace jigsaw::d2r {
 
@@ -87,6 +88,14 @@ int InstallPlan::RoundSetAt(int x, net::Time t, net::Time* next_change) const {
     set = round.set;
   }
   return set;
+}
+
+int64_t InstallPlan::total_entries_written() const {
+  return std::accumulate(written_.begin(), written_.end(), int64_t{0});
+}
+
+int64_t InstallPlan::max_entries_written() const {
+  return written_.empty() ? 0 : *std::max_element(written_.begin(), written_.end());
 }
 
 }  // namespace jigsaw::d2r

@@ -35,6 +35,9 @@ class InstallPlan {
   int RoundSetAt(int x, net::Time t, net::Time* next_change) const;
 
   int64_t entries_written(int x) const { return written_[x]; }
+  // Over every switch: the entries written in all, and the most any one switch wrote.
+  int64_t total_entries_written() const;
+  int64_t max_entries_written() const;
   int rounds(int x) const { return static_cast<int>(rounds_[x].size()); }
   net::Time last_write() const { return last_write_; }
 

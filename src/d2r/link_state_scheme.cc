@@ -94,16 +94,11 @@ Decision LinkStateScheme::PlainDecide(int x, const Packet& packet, net::Time t,
 }
 
 Json LinkStateScheme::Totals() const {
-  int64_t updates = 0, most = 0;
-  for (int x = 0; x < context_.topology->num_nodes(); ++x) {
-    updates += plan_.entries_written(x);
-    most = std::max(most, plan_.entries_written(x));
-  }
   Json json;
   json["lsas_processed"] = lsas_processed_;
   json["spf_runs"] = spf_runs_;
-  json["fib_updates"] = updates;
-  json["max_fib_updates_per_switch"] = most;
+  json["fib_updates"] = plan_.total_entries_written();
+  json["max_fib_updates_per_switch"] = plan_.max_entries_written();
   return json;
 }
 
