@@ -85,6 +85,12 @@ bool FlagGiven(const CLI::App& app, const std::string& name) {
   return flag != nullptr && flag->count() > 0;
 }
 
+// True for a process started with --rank N, N != 0.
+bool IsOtherThanRankZero(const CLI::App& command) {
+  const CLI::Option* rank = command.get_option_no_throw("--rank");
+  return rank != nullptr && rank->count() > 0 && rank->as<int>() != 0;
+}
+
 }  // namespace
 
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv) {
@@ -119,8 +125,9 @@ int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** arg
     const std::string out = chosen != nullptr ? OutputFolder(*chosen) : "";
     if (!out.empty()) RequireWritableFolder(out, "--out");
     const int status = action ? action() : 0;
-    // The launcher records the run; the worker processes it starts (--rank) do not.
-    if (status == 0 && !out.empty() && !FlagGiven(*chosen, "--rank")) {
+    // Only the process that writes the outputs records the run: a launcher, or rank 0 of a
+    // multi-process job (the other ranks would race it on summary.json).
+    if (status == 0 && !out.empty() && !IsOtherThanRankZero(*chosen)) {
       RecordRunInSummary(*chosen, out);
     }
     return status;
