@@ -96,6 +96,16 @@ class Child {
   int status_ = 0;
 };
 
+// The port a `--port-file` server announced, or -1 once it has exited or 300 s have passed (a
+// guard against a hung server, not a speed check).
+int WaitForPort(Child& server, const fs::path& port_file) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(300);
+  while (!fs::exists(port_file) && server.running() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return fs::exists(port_file) ? std::stoi(Slurp(port_file)) : -1;
+}
+
 std::vector<std::string> Split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::stringstream stream(text);
@@ -151,13 +161,8 @@ TEST(FlRealModeTest, ThreeClientsOneKilledMidRoundRoundsComplete) {
                      {"--port-file", (dir / "port").string(), "--out", (dir / "out").string()});
   {
     Child server(server_args, dir / "server.log");
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-    while (!fs::exists(dir / "port") && server.running() &&
-           std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ASSERT_TRUE(fs::exists(dir / "port")) << Slurp(dir / "server.log");
-    const int port = std::stoi(Slurp(dir / "port"));
+    const int port = WaitForPort(server, dir / "port");
+    ASSERT_GE(port, 0) << Slurp(dir / "server.log");
     SendRaw(port, std::string(48, 'X'));
     SendRaw(port, OversizedHello());
     std::vector<std::unique_ptr<Child>> clients;
@@ -245,13 +250,8 @@ TEST(FlRealModeTest, JoinedClientSendingGarbageIsDroppedOthersContinue) {
                 "--out", (dir / "out").string()});
   {
     Child server(serve, dir / "server.log");
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-    while (!fs::exists(dir / "port") && server.running() &&
-           std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ASSERT_TRUE(fs::exists(dir / "port")) << Slurp(dir / "server.log");
-    const int port = std::stoi(Slurp(dir / "port"));
+    const int port = WaitForPort(server, dir / "port");
+    ASSERT_GE(port, 0) << Slurp(dir / "server.log");
     // Client 1 speaks the protocol by hand: a valid hello, then garbage instead of its push.
     const int fake = ConnectLoopback(port);
     ASSERT_GE(fake, 0);
@@ -323,13 +323,9 @@ TEST(FlRealModeTest, WithoutFaultsRealModeMatchesTheSimulation) {
                              "--token", token, "--out", (dir / "real").string()});
   {
     Child server(serve, dir / "server.log");
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(300);
-    while (!fs::exists(dir / "port") && server.running() &&
-           std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    ASSERT_TRUE(fs::exists(dir / "port")) << Slurp(dir / "server.log");
-    const std::string address = "127.0.0.1:" + std::to_string(std::stoi(Slurp(dir / "port")));
+    const int port = WaitForPort(server, dir / "port");
+    ASSERT_GE(port, 0) << Slurp(dir / "server.log");
+    const std::string address = "127.0.0.1:" + std::to_string(port);
     std::vector<std::unique_ptr<Child>> clients;
     for (int c = 0; c < 3; ++c) {
       std::vector<std::string> args = {JIGSAW_BINARY, "fl-client"};
