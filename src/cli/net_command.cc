@@ -77,6 +77,7 @@ struct NetOptions {
   int homa_overcommit = 4;
   int homa_per_sender = 0;
   std::string pl2_bulk_order = "shared";
+  int egress_shift = -1;
 };
 
 // "400%" or "4" -> 4.0.
@@ -264,6 +265,8 @@ int RunNet(const NetOptions& options) {
                      "': expected shared or oldest");
   }
   config.pl2.bulk_oldest_first = options.pl2_bulk_order == "oldest";
+  RequireCountInRange("--egress-shift", options.egress_shift, -1, 16);
+  config.egress_shift = options.egress_shift;
   Json cc_params;
   for (const std::string& param : options.cc_params) {
     const size_t equals = param.find('=');
@@ -407,6 +410,7 @@ int RunNet(const NetOptions& options) {
   summary["pfc"] = config.pfc;
   summary["ack_priority"] = net::AckPriorityName(config.ack_priority);
   if (!options.cc_params.empty()) summary["cc_params"] = cc_params;
+  if (config.egress_shift >= 0) summary["egress_shift"] = config.egress_shift;
   if (config.transport == net::TransportKind::kHoma) {
     summary["homa_overcommit"] = config.homa.overcommit;
     summary["homa_per_sender"] = config.homa.max_per_sender;
@@ -787,6 +791,9 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--ack-priority", options->ack_priority,
                       "ACK/NACK queue in switches: data (the study's ACK_HIGH_PRIO 0, default: "
                       "behind data, paused by PFC) or high (strict priority, never paused)");
+  command->add_option("--egress-shift", options->egress_shift,
+                      "without PFC, an egress queue holds at most the free shared buffer >> N "
+                      "(dynamic threshold, alpha = 2^-N); -1 = off (default)");
   command->add_option("--buffer", options->buffer,
                       "switch shared buffer, e.g. 32MiB (default: the rack's, else 32MiB)");
   command->add_option("--payload", options->payload, "payload bytes per packet");

@@ -106,6 +106,10 @@ struct NetConfig {
   uint32_t resume_offset_bytes = 3072;
   int pfc_shift = 3;      // threshold = free shared buffer >> shift (less for faster ports)
   int headroom_bdps = 3;  // per-port headroom in one-way BDPs
+  // Without PFC: also drop a data packet when its egress queue would exceed the free shared
+  // buffer >> egress_shift (a lossy egress dynamic threshold, alpha = 2^-shift); -1: off (only
+  // the ingress accounting above).
+  int egress_shift = -1;
   double ecn_pmax = 0.2;
 
   uint64_t seed = 1;

@@ -278,6 +278,30 @@ TEST(Homa, RecoversFromDropsInASmallBuffer) {
   EXPECT_GT(homa->stats().resend_requests + homa->stats().sender_timeouts, 0u);
 }
 
+// 16 senders' unscheduled prefixes (16 x 30 KB) into one port of a 2 MiB switch: the per-ingress
+// accounting admits them all; an egress dynamic threshold of 1/8 of the free buffer drops the
+// excess, and Homa-like's RESEND still delivers everything.
+TEST(Homa, EgressThresholdDropsAnIncastThatIngressAccountingAdmits) {
+  for (int shift : {-1, 3}) {
+    NetConfig config = ConfigFor("homa");
+    config.buffer_bytes = 2 << 20;
+    config.egress_shift = shift;
+    config.homa.resend_timeout = 20 * kMicrosecond;
+    Network network(Rack(17), config);
+    for (uint32_t s = 1; s <= 16; ++s) network.AddFlow(s, 0, 200'000, 0, s);
+    network.Run();
+    for (uint32_t f = 0; f < 16; ++f) ASSERT_GE(network.flow(f).delivered, 0) << f;
+    const NetStats stats = network.Stats();
+    if (shift < 0) {
+      EXPECT_EQ(stats.drops, 0u);
+      EXPECT_GT(MaxSwitchQueue(network), config.buffer_bytes >> 3);
+    } else {
+      EXPECT_GT(stats.drops, 0u);
+      EXPECT_LE(MaxSwitchQueue(network), config.buffer_bytes >> 3);
+    }
+  }
+}
+
 class EveryTransport : public testing::TestWithParam<const char*> {};
 
 TEST_P(EveryTransport, ConservesBytes) {
