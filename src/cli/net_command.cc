@@ -73,6 +73,11 @@ struct NetOptions {
   int ml_hosts = 8;
   int ml_chunks = 1;
   std::string ml_placement = "away";
+  std::string ml_pattern = "ring";
+  int homa_overcommit = 4;
+  int homa_per_sender = 0;
+  std::string pl2_bulk_order = "shared";
+  int egress_shift = -1;
 };
 
 // "400%" or "4" -> 4.0.
@@ -251,6 +256,17 @@ int RunNet(const NetOptions& options) {
     throw UsageError("--payload must be 64..9000");
   config.payload_bytes = static_cast<uint32_t>(options.payload);
   if (!options.transport.empty()) ApplyTransport(options.transport, &config);
+  RequireCountInRange("--homa-overcommit", options.homa_overcommit, 1, net::kNumPriorities);
+  RequireCountInRange("--homa-per-sender", options.homa_per_sender, 0, net::kNumPriorities);
+  config.homa.overcommit = options.homa_overcommit;
+  config.homa.max_per_sender = options.homa_per_sender;
+  if (options.pl2_bulk_order != "shared" && options.pl2_bulk_order != "oldest") {
+    throw UsageError("--pl2-bulk-order '" + Excerpt(options.pl2_bulk_order) +
+                     "': expected shared or oldest");
+  }
+  config.pl2.bulk_oldest_first = options.pl2_bulk_order == "oldest";
+  RequireCountInRange("--egress-shift", options.egress_shift, -1, 16);
+  config.egress_shift = options.egress_shift;
   Json cc_params;
   for (const std::string& param : options.cc_params) {
     const size_t equals = param.find('=');
@@ -322,6 +338,12 @@ int RunNet(const NetOptions& options) {
                        "': expected away or with-server");
     }
     rack_spec.ml_with_server = options.ml_placement == "with-server";
+    if (options.ml_pattern != "ring" && options.ml_pattern != "ps") {
+      throw UsageError("--ml-pattern '" + Excerpt(options.ml_pattern) +
+                       "': expected ring or ps (parameter server)");
+    }
+    rack_spec.ml_pattern =
+        options.ml_pattern == "ps" ? net::MlPattern::kParameterServer : net::MlPattern::kRing;
     rack_spec.seed = options.seed;
   }
   std::vector<net::Workload> workloads;
@@ -388,6 +410,14 @@ int RunNet(const NetOptions& options) {
   summary["pfc"] = config.pfc;
   summary["ack_priority"] = net::AckPriorityName(config.ack_priority);
   if (!options.cc_params.empty()) summary["cc_params"] = cc_params;
+  if (config.egress_shift >= 0) summary["egress_shift"] = config.egress_shift;
+  if (config.transport == net::TransportKind::kHoma) {
+    summary["homa_overcommit"] = config.homa.overcommit;
+    summary["homa_per_sender"] = config.homa.max_per_sender;
+  }
+  if (config.transport == net::TransportKind::kPl2) {
+    summary["pl2_bulk_order"] = options.pl2_bulk_order;
+  }
 
   std::vector<uint64_t> flow_job;  // job per flow when running workloads
   uint64_t unfinished_jobs = 0;
@@ -492,6 +522,7 @@ int RunNet(const NetOptions& options) {
     ml["bytes"] = rack_spec.ml_bytes;
     ml["hosts"] = rack_spec.ml_bytes > 0 ? rack_spec.ml_hosts : 0;
     ml["placement"] = options.ml_placement;
+    ml["pattern"] = options.ml_pattern;
     std::vector<double> iterations;
     for (net::Time t : result.ml_iterations) iterations.push_back(Us(t));
     ml["iterations"] = iterations.size();
@@ -701,9 +732,20 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--duration", options->duration, "rack experiment arrivals window (10ms)");
   command->add_option("--drain", options->drain, "extra time for answers after it (5ms)");
   command->add_option("--ml-bytes", options->ml_bytes,
-                      "ring all-reduce size per iteration, e.g. 102MB (ResNet-50); 0 = none");
+                      "model size per iteration, e.g. 102MB (ResNet-50); 0 = none");
   command->add_option("--ml-hosts", options->ml_hosts, "training hosts (default 8)");
-  command->add_option("--ml-chunks", options->ml_chunks, "all-reduce pipelined chunks (1)");
+  command->add_option("--ml-chunks", options->ml_chunks,
+                      "all-reduce pipelined chunks, or parameter-server model shards (1)");
+  command->add_option("--homa-overcommit", options->homa_overcommit,
+                      "Homa-like: messages a receiver grants to at once (4)");
+  command->add_option("--homa-per-sender", options->homa_per_sender,
+                      "Homa-like: of those, at most this many per sender (0 = no limit)");
+  command->add_option("--pl2-bulk-order", options->pl2_bulk_order,
+                      "PL2 senders: shared (every bulk message asks) or oldest (per destination "
+                      "only the oldest)");
+  command->add_option("--ml-pattern", options->ml_pattern,
+                      "ring (all-reduce) or ps (parameter server on the first training host, "
+                      "the others push gradients and pull parameters)");
   command->add_option("--ml-placement", options->ml_placement,
                       "training hosts away from the loaded server (away) or including it "
                       "(with-server)");
@@ -749,6 +791,9 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--ack-priority", options->ack_priority,
                       "ACK/NACK queue in switches: data (the study's ACK_HIGH_PRIO 0, default: "
                       "behind data, paused by PFC) or high (strict priority, never paused)");
+  command->add_option("--egress-shift", options->egress_shift,
+                      "without PFC, an egress queue holds at most the free shared buffer >> N "
+                      "(dynamic threshold, alpha = 2^-N); -1 = off (default)");
   command->add_option("--buffer", options->buffer,
                       "switch shared buffer, e.g. 32MiB (default: the rack's, else 32MiB)");
   command->add_option("--payload", options->payload, "payload bytes per packet");

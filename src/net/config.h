@@ -68,6 +68,9 @@ struct HomaParams {
   uint64_t rtt_bytes = 0;      // unscheduled prefix and per-message grant window; 0 = one BDP
   int unscheduled_levels = 4;  // priorities 0..levels-1 for unscheduled bytes, the rest scheduled
   int overcommit = 4;          // messages a receiver grants to at once
+  // Of those, at most this many from one sender (0: no limit; Linux HomaModule's
+  // max_rpcs_per_peer defaults to 1).
+  int max_per_sender = 0;
   Time resend_timeout = 200 * kMicrosecond;
 };
 
@@ -77,6 +80,10 @@ struct Pl2Params {
   uint32_t requests_per_message = 3;  // of which one message may hold
   Time bulk_horizon = 8 * kMicrosecond;    // multi-burst messages book at most this far ahead
   Time small_horizon = 40 * kMicrosecond;  // one-burst messages book at most this far ahead
+  // false: a host asks for bursts of every waiting bulk message (rejected ones retry at their
+  // ticket, so an overloaded receiver's messages share it per burst); true: per destination, only
+  // for its oldest waiting bulk message (messages to one receiver complete in start order).
+  bool bulk_oldest_first = false;
 };
 
 struct NetConfig {
@@ -99,6 +106,10 @@ struct NetConfig {
   uint32_t resume_offset_bytes = 3072;
   int pfc_shift = 3;      // threshold = free shared buffer >> shift (less for faster ports)
   int headroom_bdps = 3;  // per-port headroom in one-way BDPs
+  // Without PFC: also drop a data packet when its egress queue would exceed the free shared
+  // buffer >> egress_shift (a lossy egress dynamic threshold, alpha = 2^-shift); -1: off (only
+  // the ingress accounting above).
+  int egress_shift = -1;
   double ecn_pmax = 0.2;
 
   uint64_t seed = 1;

@@ -171,9 +171,16 @@ void HomaTransport::Regrant(uint32_t host_index, uint32_t arrived) {
   Host& host = hosts_[host_index];
   // The `overcommit` messages with bytes still to grant and the fewest bytes left to receive.
   const int overcommit = std::clamp(config_.homa.overcommit, 1, kNumPriorities);
+  const int per_sender = config_.homa.max_per_sender;
   uint32_t chosen[kNumPriorities];
   int count = 0;
   for (auto it = host.to_grant.begin(); it != host.to_grant.end() && count < overcommit; ++it) {
+    if (per_sender > 0) {
+      const uint32_t sender = network_->flow(it->second).src_host;
+      int same = 0;
+      for (int k = 0; k < count; ++k) same += network_->flow(chosen[k]).src_host == sender;
+      if (same >= per_sender) continue;
+    }
     chosen[count++] = it->second;
   }
   const int levels = config_.homa.unscheduled_levels;

@@ -7,7 +7,8 @@
 // bytes left to send (SRPT) among those with granted, unsent bytes.
 // Receiver: keeps every incomplete message it heard of; after each data packet it grants, to the
 // `overcommit` messages with the fewest bytes left to receive (SRPT), up to received + rtt_bytes,
-// at scheduled priority unscheduled_levels + rank; a message it will not grant yet gets one empty
+// at scheduled priority unscheduled_levels + rank (with max_per_sender, at most that many of one
+// sender's messages among them); a message it will not grant yet gets one empty
 // grant so the sender knows it arrived. On completion it sends DONE.
 // Loss recovery: a receiver asks for a resend from the first missing packet of a message that made
 // no progress for resend_timeout while granted bytes are missing; a sender that never heard from

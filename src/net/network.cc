@@ -699,7 +699,11 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
     return;
   }
   SwitchMmu& mmu = mmus_[nodes_[in.node].index];
-  if (!mmu.Admit(in.local, packet.size)) {
+  if (!mmu.Admit(in.local, packet.size) ||
+      (config_.egress_shift >= 0 && !config_.pfc &&
+       out.queued_bytes + packet.size >
+           (config_.buffer_bytes - std::min(config_.buffer_bytes, mmu.shared_used())) >>
+           config_.egress_shift)) {
     Drop(handle);
     return;
   }

@@ -89,11 +89,32 @@ void Pl2Transport::TryRequest(uint32_t host_index) {
   const Time now = network_->now();
   const uint64_t burst_bytes = uint64_t{config_.pl2.burst_packets} * config_.payload_bytes;
   Time next_retry = kNever;
+  // With bulk_oldest_first, per destination the oldest waiting bulk message (by start, then id).
+  oldest_.clear();
+  if (config_.pl2.bulk_oldest_first) {
+    for (uint32_t id : host.waiting) {
+      const Flow& flow = network_->flow(id);
+      if (flow.bytes <= burst_bytes) continue;
+      auto same = std::find_if(oldest_.begin(), oldest_.end(), [&](uint32_t other) {
+        return network_->flow(other).dst_host == flow.dst_host;
+      });
+      if (same == oldest_.end()) {
+        oldest_.push_back(id);
+      } else if (std::make_pair(flow.start, id) <
+                 std::make_pair(network_->flow(*same).start, *same)) {
+        *same = id;
+      }
+    }
+  }
   // One-burst messages first (RPCs), then the rest, each in start order.
   for (int pass = 0; pass < 2; ++pass) {
     for (uint32_t id : host.waiting) {
       const bool small = network_->flow(id).bytes <= burst_bytes;
       if (small != (pass == 0)) continue;
+      if (!small && config_.pl2.bulk_oldest_first &&
+          std::find(oldest_.begin(), oldest_.end(), id) == oldest_.end()) {
+        continue;
+      }
       while (SendRequest(host_index, id, !small)) {
       }
       const Message& message = messages_[id];

@@ -38,6 +38,11 @@
 // uplink is never held for a far-away slot; rejected bulk requests come back one at a time in
 // ticket order (FIFO, no retry storms, no starvation).
 //
+// Senders (pl2.bulk_oldest_first): by default a host asks for bursts of every waiting bulk
+// message, so an overloaded receiver's messages share it burst by burst in ticket order; with the
+// option, per destination only its oldest waiting bulk message asks, so one sender's messages to
+// one receiver finish in start order (a host-side choice; the switch is unchanged).
+//
 // Invariants (tested): booked intervals never overlap on any egress or uplink, so the egress data
 // queue only holds what store-and-forward timing and overtaking control packets shift: at most
 // QueueBound() bytes; no data packet is ever dropped; every byte sent is delivered. Load beyond a
@@ -121,6 +126,7 @@ class Pl2Transport : public Transport {
   std::vector<Message> messages_;
   std::vector<Host> hosts_;
   std::vector<SwitchPorts> switches_;
+  std::vector<uint32_t> oldest_;  // TryRequest's scratch: oldest bulk message per destination
   Pl2Stats stats_;
 };
 

@@ -42,14 +42,63 @@ class RackDriver : public NetObserver, public CollectiveClient {
     ml_.type = CollectiveType::kAllReduce;
     ml_.bytes = spec_.ml_bytes;
     ml_.chunks = spec_.ml_chunks;
-    engine_.Start(ml_, this);
+    StartIteration();
+  }
+
+  void StartIteration() {
+    if (spec_.ml_pattern == MlPattern::kRing) {
+      engine_.Start(ml_, this);
+      return;
+    }
+    // Parameter server: ml_.hosts[0] serves, the others push every shard at once.
+    ps_start_ = network_->now();
+    ps_workers_left_ = static_cast<uint32_t>(ml_.hosts.size()) - 1;
+    ps_pushed_.assign(static_cast<size_t>(spec_.ml_chunks), 0);
+    ps_pulled_.assign(ml_.hosts.size(), 0);
+    ps_messages_.clear();
+    for (uint32_t worker = 1; worker < ml_.hosts.size(); ++worker) {
+      for (int shard = 0; shard < spec_.ml_chunks; ++shard) {
+        SendShard(worker, static_cast<uint32_t>(shard), /*push=*/true);
+      }
+    }
+  }
+
+  void SendShard(uint32_t worker, uint32_t shard, bool push) {
+    const uint64_t base = spec_.ml_bytes / static_cast<uint64_t>(spec_.ml_chunks);
+    const uint64_t bytes = shard + 1 == static_cast<uint32_t>(spec_.ml_chunks)
+                               ? spec_.ml_bytes - base * static_cast<uint64_t>(spec_.ml_chunks - 1)
+                               : base;
+    const uint32_t ps = ml_.hosts[0];
+    const uint32_t peer = ml_.hosts[worker];
+    const uint64_t tag = ps_messages_.size();
+    ps_messages_.push_back({worker, shard, push});
+    network_->AddFlow(push ? peer : ps, push ? ps : peer, std::max<uint64_t>(bytes, 1),
+                      network_->now(), tag);
+  }
+
+  void OnShardDelivered(uint64_t tag) {
+    const PsMessage message = ps_messages_[tag];
+    if (message.push) {
+      if (++ps_pushed_[message.shard] < ml_.hosts.size() - 1) return;
+      for (uint32_t worker = 1; worker < ml_.hosts.size(); ++worker) {
+        SendShard(worker, message.shard, /*push=*/false);
+      }
+      return;
+    }
+    if (++ps_pulled_[message.worker] < static_cast<uint32_t>(spec_.ml_chunks)) return;
+    if (--ps_workers_left_ > 0) return;
+    IterationDone(network_->now() - ps_start_);
   }
 
   void OnFlowDelivered(uint32_t flow, uint64_t tag) override {
     const uint64_t kind = tag & ~kIndexMask;
     const uint64_t index = tag & kIndexMask;
     if (kind == 0) {
-      engine_.OnFlowDelivered(flow, tag);
+      if (spec_.ml_pattern == MlPattern::kRing) {
+        engine_.OnFlowDelivered(flow, tag);
+      } else {
+        OnShardDelivered(tag);
+      }
     } else if (kind == kRequestTag) {
       const RpcRecord& rpc = result_->rpcs[index];
       network_->AddFlow(spec_.hot_host, rpc.client, rpc.response_bytes, network_->now(),
@@ -61,25 +110,41 @@ class RackDriver : public NetObserver, public CollectiveClient {
     }
   }
 
-  void OnTimer(uint32_t) override { engine_.Start(ml_, this); }
+  void OnTimer(uint32_t) override { StartIteration(); }
 
   void OnCollectiveDone(uint32_t collective) override {
-    result_->ml_iterations.push_back(engine_.end_time(collective) - engine_.start_time(collective));
+    IterationDone(engine_.end_time(collective) - engine_.start_time(collective));
+  }
+
+ private:
+  struct PsMessage {
+    uint32_t worker;  // index into ml_.hosts (1..)
+    uint32_t shard;
+    bool push;  // worker -> PS (gradient) or PS -> worker (parameters)
+  };
+
+  void IterationDone(Time transfer_time) {
+    result_->ml_iterations.push_back(transfer_time);
     const Time next = network_->now() + spec_.ml_compute;
     if (next >= spec_.duration) return;
     if (spec_.ml_compute == 0) {
-      engine_.Start(ml_, this);
+      StartIteration();
     } else {
       network_->AddTimer(next, 0);
     }
   }
 
- private:
   Network* network_;
   const RackWorkloadSpec& spec_;
   RackResult* result_;
   CollectiveEngine engine_;
   CollectiveSpec ml_;
+  // The parameter-server iteration in progress.
+  std::vector<PsMessage> ps_messages_;  // by tag
+  std::vector<uint32_t> ps_pushed_;     // per shard: workers whose gradient arrived
+  std::vector<uint32_t> ps_pulled_;     // per worker: shards whose parameters arrived
+  uint32_t ps_workers_left_ = 0;
+  Time ps_start_ = 0;
 };
 
 }  // namespace

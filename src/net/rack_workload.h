@@ -11,13 +11,21 @@
 // * Bulk incast: Poisson messages of log-uniform size in [bulk_min, bulk_max] from random clients
 //   to `hot_host`, at the rate that makes all bytes offered to the hot host's link (requests +
 //   bulk) `load` times its capacity; "400%" = 4.0.
-// * ML: a ring all-reduce of `ml_bytes` (ResNet-50: 25.6 M fp32 parameters = 102.2 MB) over
+// * ML (ml_pattern kRing): a ring all-reduce of `ml_bytes` (ResNet-50: 25.6 M fp32 parameters =
+// 102.2 MB) over
 //   `ml_hosts` hosts spread evenly over the rack from hot_host + 1 (so not the memcached server,
 //   whose link is overloaded by design; the job's hosts are RPC clients and bulk senders too;
 //   net/collective.h) or, with ml_with_server, from hot_host (one ring step then crosses the
 //   overloaded link), run
 //   back to back with `ml_compute` between iterations while arrivals last; an iteration's transfer
 //   time is its all-reduce's duration.
+// * ML (ml_pattern kParameterServer): the same hosts, the first of them a parameter server (PS) and
+//   the other ml_hosts - 1 workers. The model is split into ml_chunks equal shards (the last takes
+//   the remainder), as PS frameworks partition tensors. An iteration: every worker pushes every
+//   shard's gradient (a message of the shard's size) to the PS at once (incast at the PS downlink);
+//   as soon as the PS holds shard k from every worker it sends shard k's parameters to every worker
+//   (outcast from its uplink). The iteration's transfer time runs from the pushes to the last
+//   worker holding every shard.
 // Arrivals stop at `duration`; the run ends when every RPC is answered or at duration + drain.
 #ifndef JIGSAW_NET_RACK_WORKLOAD_H_
 #define JIGSAW_NET_RACK_WORKLOAD_H_
@@ -30,6 +38,8 @@
 
 namespace jigsaw::net {
 
+enum class MlPattern : uint8_t { kRing, kParameterServer };
+
 struct RackWorkloadSpec {
   double load = 1.0;
   double rpc_load = 0.05;
@@ -41,7 +51,8 @@ struct RackWorkloadSpec {
   uint64_t ml_bytes = 0;  // 0: no training job
   uint32_t ml_hosts = 8;
   bool ml_with_server = false;  // the ring starts at hot_host instead of hot_host + 1
-  int ml_chunks = 1;
+  int ml_chunks = 1;            // ring: pipelined chunks; parameter server: model shards
+  MlPattern ml_pattern = MlPattern::kRing;
   Time ml_compute = 0;
   uint64_t seed = 1;
 };

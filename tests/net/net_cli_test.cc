@@ -333,6 +333,10 @@ TEST(NetCli, RackExperimentReportsLatencyQueuesAndMl) {
       RunCli(" --topology rack:hosts=8 --transport pl2 --load 1 --ml-placement side --out " + a);
   EXPECT_EQ(placement.status, 2);
   EXPECT_NE(placement.stderr_text.find("--ml-placement 'side'"), std::string::npos);
+  Result pattern =
+      RunCli(" --topology rack:hosts=8 --transport pl2 --load 1 --ml-pattern tree --out " + a);
+  EXPECT_EQ(pattern.status, 2);
+  EXPECT_NE(pattern.stderr_text.find("--ml-pattern 'tree'"), std::string::npos);
   Result no_ml_hosts = RunCli(
       " --topology rack:hosts=4 --transport pl2 --load 1 --ml-bytes 1MB"
       " --ml-hosts 9 --out " +

@@ -138,6 +138,53 @@ TEST(Pl2, TicketsShareAnOverloadedReceiverFairly) {
   EXPECT_LE(MaxSwitchQueue(network), Pl2Transport::QueueBound(config));
 }
 
+// Four senders with three 500 KB messages each for one receiver, asked for in start order.
+struct OrderRun {
+  Time last_first = 0;   // when the last sender's first message was delivered
+  Time first_third = 0;  // when the first sender's third message was delivered
+  bool in_order = true;  // each sender's messages were delivered in start order
+  uint64_t drops = 0;
+  uint64_t max_queue = 0;
+};
+
+OrderRun RunThreeMessagesPerSender(bool oldest_first) {
+  NetConfig config = ConfigFor("pl2");
+  config.pl2.bulk_oldest_first = oldest_first;
+  Network network(Rack(5), config);
+  for (uint32_t s = 1; s <= 4; ++s) {
+    for (int m = 0; m < 3; ++m) network.AddFlow(s, 0, 500'000, 0, s);
+  }
+  network.Run();
+  OrderRun run;
+  run.first_third = kNever;
+  for (uint32_t s = 0; s < 4; ++s) {
+    const Flow* message[3];
+    for (uint32_t m = 0; m < 3; ++m) message[m] = &network.flow(3 * s + m);
+    for (const Flow* flow : message) EXPECT_GE(flow->delivered, 0);
+    run.in_order = run.in_order && message[0]->delivered < message[1]->delivered &&
+                   message[1]->delivered < message[2]->delivered;
+    run.last_first = std::max(run.last_first, message[0]->delivered);
+    run.first_third = std::min(run.first_third, message[2]->delivered);
+  }
+  run.drops = network.Stats().drops;
+  run.max_queue = MaxSwitchQueue(network);
+  return run;
+}
+
+TEST(Pl2, OldestFirstSendersFinishMessagesInStartOrder) {
+  const OrderRun oldest = RunThreeMessagesPerSender(true);
+  EXPECT_TRUE(oldest.in_order);
+  // The receiver's tickets interleave the senders, so every first message is in before any third.
+  EXPECT_LT(oldest.last_first, oldest.first_third);
+  EXPECT_EQ(oldest.drops, 0u);
+  EXPECT_LE(oldest.max_queue, Pl2Transport::QueueBound(ConfigFor("pl2")));
+  // By default every message asks, so they share the receiver burst by burst and the first
+  // messages finish near the end too.
+  const OrderRun shared = RunThreeMessagesPerSender(false);
+  EXPECT_LT(2 * oldest.last_first, shared.last_first);
+  EXPECT_EQ(shared.drops, 0u);
+}
+
 TEST(Homa, OneLargeMessageReachesLineRate) {
   NetConfig config = ConfigFor("homa");
   Network network(Rack(2), config);
@@ -191,6 +238,29 @@ TEST(Homa, ReceiverGrantsShortestRemainingFirst) {
   for (uint32_t f : {large, small, middle}) EXPECT_EQ(homa->granted(f), network.flow(f).bytes);
 }
 
+TEST(Homa, PerSenderLimitGrantsOneMessageOfASender) {
+  for (int per_sender : {0, 1}) {
+    NetConfig config = ConfigFor("homa");
+    config.homa.overcommit = 2;
+    config.homa.max_per_sender = per_sender;
+    Network network(Rack(3), config);
+    uint32_t first = network.AddFlow(1, 0, 1'000'000, 0, 0);
+    uint32_t second = network.AddFlow(1, 0, 1'000'000, 0, 0);
+    uint32_t other = network.AddFlow(2, 0, 3'000'000, 0, 0);
+    const auto* homa = dynamic_cast<const HomaTransport*>(network.transport());
+    network.Run(30 * kMicrosecond);  // the unscheduled prefixes are in, grants flow
+    EXPECT_GT(homa->granted(first), homa->UnscheduledBytes(first));
+    if (per_sender == 1) {
+      EXPECT_EQ(homa->granted(second), homa->UnscheduledBytes(second));
+      EXPECT_GT(homa->granted(other), homa->UnscheduledBytes(other));
+    } else {  // plain SRPT: the two shortest, both from sender 1
+      EXPECT_GT(homa->granted(second), homa->UnscheduledBytes(second));
+    }
+    network.Run();
+    for (uint32_t f : {first, second, other}) EXPECT_GE(network.flow(f).delivered, 0);
+  }
+}
+
 TEST(Homa, RecoversFromDropsInASmallBuffer) {
   NetConfig config = ConfigFor("homa");
   config.buffer_bytes = 256 * 1024;
@@ -206,6 +276,30 @@ TEST(Homa, RecoversFromDropsInASmallBuffer) {
   EXPECT_GT(stats.drops, 0u);  // 16 x one BDP unscheduled overflows the buffer
   const auto* homa = dynamic_cast<const HomaTransport*>(network.transport());
   EXPECT_GT(homa->stats().resend_requests + homa->stats().sender_timeouts, 0u);
+}
+
+// 16 senders' unscheduled prefixes (16 x 30 KB) into one port of a 2 MiB switch: the per-ingress
+// accounting admits them all; an egress dynamic threshold of 1/8 of the free buffer drops the
+// excess, and Homa-like's RESEND still delivers everything.
+TEST(Homa, EgressThresholdDropsAnIncastThatIngressAccountingAdmits) {
+  for (int shift : {-1, 3}) {
+    NetConfig config = ConfigFor("homa");
+    config.buffer_bytes = 2 << 20;
+    config.egress_shift = shift;
+    config.homa.resend_timeout = 20 * kMicrosecond;
+    Network network(Rack(17), config);
+    for (uint32_t s = 1; s <= 16; ++s) network.AddFlow(s, 0, 200'000, 0, s);
+    network.Run();
+    for (uint32_t f = 0; f < 16; ++f) ASSERT_GE(network.flow(f).delivered, 0) << f;
+    const NetStats stats = network.Stats();
+    if (shift < 0) {
+      EXPECT_EQ(stats.drops, 0u);
+      EXPECT_GT(MaxSwitchQueue(network), config.buffer_bytes >> 3);
+    } else {
+      EXPECT_GT(stats.drops, 0u);
+      EXPECT_LE(MaxSwitchQueue(network), config.buffer_bytes >> 3);
+    }
+  }
 }
 
 class EveryTransport : public testing::TestWithParam<const char*> {};
@@ -280,6 +374,43 @@ TEST(RackWorkload, OfferedLoadMatchesTheSpec) {
   EXPECT_NEAR(offered / 50e6, 1.0, 0.3);
   EXPECT_THROW(RunRackWorkload(&network, RackWorkloadSpec{.load = 0}), UsageError);
 }
+
+// Parameter server on host 1 (hosts 1, 3, 5, 7: one PS and three workers), 1 MB model in four
+// shards: every iteration moves every shard's gradient from every worker to the PS and the shard's
+// parameters back, and cannot beat the PS downlink carrying all gradients.
+class ParameterServer : public testing::TestWithParam<const char*> {};
+
+TEST_P(ParameterServer, IterationMovesEveryShardBothWays) {
+  Network network(Rack(8), ConfigFor(GetParam()));
+  RackWorkloadSpec spec;
+  spec.load = 0.2;
+  spec.duration = 1 * kMillisecond;
+  spec.drain = 2 * kMillisecond;
+  spec.ml_bytes = 1'000'000;
+  spec.ml_hosts = 4;
+  spec.ml_chunks = 4;
+  spec.ml_pattern = MlPattern::kParameterServer;
+  spec.seed = 3;
+  RackResult result = RunRackWorkload(&network, spec);
+  ASSERT_GE(result.ml_iterations.size(), 1u);
+  const uint32_t ps = 1;
+  uint64_t pushed = 0, pulled = 0;
+  for (uint32_t id = 0; id < network.num_flows(); ++id) {
+    const Flow& flow = network.flow(id);
+    if (flow.bytes != 250'000 || flow.delivered < 0) continue;
+    if (flow.dst_host == ps && flow.src_host % 2 == 1) ++pushed;
+    if (flow.src_host == ps && flow.dst_host % 2 == 1) ++pulled;
+  }
+  const uint64_t iterations = result.ml_iterations.size();
+  EXPECT_GE(pushed, 12 * iterations);  // 3 workers x 4 shards
+  EXPECT_GE(pulled, 12 * iterations);
+  EXPECT_LE(pulled, 12 * (iterations + 1));  // at most one iteration unfinished
+  // 3 MB of gradients through one 100 Gbps downlink, then at least one shard back out.
+  const Time floor = SerializationTime(3'000'000 + 250'000, 100'000'000'000);
+  for (Time t : result.ml_iterations) EXPECT_GT(t, floor);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rack, ParameterServer, testing::Values("pl2", "homa"));
 
 }  // namespace
 }  // namespace jigsaw::net
