@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Byte-identity of `jigsaw net` between two binaries: runs each scenario with both and diffs
-# summary.json, flows.csv and any timeseries/*.csv. Use it around hot-path changes that must not
-# change results (issue 21). Prints one line per scenario and exits 1 if any output differs.
+# summary.json (all but its "git" stamp), flows.csv and any timeseries/*.csv. Use it around
+# hot-path changes that must not change results (issue 21). Prints one line per scenario and exits
+# 1 if any output differs.
 # Usage: bench/net/identity.sh <base_binary> <new_binary> [out_dir]   (QUICK=1 skips the 1024-host
 # speed scenario, ~20 CPU s per binary)
 set -uo pipefail
@@ -25,7 +26,7 @@ check() {  # name args...
     failed=1
     return
   fi
-  if diff -r "$OUT/base/$name" "$OUT/new/$name" > "$OUT/$name.diff"; then
+  if diff -r -I '^ *"git": ' "$OUT/base/$name" "$OUT/new/$name" > "$OUT/$name.diff"; then
     echo "$name: identical, exit $rc_new ($(cd "$OUT/new/$name" && find . -type f | sort | tr '\n' ' '))"
   else
     echo "$name: DIFFERS (see $OUT/$name.diff)"

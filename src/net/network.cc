@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +50,8 @@ uint64_t BytesInFlight(double rate_bps, double picoseconds) {
 
 Network::Network(const Topology& topology, const NetConfig& config)
     : config_(config), topology_name_(topology.name), cc_(config_, &events_), rng_(config.seed) {
+  static_assert(offsetof(Port, queued_bytes) + sizeof(uint64_t) <= 64, "Port line 0 overflows");
+  static_assert(offsetof(Port, data) + sizeof(PacketFifo) <= 128, "Port line 1 overflows");
   const uint32_t num_nodes = topology.num_nodes();
   nodes_.resize(num_nodes);
   std::vector<std::vector<std::pair<uint32_t, bool>>> ends(num_nodes);  // (link, is side b)
@@ -85,6 +88,7 @@ Network::Network(const Topology& topology, const NetConfig& config)
       port.rate_bps = link.rate_bps;
       port.delay = link.delay;
       port.error_rate = link.error_rate;
+      port.lossy = link.error_rate > 0;
       port.kmin = EcnKmin(link.rate_bps);
       port.kmax = EcnKmax(link.rate_bps);
       if (link.error_rate > 0) losses_possible_ = true;
@@ -400,6 +404,14 @@ void Network::Run(Time until) {
   while (!events_.empty() && events_.top().time <= until) {
     Event event = events_.Pop();
     now_ = event.time;
+    // Packet events miss the cache on their port and packet; start loading the next one's now.
+    if (!events_.empty()) {
+      const Event& next = events_.top();
+      if (next.type() <= kTxDone) {
+        __builtin_prefetch(&ports_[next.a]);
+        if (next.type() == kArrive) __builtin_prefetch(&packets_[next.b]);
+      }
+    }
     if (event.type() == kSample) [[unlikely]] {
       Sample();
       continue;
@@ -486,7 +498,7 @@ void Network::Kick(uint32_t port_index) {
     if (port.data_mask == 0) return;
     const int prio = std::countr_zero(port.data_mask);
     uint32_t packet = port.data[prio].Pop();
-    if (port.data[prio].empty()) port.data_mask &= ~(1u << prio);
+    if (port.data[prio].empty()) port.data_mask &= static_cast<uint8_t>(~(1u << prio));
     SwitchDequeue(port_index, packet);
     Transmit(port_index, packet);
     return;
@@ -632,7 +644,7 @@ void Network::Transmit(uint32_t port_index, uint32_t handle) {
 
 void Network::Arrive(uint32_t port_index, uint32_t handle) {
   const Port& port = ports_[port_index];
-  if (port.error_rate > 0 && rng_.Uniform() < port.error_rate) {
+  if (port.lossy && rng_.Uniform() < port.error_rate) {
     Drop(handle);
     return;
   }
@@ -710,7 +722,7 @@ void Network::SwitchReceive(uint32_t in_index, uint32_t handle) {
   mmu.OnEnqueue(in.local, packet.size);
   packet.in_port = in.local;
   out.data[packet.prio].Push(handle);
-  out.data_mask |= 1u << packet.prio;
+  out.data_mask |= static_cast<uint8_t>(1u << packet.prio);
   CountQueue(out, packet.size);
   if (mmu.TakePause(in.local)) SendPfc(in_index, true);
   Kick(out_index);
