@@ -27,7 +27,7 @@ if [ "${SCALE:-}" = paper ]; then
   # Repetitions are the outer loop (rep r of every placement and policy before rep r+1), so that
   # slow drifts of the machine's load hit every configuration alike and a cut-short sweep still
   # has complete repetitions; each placement's table is printed at the end (avg JCT and straggler
-  # spread with their min-max over repetitions).
+  # spread with their min-max over repetitions); run.sh rotates the policy order per repetition.
   samples=()
   [ -z "${COMPUTE_SAMPLES:-}" ] || samples=(--compute-samples "$COMPUTE_SAMPLES")
   for ((rep = 0; rep < ${REPS:-1}; rep++)); do

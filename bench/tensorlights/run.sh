@@ -2,9 +2,9 @@
 # TensorLights experiment on real Linux networking: hosts are network namespaces joined by veth
 # links to a bridge in a "switch" namespace; every link is rate-limited; K parameter-server jobs
 # share one PS host and their workers run on W worker hosts (worker k of every job on host k).
-# For each policy (fifo, static, rotate) and repetition it runs the TensorLights agent on the PS
-# host's interface, starts the K servers and K x W LibTorch workers together, waits, stops the
-# agent (which removes its qdisc) and checks that nothing is left. Finally `jigsaw tlights-report`
+# For each repetition and policy (the order rotated per repetition) it runs the TensorLights
+# agent on the PS host's interface, starts the K servers and K x W LibTorch workers together,
+# waits, stops the agent (which removes its qdisc) and checks that nothing is left. Finally `jigsaw tlights-report`
 # prints the table and writes OUT/summary.json.
 #
 # Needs root (ip netns, tc). Only addresses 10.77.0.0/24 inside the namespaces are used; the
@@ -244,9 +244,12 @@ run_one() {
   log "$name rep $rep done"
 }
 
+# Repetition r starts at policy r mod n (fifo static rotate, static rotate fifo, ...), so that no
+# policy always runs first, right after the namespaces were built.
+read -r -a POLICY_LIST <<<"$POLICIES"
 for ((r = FIRST_REP; r < FIRST_REP + REPS; r++)); do
-  for policy in $POLICIES; do
-    run_one "$policy" "$r"
+  for ((i = 0; i < ${#POLICY_LIST[@]}; i++)); do
+    run_one "${POLICY_LIST[(i + r) % ${#POLICY_LIST[@]}]}" "$r"
   done
 done
 ((REPORT == 0)) || "$JIGSAW" tlights-report --dir "$OUT"
