@@ -10,6 +10,12 @@
 # on the Philly trace) at the aggregation cost per float measured here.
 # Usage: bench/paramsvc.sh   (env: JIGSAW=build/jigsaw REPS=2 SCALE=1 (iterations x SCALE)
 #          SIM=1 (0: skip the trace simulation) KEEP=dir to keep the outputs)
+#        ELASTIC=1 bench/paramsvc.sh   (the elasticity scenario instead: a load step, the same jobs
+#          joining one every STEP s and leaving when done, on an elastic service (1..MAX_AGG
+#          aggregators, marks HIGH / LOW, SUSTAIN reports of 0.25 s) and with dedicated PS started
+#          at each join; prints the pool size over time, every add / drain decision and migration,
+#          per-job JCT vs dedicated and the cores reserved. env: STEP=2 HIGH=0.25 LOW=0.08
+#          SUSTAIN=4 MAX_AGG=4 REPS=2 SCALE=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JIGSAW="${JIGSAW:-build/jigsaw}"
@@ -108,7 +114,114 @@ run_service() {
   wait "$coordinator"
 }
 
+# ---- the elasticity scenario (ELASTIC=1) ----------------------------------------------------
+STEP="${STEP:-2}"
+
+# Job k's workers, started k x STEP s after t0 (on a dedicated PS or the service): "join".
+start_job_workers() {  # dir name params workers compute iters address token_file [--service]
+  local dir="$1" name="$2" params="$3" workers="$4" compute="$5" iters="$6" address="$7"
+  local token="$8" how="${9:---server}" pids=() start_at
+  start_at=$(python3 -c "import time; print(time.time() + 0.2)")
+  for ((r = 0; r < workers; r++)); do
+    "$J" ps-timed-worker "$how" "$address" --token-file "$token" --job "$name" --rank $r \
+      --workers "$workers" --parameters "$params" --iters "$iters" --compute-ms "$compute" \
+      --seed 7 --start-at "$start_at" --timeout-s 300 --quiet >"$dir/$name.w$r.json" &
+    pids+=($!)
+  done
+  for p in "${pids[@]}"; do wait "$p"; done
+}
+
+wait_until() { python3 -c "import time; time.sleep(max(0, $1 - time.time()))"; }
+
+run_elastic_dedicated() {
+  local dir="$1" t0="$2" k=0 jobs=()
+  mkdir -p "$dir"
+  : >"$dir/pids"
+  python3 bench/paramsvc/sample.py --pids "$dir/pids" --out "$dir/samples.csv" \
+    --stop "$dir/stop" &
+  local sampler=$!
+  for spec in "${JOBS[@]}"; do
+    read -r name params workers compute iters <<<"$spec"
+    iters=$(python3 -c "print(max(1, round($iters * $SCALE)))")
+    (
+      wait_until "$t0 + $k * $STEP"
+      echo "$name $(python3 -c 'import time; print(time.time())')" >>"$dir/joins.txt"
+      "$J" ps --job "$name" --workers "$workers" --token-file "$dir/$name.tok" \
+        --port-file "$dir/$name.port" --out "$dir/$name.ps" --timeout-s 300 --quiet &
+      echo $! >>"$dir/pids"
+      while [ ! -s "$dir/$name.port" ]; do sleep 0.02; done
+      start_job_workers "$dir" "$name" "$params" "$workers" "$compute" "$iters" \
+        "127.0.0.1:$(cat "$dir/$name.port")" "$dir/$name.tok"
+      wait
+    ) &
+    jobs+=($!)
+    k=$((k + 1))
+  done
+  for p in "${jobs[@]}"; do wait "$p"; done
+  sleep 1  # the idle tail, as on the service
+  touch "$dir/stop"
+  wait "$sampler"
+}
+
+run_elastic_service() {
+  local dir="$1" t0="$2" k=0 jobs=()
+  mkdir -p "$dir"
+  "$J" paramsvc --token-file "$dir/svc.tok" --port-file "$dir/svc.port" \
+    --initial-aggregators 1 --min-aggregators 1 --max-aggregators "${MAX_AGG:-4}" \
+    --high-mark "${HIGH:-0.25}" --low-mark "${LOW:-0.08}" --sustain "${SUSTAIN:-4}" \
+    --report-interval-s 0.25 --snapshot-every 20 --out "$dir" --quiet 2>"$dir/coordinator.log" &
+  local coordinator=$!
+  while [ ! -s "$dir/svc.port" ]; do sleep 0.02; done
+  local service="127.0.0.1:$(cat "$dir/svc.port")"
+  python3 bench/paramsvc/sample.py --parent "$coordinator" --out "$dir/samples.csv" \
+    --stop "$dir/stop" &
+  local sampler=$!
+  for spec in "${JOBS[@]}"; do
+    read -r name params workers compute iters <<<"$spec"
+    iters=$(python3 -c "print(max(1, round($iters * $SCALE)))")
+    (
+      wait_until "$t0 + $k * $STEP"
+      echo "$name $(python3 -c 'import time; print(time.time())')" >>"$dir/joins.txt"
+      "$J" paramsvc-register --service "$service" --token-file "$dir/svc.tok" --job "$name" \
+        --parameters "$params" --workers "$workers" \
+        --iter-rate "$(python3 -c "print(1000 / ($compute + 2))")" \
+        --job-token-file "$dir/$name.tok" >/dev/null
+      start_job_workers "$dir" "$name" "$params" "$workers" "$compute" "$iters" "$service" \
+        "$dir/$name.tok" --service
+    ) &
+    jobs+=($!)
+    k=$((k + 1))
+  done
+  for p in "${jobs[@]}"; do wait "$p"; done
+  # After the load: wait (bounded) for the pool to drain back to one aggregator.
+  for _ in $(seq 120); do
+    "$J" paramsvc-status --service "$service" --token-file "$dir/svc.tok" >"$dir/status.json"
+    [ "$(python3 -c "import json; s = json.load(open('$dir/status.json')); \
+print(sum(a['alive'] for a in s['aggregators']))")" = 1 ] && break
+    sleep 0.5
+  done
+  sleep 1
+  touch "$dir/stop"
+  wait "$sampler"
+  "$J" paramsvc-status --service "$service" --token-file "$dir/svc.tok" --shutdown >/dev/null
+  wait "$coordinator"
+}
+
 printf '%s\n' "${JOBS[@]}" >"$OUT/jobs.txt"
+if [ "${ELASTIC:-0}" = 1 ]; then
+  echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)" | tee "$OUT/load.txt"
+  for ((rep = 1; rep <= REPS; rep++)); do
+    if ((rep % 2)); then modes="dedicated service"; else modes="service dedicated"; fi
+    for mode in $modes; do
+      echo "rep $rep: elastic scenario, $mode" >&2
+      t0=$(python3 -c "import time; print(time.time() + 1)")
+      "run_elastic_$mode" "$OUT/rep$rep/$mode" "$t0"
+    done
+  done
+  echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/load.txt"
+  python3 bench/paramsvc/elastic_report.py "$OUT" --step "$STEP" | tee "$OUT/table.md"
+  exit 0
+fi
 for ((rep = 1; rep <= REPS; rep++)); do
   # Alternate the order, so neither mode always runs on a cooler machine.
   if ((rep % 2)); then modes="dedicated service"; else modes="service dedicated"; fi

@@ -2,9 +2,9 @@
 # TensorLights experiment on real Linux networking: hosts are network namespaces joined by veth
 # links to a bridge in a "switch" namespace; every link is rate-limited; K parameter-server jobs
 # share one PS host and their workers run on W worker hosts (worker k of every job on host k).
-# For each policy (fifo, static, rotate) and repetition it runs the TensorLights agent on the PS
-# host's interface, starts the K servers and K x W LibTorch workers together, waits, stops the
-# agent (which removes its qdisc) and checks that nothing is left. Finally `jigsaw tlights-report`
+# For each repetition and policy (the order rotated per repetition) it runs the TensorLights
+# agent on the PS host's interface, starts the K servers and K x W LibTorch workers together,
+# waits, stops the agent (which removes its qdisc) and checks that nothing is left. Finally `jigsaw tlights-report`
 # prints the table and writes OUT/summary.json.
 #
 # Needs root (ip netns, tc). Only addresses 10.77.0.0/24 inside the namespaces are used; the
@@ -15,12 +15,14 @@
 #          [--jobs K] [--workers W] [--iters N] [--batch B] [--rate 200mbit] [--interval 5s]
 #          [--reps R] [--model mlp] [--size 28]
 #          [--worker torch|timed] [--parameters N] [--compute-ms MS] [--compute-samples CSV]
-#          [--ps-hosts P]
+#          [--ps-hosts P] [--first-rep N] [--no-report]
 # --worker timed runs torch-free jigsaw ps-timed-worker processes (compute a timed wait, from
 # --compute-samples: the compute_s column of a ps-worker CSV, else --compute-ms; the traffic is
 # real), so that the paper's scale (21 jobs x 20 workers) fits on one machine. --ps-hosts P
 # places job j's PS on PS host j mod P (1: all on one host, JOBS: one per host), each PS host
 # with its own TensorLights agent over its jobs' ports; worker k of every job is on worker host k.
+# --first-rep N numbers the repetitions N..N+R-1 (earlier rep folders in OUT are kept), so that a
+# caller can interleave repetitions of several configurations; --no-report skips the table.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -42,6 +44,8 @@ PARAMETERS=464154  # ResNet-32 on CIFAR-10
 COMPUTE_MS=20
 COMPUTE_SAMPLES=""
 PS_HOSTS=1
+FIRST_REP=0
+REPORT=1
 
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -62,7 +66,9 @@ while [[ $# -gt 0 ]]; do
     --compute-ms) COMPUTE_MS="$2"; shift 2 ;;
     --compute-samples) COMPUTE_SAMPLES="$2"; shift 2 ;;
     --ps-hosts) PS_HOSTS="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --first-rep) FIRST_REP="$2"; shift 2 ;;
+    --no-report) REPORT=0; shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -70,6 +76,7 @@ done
 log() { echo "tensorlights: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+[[ "$FIRST_REP" =~ ^[0-9]+$ ]] || die "--first-rep must be a non-negative integer"
 [[ "$WORKER_KIND" == torch || "$WORKER_KIND" == timed ]] || die "--worker is torch or timed"
 ((PS_HOSTS >= 1 && PS_HOSTS <= JOBS)) || die "--ps-hosts must be in 1..--jobs"
 ((PS_HOSTS + WORKERS <= 250)) || die "at most 250 hosts"
@@ -237,9 +244,12 @@ run_one() {
   log "$name rep $rep done"
 }
 
-for ((r = 0; r < REPS; r++)); do
-  for policy in $POLICIES; do
-    run_one "$policy" "$r"
+# Repetition r starts at policy r mod n (fifo static rotate, static rotate fifo, ...), so that no
+# policy always runs first, right after the namespaces were built.
+read -r -a POLICY_LIST <<<"$POLICIES"
+for ((r = FIRST_REP; r < FIRST_REP + REPS; r++)); do
+  for ((i = 0; i < ${#POLICY_LIST[@]}; i++)); do
+    run_one "${POLICY_LIST[(i + r) % ${#POLICY_LIST[@]}]}" "$r"
   done
 done
-"$JIGSAW" tlights-report --dir "$OUT"
+((REPORT == 0)) || "$JIGSAW" tlights-report --dir "$OUT"

@@ -137,6 +137,7 @@ class Coordinator {
     listener_ = ps::ListenTcp(options_.host, options_.port, 64);
     port_ = ps::LocalPort(listener_);
     start_ = Clock::now();
+    start_wall_s_ = ps::WallSeconds();
     if (options_.on_listening) options_.on_listening(port_);
     Log("listening on " + options_.host + ":" + std::to_string(port_));
     {
@@ -322,7 +323,8 @@ class Coordinator {
   }
 
   // ---- aggregators -------------------------------------------------------------------------
-  void Spawn(const std::string& why) {
+  // Starts an aggregator process; its id, or -1 when fork failed.
+  int Spawn(const std::string& why) {
     const int id = next_agg_++;
     Aggregator agg;
     agg.id = id;
@@ -350,11 +352,12 @@ class Coordinator {
     }
     if (pid < 0) {
       Log("could not start an aggregator: fork failed");
-      return;
+      return -1;
     }
     agg.pid = pid;
     aggs_[id] = agg;
     Log("started aggregator " + std::to_string(id) + " (pid " + std::to_string(pid) + "): " + why);
+    return id;
   }
 
   void ServeAggregator(ps::Socket socket, const ControlFrame& join) {
@@ -669,6 +672,12 @@ class Coordinator {
     frame.body["shard"] = shard.id;
     frame.body["at"] = uint64_t{0};
     aggs_.at(shard.agg).link->Send(frame);
+    migration_log_.push_back(Json{{"t", RoundTo(Elapsed(), 3)},
+                                  {"job", jobs_.at(shard.job).name},
+                                  {"shard", shard.index},
+                                  {"from", shard.agg},
+                                  {"to", target},
+                                  {"reason", why}});
     Log("migrating shard " + std::to_string(shard.index) + " of " + jobs_.at(shard.job).name +
         " (" + FormatFixed(DemandOf(shard), 3) + " cores) from aggregator " +
         std::to_string(shard.agg) + " to " + std::to_string(target) + ": " + why);
@@ -774,16 +783,22 @@ class Coordinator {
     for (const auto& [id, agg] : aggs_) reserved += agg.alive;
     timeline_.push_back(Json::array({RoundTo(Elapsed(), 3), reserved, RoundTo(used, 4)}));
 
+    // Elasticity runs once the first job has registered (an operator's initial pool is kept until
+    // then), and goes on after the load has ended, so that an idle pool drains to its minimum;
+    // only a running job can make it grow.
     bool active = false;
     for (const auto& [id, job] : jobs_) active = active || (!job.done && !job.failed);
-    if (options_.elastic && active && !usable.empty()) {
+    if (options_.elastic && !jobs_.empty() && !usable.empty()) {
       const ElasticityDecision decision =
           elasticity_.Observe(utilization, static_cast<int>(usable.size()));
-      if (decision.kind == ElasticityDecision::kAdd && Starting() == 0) {
+      if (decision.kind == ElasticityDecision::kAdd && Starting() == 0 && active) {
         Log("elasticity: add an aggregator: " + decision.reason);
-        decisions_.push_back(
-            Json{{"t", RoundTo(Elapsed(), 3)}, {"decision", "add"}, {"reason", decision.reason}});
-        Spawn("elasticity");
+        const int id = Spawn("elasticity");
+        decisions_.push_back(Json{{"t", RoundTo(Elapsed(), 3)},
+                                  {"decision", "add"},
+                                  {"aggregator", id},
+                                  {"reason", decision.reason}});
+        if (id >= 0) spread_to_ = id, spread_moves_ = 0;
       } else if (decision.kind == ElasticityDecision::kRemove) {
         int victim = -1;
         double victim_load = 0;
@@ -792,6 +807,7 @@ class Coordinator {
           if (victim < 0 || load <= victim_load) victim = id, victim_load = load;
         }
         aggs_.at(victim).draining = true;
+        if (victim == spread_to_) spread_to_ = -1;
         Log("elasticity: drain aggregator " + std::to_string(victim) + ": " + decision.reason);
         decisions_.push_back(Json{{"t", RoundTo(Elapsed(), 3)},
                                   {"decision", "remove"},
@@ -812,7 +828,7 @@ class Coordinator {
     }
     // Drained aggregators with nothing left are stopped.
     for (auto& [id, agg] : aggs_) {
-      if (!agg.alive || !agg.draining || !agg.joined) continue;
+      if (!agg.alive || !agg.draining || !agg.joined || agg.retired) continue;
       bool empty = true;
       for (const auto& [sid, shard] : shards_) {
         const bool live = !shard.done && !jobs_.at(shard.job).failed;
@@ -848,6 +864,50 @@ class Coordinator {
                                   FormatFixed(Capacity(), 2));
       }
     }
+    if (spread_to_ >= 0) Spread();
+  }
+
+  // After an elasticity add: one shard at a time moves onto the new aggregator while that lowers
+  // the larger of the two loads (new load + shard < source load; the move leaving the two closest
+  // first) without overfilling it. A move never makes the reverse move eligible, so this cannot
+  // oscillate. It ends after at least one move once no move helps; until then it also applies to
+  // the shards of jobs that arrive later. A spread target that dies or is drained ends it.
+  void Spread() {
+    const auto target = aggs_.find(spread_to_);
+    if (target == aggs_.end() || !target->second.alive || target->second.draining) {
+      spread_to_ = -1;
+      return;
+    }
+    if (!target->second.joined) return;
+    const double target_load = LoadOf(spread_to_);
+    Shard* best = nullptr;
+    double best_gap = 0, best_source_load = 0;
+    for (auto& [id, shard] : shards_) {
+      if (shard.done || !shard.hosted || !shard.initialized || shard.migrating) continue;
+      if (jobs_.at(shard.job).failed || shard.agg < 0 || shard.agg == spread_to_) continue;
+      if (!aggs_.at(shard.agg).alive || aggs_.at(shard.agg).draining) continue;
+      const double source_load = LoadOf(shard.agg);
+      const double demand = DemandOf(shard);
+      if (!(target_load + demand < source_load)) continue;
+      if (target_load > 0 && target_load + demand > Capacity()) continue;
+      const double gap = std::abs((source_load - demand) - (target_load + demand));
+      if (best == nullptr || gap < best_gap) {
+        best = &shard, best_gap = gap, best_source_load = source_load;
+      }
+    }
+    if (best == nullptr) {
+      if (spread_moves_ > 0) {
+        Log("spread onto aggregator " + std::to_string(spread_to_) + " done after " +
+            std::to_string(spread_moves_) + " migration(s)");
+        spread_to_ = -1;
+      }
+      return;
+    }
+    ++spread_moves_;
+    StartMigration(*best, spread_to_,
+                   "spreading the load onto aggregator " + std::to_string(spread_to_) +
+                       ", added by elasticity (loads " + FormatFixed(best_source_load, 3) + " vs " +
+                       FormatFixed(target_load, 3) + " cores)");
   }
 
   void ReapChildren() {
@@ -958,9 +1018,11 @@ class Coordinator {
     stats["aggregator_cpu"] = per_agg;
     stats["aggregator_cpu_s"] = RoundTo(aggregator_cpu, 4);
     stats["coordinator_cpu_s"] = RoundTo(SelfCpuSeconds(), 4);
+    stats["start_wall_s"] = start_wall_s_;  // the wall clock at t = 0 of timeline and log
     stats["timeline_columns"] = Json::array({"t_s", "aggregators", "cpu_cores_used"});
     stats["timeline"] = timeline_;
     stats["decisions"] = decisions_;
+    stats["migration_log"] = migration_log_;
     stats["log"] = log_;
     for (auto& job : stats["jobs"]) {
       for (const auto& [id, record] : jobs_) {
@@ -979,6 +1041,7 @@ class Coordinator {
   ps::Socket listener_;
   int port_ = 0;
   Clock::time_point start_;
+  double start_wall_s_ = 0;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::atomic<bool> stopping_{false};
@@ -998,6 +1061,9 @@ class Coordinator {
   uint64_t next_job_ = 1, next_shard_ = 1, next_instance_ = 1;
   Json timeline_ = Json::array();
   Json decisions_ = Json::array();
+  Json migration_log_ = Json::array();  // every migration started: t, job, shard, from, to, why
+  int spread_to_ = -1;                  // an aggregator added by elasticity, being filled
+  int spread_moves_ = 0;
   std::mutex log_mutex_;
   std::vector<std::string> log_;
 };

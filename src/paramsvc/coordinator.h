@@ -21,8 +21,12 @@
 // and the pool is below max_aggregators. Rebalancing moves one shard at a time (live migration,
 // at an iteration boundary) off an aggregator whose measured load exceeds capacity, or off one
 // being drained. Elasticity (elasticity.h) adds or drains aggregators on pool utilization, with
-// hysteresis; every decision is logged with its reason. migrate_every > 0 (testing) migrates
-// every shard every that many iterations to the next aggregator.
+// hysteresis, from the first registration on (also after the load has ended, so an idle pool
+// drains to min_aggregators; only a running job makes it grow); every decision is logged with
+// its reason. After an add, shards move onto the new aggregator one at a time while that lowers
+// the larger of the two loads ("spreading"). Every migration is logged with its reason and
+// listed in the statistics (migration_log). migrate_every > 0 (testing) migrates every shard
+// every that many iterations to the next aggregator.
 //
 // Faults: an aggregator whose control connection breaks (killed, crashed, silent for
 // 20 report intervals) is dead; each job with a shard there is restored: its generation

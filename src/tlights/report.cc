@@ -164,6 +164,7 @@ std::vector<PolicyResult> AnalyzeExperiment(const std::string& dir) {
         throw InputError(rep.string(), 0, "a different number of jobs than the first repetition");
       }
       std::vector<double> jcts;
+      std::vector<double> rep_spreads;
       std::vector<std::string> names;
       for (size_t j = 0; j < jobs.size(); ++j) {
         JobResult job = AnalyzeJobDir(jobs[j].string());
@@ -171,9 +172,11 @@ std::vector<PolicyResult> AnalyzeExperiment(const std::string& dir) {
         jcts.push_back(job.jct_s);
         result.job_jct_s[j] += job.jct_s;
         spreads.insert(spreads.end(), job.spreads_s.begin(), job.spreads_s.end());
+        rep_spreads.insert(rep_spreads.end(), job.spreads_s.begin(), job.spreads_s.end());
       }
       if (result.jobs.empty()) result.jobs = names;
       result.rep_avg_jct_s.push_back(Mean(jcts));
+      result.rep_mean_spread_s.push_back(Mean(rep_spreads));
       ++result.repetitions;
     }
     for (double& jct : result.job_jct_s) jct /= result.repetitions;
@@ -200,6 +203,10 @@ Json ExperimentJson(const std::vector<PolicyResult>& results) {
     entry["avg_jct_s"] = RoundTo(r.avg_jct_s, 3);
     entry["rep_avg_jct_s"] = Json::array();
     for (double v : r.rep_avg_jct_s) entry["rep_avg_jct_s"].push_back(RoundTo(v, 3));
+    entry["rep_mean_straggler_spread_s"] = Json::array();
+    for (double v : r.rep_mean_spread_s) {
+      entry["rep_mean_straggler_spread_s"].push_back(RoundTo(v, 4));
+    }
     entry["job_jct_s"] = Json::object();
     for (size_t j = 0; j < r.jobs.size(); ++j)
       entry["job_jct_s"][r.jobs[j]] = RoundTo(r.job_jct_s[j], 3);
@@ -219,18 +226,25 @@ std::string ExperimentTable(const std::vector<PolicyResult>& results) {
   for (const PolicyResult& r : results) {
     if (r.policy == "fifo") fifo = &r;
   }
+  const auto range = [](const std::vector<double>& values, int digits) {
+    if (values.empty()) return std::string("n/a");
+    const auto [low, high] = std::minmax_element(values.begin(), values.end());
+    return FormatFixed(*low, digits) + "-" + FormatFixed(*high, digits);
+  };
   std::string table =
-      "| policy | reps | avg JCT s | vs fifo | per-job JCT s | mean spread s | p95 spread s | "
-      "spread vs fifo |\n|---|---|---|---|---|---|---|---|\n";
+      "| policy | reps | avg JCT s | min-max over reps | vs fifo | per-job JCT s | mean spread s | "
+      "min-max over reps | p95 spread s | spread vs fifo |\n"
+      "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const PolicyResult& r : results) {
     std::string jobs;
     for (size_t j = 0; j < r.job_jct_s.size(); ++j) {
       jobs += (j ? " / " : "") + FormatFixed(r.job_jct_s[j], 1);
     }
     table += "| " + r.policy + " | " + std::to_string(r.repetitions) + " | " +
-             FormatFixed(r.avg_jct_s, 2) + " | " +
+             FormatFixed(r.avg_jct_s, 2) + " | " + range(r.rep_avg_jct_s, 2) + " | " +
              (fifo ? Percent(r.avg_jct_s, fifo->avg_jct_s) : "n/a") + " | " + jobs + " | " +
-             FormatFixed(r.mean_spread_s, 3) + " | " + FormatFixed(r.p95_spread_s, 3) + " | " +
+             FormatFixed(r.mean_spread_s, 3) + " | " + range(r.rep_mean_spread_s, 3) + " | " +
+             FormatFixed(r.p95_spread_s, 3) + " | " +
              (fifo ? Percent(r.mean_spread_s, fifo->mean_spread_s) : "n/a") + " |\n";
   }
   return table;

@@ -7,8 +7,9 @@
 // spread of iteration t = max - min over the job's workers of end_wall_s(t): how long the first
 // worker to get its parameters waited for the last. Per policy: the average JCT over jobs (then
 // averaged over repetitions), each job's JCT averaged over repetitions, and the mean and 95th
-// percentile of the spreads over all iterations of all jobs and repetitions. Malformed files
-// throw InputError naming file:line.
+// percentile of the spreads over all iterations of all jobs and repetitions; the table gives the
+// run-to-run range (min-max over repetitions) of the average JCT and of the mean spread next to
+// them. Malformed files throw InputError naming file:line.
 #ifndef JIGSAW_TLIGHTS_REPORT_H_
 #define JIGSAW_TLIGHTS_REPORT_H_
 
@@ -48,8 +49,9 @@ struct PolicyResult {
   std::string policy;
   int repetitions = 0;
   std::vector<std::string> jobs;
-  std::vector<double> job_jct_s;      // mean over repetitions, in job order
-  std::vector<double> rep_avg_jct_s;  // per repetition: mean JCT over jobs
+  std::vector<double> job_jct_s;          // mean over repetitions, in job order
+  std::vector<double> rep_avg_jct_s;      // per repetition: mean JCT over jobs
+  std::vector<double> rep_mean_spread_s;  // per repetition: mean straggler spread
   double avg_jct_s = 0;
   double mean_spread_s = 0;
   double p95_spread_s = 0;

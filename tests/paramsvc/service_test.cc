@@ -132,6 +132,7 @@ struct JobRun {
   std::vector<std::thread> threads;
   std::vector<ps::TimedWorkerResult> results;
   std::vector<std::string> errors;
+  double compute_s = 0.002;  // each worker's timed wait per iteration
   ~JobRun() { Join(); }
 
   void Start(const Service& service, const ps::Token& token, const std::string& job, int workers,
@@ -149,7 +150,7 @@ struct JobRun {
           options.workers = workers;
           options.parameters = parameters;
           options.iterations = iterations;
-          options.compute_s = 0.002;
+          options.compute_s = compute_s;
           options.seed = seed;
           options.quiet = true;
           if (hook) options.before_iteration = [hook, r](int t) { hook(r, t); };
@@ -330,6 +331,116 @@ TEST(ParamService, AnIdlePoolIsDrainedLiveAndTheDecisionsAreLogged) {
   EXPECT_EQ(removals, 2);                        // three aggregators down to the minimum of one
   EXPECT_GE(stats["migrations"].get<int>(), 1);  // the shards on the drained ones moved
   EXPECT_TRUE(stats["jobs"][0]["done"].get<bool>());
+}
+
+bool HasLine(const Json& lines, const std::vector<std::string>& parts) {
+  for (const Json& line : lines) {
+    const std::string text = line.get<std::string>();
+    bool all = true;
+    for (const std::string& part : parts) all = all && text.find(part) != std::string::npos;
+    if (all) return true;
+  }
+  return false;
+}
+
+// Elasticity end to end under real load: the marks are set so that a small job's real
+// aggregation (two shards, no compute wait) is above the high mark and an idle pool below the
+// low mark. The pool grows to two aggregators, a shard moves onto the new one, every job ends bit
+// for bit where the same job ends on a service without elasticity, and once the load is over the
+// pool drains back to one. Rounds of the job run until the growth and a move onto the new
+// aggregator have happened during a round (bounded), so nothing depends on the machine's speed.
+TEST(ParamService, RealLoadGrowsThePoolSpreadsShardsAndTheIdlePoolDrainsBack) {
+  constexpr uint64_t kParameters = 40000;
+  constexpr int kWorkers = 2, kIterations = 60;
+  constexpr uint64_t kSeed = 5;
+  std::vector<float> fixed;  // the job's result on a fixed pool of one aggregator
+  {
+    CoordinatorOptions options = Options(1);
+    options.max_shard_floats = kParameters / 2;
+    Service service(options);
+    JobRun run;
+    run.compute_s = 0;
+    run.Start(service, service.Register("f", kParameters, kWorkers, 0.1f, 0.9f), "f", kWorkers,
+              kParameters, kIterations, kSeed);
+    run.Join();
+    ASSERT_EQ(run.errors[0], "");
+    fixed = run.results[0].final_parameters;
+    EXPECT_TRUE(BitEqual(fixed, Reference(kWorkers, kParameters, kIterations, 0.1f, 0.9f, kSeed)));
+    service.AwaitEnd(0);
+    service.Stop();
+  }
+
+  CoordinatorOptions options = Options(1);
+  options.max_aggregators = 2;
+  options.elastic = true;
+  options.high_mark = 0.02;
+  options.low_mark = 0.01;
+  options.sustain = 2;
+  options.max_shard_floats = kParameters / 2;  // two shards per job
+  Service service(options);
+  bool moved = false;
+  size_t rounds = 0;
+  for (; rounds < 100 && !moved; ++rounds) {
+    const std::string job = "e" + std::to_string(rounds);
+    JobRun run;
+    run.compute_s = 0;
+    run.Start(service, service.Register(job, kParameters, kWorkers, 0.1f, 0.9f), job, kWorkers,
+              kParameters, kIterations, kSeed);
+    run.Join();
+    for (int r = 0; r < kWorkers; ++r) {
+      ASSERT_EQ(run.errors[r], "") << job;
+      EXPECT_TRUE(BitEqual(run.results[r].final_parameters, fixed)) << job << " rank " << r;
+    }
+    service.AwaitEnd(rounds);
+    const Json status = service.Status();  // kept alive: the loop below walks a part of it
+    for (const Json& shard : status["jobs"][rounds]["shards"]) {
+      moved = moved || (shard["migrations"].get<int>() > 0 && shard["aggregator"].get<int>() >= 1);
+    }
+  }
+  ASSERT_TRUE(moved) << "no shard moved onto an added aggregator in " << rounds << " rounds";
+  // The load is over: the idle pool drains back to its minimum (bounded wait).
+  int alive = 0;
+  for (int polls = 0; polls < 20000; ++polls) {
+    alive = 0;
+    const Json status = service.Status();
+    for (const Json& agg : status["aggregators"]) alive += agg["alive"].get<bool>();
+    if (alive == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(alive, 1);
+  const Json stats = service.Stop();
+
+  int adds = 0, removals = 0;
+  bool add_before_remove = false;
+  for (const Json& decision : stats["decisions"]) {
+    const std::string reason = decision["reason"].get<std::string>();
+    if (decision["decision"] == "add") {
+      ++adds;
+      EXPECT_NE(reason.find("above the high mark 0.02"), std::string::npos) << reason;
+    } else {
+      ++removals;
+      add_before_remove = add_before_remove || adds > 0;
+      EXPECT_NE(reason.find("below the low mark 0.01"), std::string::npos) << reason;
+    }
+  }
+  EXPECT_GE(adds, 1);
+  EXPECT_GE(removals, 1);
+  EXPECT_TRUE(add_before_remove);
+  bool spread = false;
+  for (const Json& migration : stats["migration_log"]) {
+    const std::string reason = migration["reason"].get<std::string>();
+    spread = spread || (migration["to"].get<int>() >= 1 &&
+                        reason.find("spreading the load onto aggregator") != std::string::npos &&
+                        reason.find("added by elasticity") != std::string::npos);
+  }
+  EXPECT_TRUE(spread);
+  EXPECT_TRUE(HasLine(stats["log"], {"elasticity: add an aggregator: utilization", "high mark"}));
+  EXPECT_TRUE(HasLine(stats["log"], {"elasticity: drain aggregator", "below the low mark"}));
+  EXPECT_TRUE(HasLine(stats["log"], {"drained and stopped"}));
+  int most = 0;
+  for (const Json& row : stats["timeline"]) most = std::max(most, row[1].get<int>());
+  EXPECT_EQ(most, 2);  // the maximum: one added, never more
+  for (size_t j = 0; j < rounds; ++j) EXPECT_TRUE(stats["jobs"][j]["done"].get<bool>());
 }
 
 TEST(ParamService, ForeignTokensAndGarbageAreRefusedWhileJobsGoOn) {
