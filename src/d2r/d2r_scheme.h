@@ -22,8 +22,12 @@
 // first hop is then final, and forwarded on its new route from
 // then (dropped at the end of the BFS if the destination was not found). Every other packet is
 // forwarded by the old tree until the new one is complete (at worst it takes a detour through a
-// switch that has already rerouted). A notice that arrives during a computation restarts it with
-// the larger failure set. Forwarding follows the routing rule of routing.h on the failures the
+// switch that has already rerouted). With HoldRule::kStale the switch also holds packets whose
+// route in its old tree crosses any link it knows is down (a subtree-label test: per tree, a
+// pre-order index and subtree end per product node; a recomputed tree's labels are ready 2 x its
+// BFS time after it, and until then, or with more than kStaleIntervals known failures, every
+// packet is held while the switch computes). A notice that arrives during a computation restarts it
+// with the larger failure set. Forwarding follows the routing rule of routing.h on the failures the
 // switch knows; a packet whose hop budget cannot be met from here is dropped, never forwarded on a
 // non-compliant path.
 #ifndef JIGSAW_D2R_D2R_SCHEME_H_
