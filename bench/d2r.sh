@@ -9,9 +9,9 @@
 # Usage: bench/d2r.sh [zoo-dir] [out-dir]
 # Environment: LINKS (200), POLICY_LINKS (60), PAIRS (30), TRAFFIC (10000pps), MAX_FLOWS (1000),
 # STUDIES ("single policy double"), JOBS (parallel runs, 1), SEEDS ("1": with several, each study
-# runs once per seed into STUDY_s<seed> and the report adds the spread over seeds), D2R_BFS (entry
-# or level: the data-plane BFS model, docs/d2r.md), EXTRA (more `jigsaw d2r` options), JIGSAW (the
-# binary, build/jigsaw).
+# runs once per seed into STUDY_s<seed> and the report adds the spread over seeds), D2R_BFS (level
+# or entry: the data-plane BFS model, docs/d2r.md; level by default), EXTRA (more `jigsaw d2r`
+# options), JIGSAW (the binary, build/jigsaw).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ZOO="${1:-../shared/data/topologies/zoo}"
@@ -24,7 +24,7 @@ MAX_FLOWS="${MAX_FLOWS:-1000}"
 STUDIES="${STUDIES:-single policy double}"
 JOBS="${JOBS:-1}"
 SEEDS="${SEEDS:-1}"
-D2R_BFS="${D2R_BFS:-entry}"
+D2R_BFS="${D2R_BFS:-level}"
 EXTRA="${EXTRA:-}"
 JIGSAW="${JIGSAW:-build/jigsaw}"
 POLICY="waypoint:random+avoid:node:random"

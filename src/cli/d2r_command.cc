@@ -30,7 +30,7 @@ struct D2rOptions {
   std::string lfa_switchover = "0us";
   std::string default_rate = "10Gbps", default_delay = "1ms";
   std::string packet_size = "1500B";
-  std::string bfs = "entry", replica_gap = "6.72ns";
+  std::string bfs = "level", replica_gap = "6.72ns", hold = "port", control = "in-band";
 };
 
 void Duration(const std::string& option, const std::string& text, net::Time* time) {
@@ -74,6 +74,18 @@ void Resolve(D2rOptions* o) {
     throw UsageError("--d2r-bfs '" + o->bfs + "': expected entry or level");
   }
   Duration("--d2r-replica-gap", o->replica_gap, &t.replica_gap);
+  if (o->control == "in-band" || o->control == "out-of-band") {
+    t.in_band_control = o->control == "in-band";
+  } else {
+    throw UsageError("--control '" + o->control + "': expected in-band or out-of-band");
+  }
+  if (o->hold == "port") {
+    t.hold = d2r::HoldRule::kPort;
+  } else if (o->hold == "stale") {
+    t.hold = d2r::HoldRule::kStale;
+  } else {
+    throw UsageError("--d2r-hold '" + o->hold + "': expected port or stale");
+  }
   if (t.buffer_packets < 0) throw UsageError("--d2r-buffer must not be negative");
   if (t.ttl < 1 || t.ttl > 255) throw UsageError("--ttl must be 1..255");
   if (o->study.max_flows < 1) throw UsageError("--max-flows must be at least 1");
@@ -165,7 +177,13 @@ void AddD2rCommand(CLI::App& app, CommandAction* action) {
                       "D2R: adjacency entries one BFS pass examines (1)");
   command->add_option("--d2r-bfs", o->bfs,
                       "D2R: BFS per pass: entry (adjacency entries, sequential) or level (one "
-                      "level, probes replicated per entry) (entry)");
+                      "level, probes replicated per entry) (level)");
+  command->add_option("--control", o->control,
+                      "controller: control channel in-band (over the surviving links, like D2R's "
+                      "notices) or out-of-band (failure-free paths) (in-band)");
+  command->add_option("--d2r-hold", o->hold,
+                      "D2R: packets held while computing: port (next hop down or bounced back) or "
+                      "stale (also any whose old route crosses a known failure) (port)");
   command->add_option("--d2r-replica-gap", o->replica_gap,
                       "D2R level BFS: one probe replica on the recirculation port (6.72ns)");
   command->add_option("--d2r-buffer", o->study.timing.buffer_packets,

@@ -2,8 +2,11 @@
 // reacted; they differ in when each switch's table changes and, for LFA, in what it does before.
 //
 // ControllerScheme: a central SDN controller per connected component, at the node minimising the
-// largest control latency (shortest-delay path, switch latency per hop) to its switches, on an
-// out-of-band control network that the failures do not touch. Each detector notifies it; from the
+// largest control latency (shortest-delay path, switch latency per hop) to its switches. The
+// control channel is in band by default (Timing::in_band_control: over the links and switches
+// that survive the failures, like D2R's notices; a switch cut off from its controller keeps its
+// old rules), or an out-of-band network along the failure-free shortest-delay paths that the
+// failures do not touch. Each detector notifies it; from the
 // first notice of a failure the controller recomputes all routes (Timing::controller_compute),
 // then sends every switch its changed rules, which the switch installs one after the other
 // (Timing::rule_install each). Failures learnt during a computation start another round when it
@@ -58,6 +61,7 @@ class ControllerScheme : public Scheme {
  private:
   ScenarioContext& context_;
   const ControlPlacement& placement_;
+  std::vector<net::Time> latency_;  // per switch in this scenario (kNever: cut off in band)
   InstallPlan plan_;
   int computations_ = 0;
 };

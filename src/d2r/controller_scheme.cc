@@ -6,8 +6,10 @@
 namespace jigsaw::d2r {
 namespace {
 
-// One-way latency from `source` to every switch over the failure-free graph.
-std::vector<net::Time> Latencies(const Topology& topology, const Timing& timing, int source) {
+// One-way latency from `source` to every switch over the failure-free graph, or over the links
+// and switches that survive when `context` is given (an in-band control channel).
+std::vector<net::Time> Latencies(const Topology& topology, const Timing& timing, int source,
+                                 const ScenarioContext* context = nullptr) {
   std::vector<net::Time> latency(topology.nodes.size(), net::kNever);
   net::EventQueue queue;
   latency[source] = 0;
@@ -17,6 +19,10 @@ std::vector<net::Time> Latencies(const Topology& topology, const Timing& timing,
     const int x = static_cast<int>(event.a);
     if (event.time != latency[x]) continue;
     for (const Adjacent& adjacent : topology.adjacency[x]) {
+      if (context != nullptr &&
+          (context->link_failed[adjacent.link] || context->node_failed[adjacent.node])) {
+        continue;
+      }
       const net::Time t = event.time + timing.switch_latency + topology.links[adjacent.link].delay;
       if (t < latency[adjacent.node]) {
         latency[adjacent.node] = t;
@@ -59,14 +65,32 @@ ControllerScheme::ControllerScheme(ScenarioContext& context, const ControlPlacem
     : context_(context), placement_(placement), plan_(*context.router) {
   const Topology& topology = *context.topology;
   const Timing& timing = *context.timing;
+  // Control latency per switch: out of band, the failure-free placement's; in band, over the
+  // surviving links (kNever for switches the failures cut off from their controller).
+  latency_ = placement.latency;
+  if (timing.in_band_control) {
+    for (int component = 0; component < topology.num_components; ++component) {
+      const int controller = placement.controller[component];
+      if (context.node_failed[controller]) {
+        for (int x = 0; x < topology.num_nodes(); ++x) {
+          if (topology.component[x] == component) latency_[x] = net::kNever;
+        }
+        continue;
+      }
+      const std::vector<net::Time> live = Latencies(topology, timing, controller, &context);
+      for (int x = 0; x < topology.num_nodes(); ++x) {
+        if (topology.component[x] == component) latency_[x] = live[x];
+      }
+    }
+  }
   for (int component = 0; component < topology.num_components; ++component) {
     // When this component's controller first hears of each failure.
     std::vector<std::pair<net::Time, int>> heard;
     for (size_t i = 0; i < context.failed_links.size(); ++i) {
       net::Time first = net::kNever;
       for (int d : context.detectors[i]) {
-        if (topology.component[d] == component) {
-          first = std::min(first, timing.detection + placement.latency[d]);
+        if (topology.component[d] == component && latency_[d] != net::kNever) {
+          first = std::min(first, timing.detection + latency_[d]);
         }
       }
       if (first != net::kNever) heard.emplace_back(first, context.failed_links[i]);
@@ -85,7 +109,8 @@ ControllerScheme::ControllerScheme(ScenarioContext& context, const ControlPlacem
       std::vector<std::pair<int, net::Time>> arrivals;
       for (int x = 0; x < topology.num_nodes(); ++x) {
         if (topology.component[x] != component || context.node_failed[x]) continue;
-        arrivals.emplace_back(x, done + placement.latency[x]);
+        if (latency_[x] == net::kNever) continue;  // cut off in band: keeps its old rules
+        arrivals.emplace_back(x, done + latency_[x]);
       }
       plan_.AddRound(arrivals, context.router->Intern(known), timing.rule_install);
     }
@@ -115,7 +140,8 @@ Json ControllerScheme::PerSwitch() const {
     if (plan_.entries_written(x) == 0) continue;
     Json entry;
     entry["switch"] = topology.NodeName(x);
-    entry["control_latency_us"] = RoundTo(net::ToMicroseconds(placement_.latency[x]), 3);
+    entry["control_latency_us"] =
+        latency_[x] == net::kNever ? -1.0 : RoundTo(net::ToMicroseconds(latency_[x]), 3);
     entry["rules_installed"] = plan_.entries_written(x);
     list.push_back(std::move(entry));
   }

@@ -18,13 +18,16 @@ int64_t BitsFor(int64_t values) {
 
 }  // namespace
 
-RegisterState D2rRegisters(const Topology& topology, int num_states) {
+RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule hold) {
   const int64_t n = topology.num_nodes(), e = topology.num_links(), q = num_states;
   const int64_t node_bits = BitsFor(n), link_bits = BitsFor(e), product_bits = BitsFor(n * q);
   RegisterState state;
   state.adjacency_bits = 2 * e * (node_bits + link_bits);
   state.link_state_bits = e;
   state.tree_bits = q * n * q * (16 + product_bits + 8);
+  if (hold == HoldRule::kStale) {
+    state.label_bits = q * n * q * 2 * product_bits + 2 * kStaleIntervals * q * product_bits;
+  }
   state.queue_bits = n * q * product_bits;
   state.policy_entries = n * q;
   state.multicast_groups = n * q;
@@ -138,10 +141,13 @@ void D2rScheme::PlanTree(int x, int q) {
     if (!computing && !tree_edge(router.Tree(tree_set, x, q), fresh)) {
       continue;  // no failed edge in the tree: its paths are all intact
     }
-    if (!computing) epochs.push_back(Epoch{t, t, {}, tree_set, tree_set});
+    if (!computing) epochs.push_back(Epoch{t, t, t, {}, tree_set, tree_set});
     Epoch& epoch = epochs.back();  // a computation in progress restarts with more failures
     epoch.new_set = router.Intern(known);
-    epoch.done = t + ComputeTime(epoch.new_set, x, q, &work_[x]);
+    const net::Time compute = ComputeTime(epoch.new_set, x, q, &work_[x]);
+    epoch.done = t + compute;
+    // The new tree's subtree labels: a bottom-up and a top-down sweep over it after the BFS.
+    epoch.labels_ready = epoch.done + 2 * compute;
     PlanReleases(&epoch, x, q, t);
     tree_set = epoch.new_set;
     last_change_ = std::max(last_change_, epoch.done);
@@ -192,6 +198,16 @@ bool D2rScheme::KnowsDown(int x, int link, net::Time t) const {
   return i >= 0 && learn_[x][i] <= t;
 }
 
+bool D2rScheme::OldRouteKnownDown(int set, int x, int q, int dst, net::Time t) {
+  const Topology& topology = *context_.topology;
+  const ForwardTree& tree = context_.router->Tree(set, x, q);
+  for (int p = dst * q_ + context_.router->policy().accepting(); tree.parent[p] >= 0;
+       p = tree.parent[p]) {
+    if (KnowsDown(x, topology.FindLink(tree.parent[p] / q_, p / q_), t)) return true;
+  }
+  return false;
+}
+
 Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* next_change) {
   Router& router = *context_.router;
   const std::vector<Epoch>& epochs = epochs_[x * q_ + packet.q];
@@ -202,9 +218,17 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
   if (after == epochs.begin()) {
     if (!epochs.empty()) *next_change = epochs.front().start;
   } else {
+    const size_t epoch_index = after - 1 - epochs.begin();
     const Epoch& epoch = *(after - 1);
     if (t < epoch.done) {
+      // The hold test changes when x learns of another failure or the old tree's labels are ready.
       *next_change = epoch.done;
+      for (net::Time learned : learn_[x]) {
+        if (learned > t) *next_change = std::min(*next_change, learned);
+      }
+      if (epoch_index > 0 && epochs[epoch_index - 1].labels_ready > t) {
+        *next_change = std::min(*next_change, epochs[epoch_index - 1].labels_ready);
+      }
       set = epoch.old_set;
       // Held: a packet for a port x knows is down, or one its old route would send back into the
       // product node it came from (same switch, same automaton state: a loop no compliant route
@@ -212,7 +236,16 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
       const int next = router.NextHop(set, x, packet.q, packet.dst);
       const bool bounce =
           next >= 0 && next == packet.from && router.policy().Step(packet.q, next) == packet.from_q;
-      if (next >= 0 && (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t))) {
+      // Without the old tree's labels, or with more known failures than stale-interval
+      // registers, x cannot tell intact routes from broken ones and holds every packet.
+      int known = 0;
+      for (net::Time learned : learn_[x]) known += learned <= t;
+      const bool blind =
+          known > kStaleIntervals || (epoch_index > 0 && epochs[epoch_index - 1].labels_ready > t);
+      if (next >= 0 &&
+          (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t) ||
+           (context_.timing->hold == HoldRule::kStale &&
+            (blind || OldRouteKnownDown(epoch.old_set, x, packet.q, packet.dst, t))))) {
         auto entry = std::lower_bound(epoch.release.begin(), epoch.release.end(),
                                       std::make_pair(packet.dst, net::Time{INT64_MIN}));
         const net::Time found =
@@ -248,7 +281,7 @@ Json D2rScheme::Totals() const {
     longest = std::max(longest, work.busy);
     hold = std::max(hold, work.longest_hold);
   }
-  const RegisterState registers = D2rRegisters(*context_.topology, q_);
+  const RegisterState registers = D2rRegisters(*context_.topology, q_, context_.timing->hold);
   Json json;
   json["switches_recomputing"] = switches;
   json["tree_recomputations"] = recomputations;
@@ -263,7 +296,7 @@ Json D2rScheme::Totals() const {
 
 Json D2rScheme::PerSwitch() const {
   const Topology& topology = *context_.topology;
-  const RegisterState registers = D2rRegisters(topology, q_);
+  const RegisterState registers = D2rRegisters(topology, q_, context_.timing->hold);
   Json list = Json::array();
   for (int x = 0; x < topology.num_nodes(); ++x) {
     const SwitchWork& work = work_[x];

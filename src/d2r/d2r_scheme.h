@@ -22,8 +22,12 @@
 // first hop is then final, and forwarded on its new route from
 // then (dropped at the end of the BFS if the destination was not found). Every other packet is
 // forwarded by the old tree until the new one is complete (at worst it takes a detour through a
-// switch that has already rerouted). A notice that arrives during a computation restarts it with
-// the larger failure set. Forwarding follows the routing rule of routing.h on the failures the
+// switch that has already rerouted). With HoldRule::kStale the switch also holds packets whose
+// route in its old tree crosses any link it knows is down (a subtree-label test: per tree, a
+// pre-order index and subtree end per product node; a recomputed tree's labels are ready 2 x its
+// BFS time after it, and until then, or with more than kStaleIntervals known failures, every
+// packet is held while the switch computes). A notice that arrives during a computation restarts it
+// with the larger failure set. Forwarding follows the routing rule of routing.h on the failures the
 // switch knows; a packet whose hop budget cannot be met from here is dropped, never forwarded on a
 // non-compliant path.
 #ifndef JIGSAW_D2R_D2R_SCHEME_H_
@@ -36,20 +40,29 @@
 
 namespace jigsaw::d2r {
 
+// Stale-subtree interval registers per tree; more known failures in one tree than this would fall
+// back to holding every packet while computing (never reached in the studies: at most 2).
+inline constexpr int kStaleIntervals = 4;
+
 // Register state per switch for a topology and policy (the same on every switch).
 struct RegisterState {
   int64_t adjacency_bits = 0;   // 2 entries per link: neighbour id + link id
   int64_t link_state_bits = 0;  // one per link
   int64_t tree_bits = 0;        // per tree and product node: dist, parent, first hop
   int64_t queue_bits = 0;       // BFS queue (one product node id per slot)
-  int64_t policy_entries = 0;   // automaton transition table entries (match-action, not registers)
+  // HoldRule::kStale: subtree labels (pre-order index and subtree end per product node and tree)
+  // and per tree kStaleIntervals label intervals of subtrees cut off by known failures.
+  int64_t label_bits = 0;
+  int64_t policy_entries = 0;  // automaton transition table entries (match-action, not registers)
   // BfsMode::kLevel: packet replication engine state (not registers): one multicast group per
   // product node, one replica per adjacency entry of its switch.
   int64_t multicast_groups = 0;
   int64_t multicast_replicas = 0;
-  int64_t total_bits() const { return adjacency_bits + link_state_bits + tree_bits + queue_bits; }
+  int64_t total_bits() const {
+    return adjacency_bits + link_state_bits + tree_bits + queue_bits + label_bits;
+  }
 };
-RegisterState D2rRegisters(const Topology& topology, int num_states);
+RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule hold);
 
 class D2rScheme : public Scheme {
  public:
@@ -68,6 +81,9 @@ class D2rScheme : public Scheme {
   struct Epoch {
     net::Time start;
     net::Time done;  // new tree ready
+    // Its subtree labels ready (initial trees: installed with them): until then a later
+    // computation cannot tell which destinations' old routes are intact, and holds them all.
+    net::Time labels_ready;
     // When the BFS finds each destination's new first hop (done when it finds none), by
     // destination: when a held packet is released.
     std::vector<std::pair<int, net::Time>> release;
@@ -92,6 +108,9 @@ class D2rScheme : public Scheme {
   void PlanReleases(Epoch* epoch, int x, int q, net::Time t);
   // Whether x knows at time t that `link` is down.
   bool KnowsDown(int x, int link, net::Time t) const;
+  // Whether the route to dst in x's tree for state q of failure set `set` (the subtree-label test
+  // against the tree edges x knows to be down at t) crosses a link x knows is down.
+  bool OldRouteKnownDown(int set, int x, int q, int dst, net::Time t);
 
   ScenarioContext& context_;
   int q_;

@@ -18,9 +18,11 @@ struct Cohort {
   int from_q = -1;
   bool held = false;
   bool violated = false;
-  bool escapable = false;  // reached, after the failure, a switch with a compliant way out
-  bool diverged = false;   // left the route it had before the failure
-  bool div_fixed = false;  // departure from the divergence point, like `fixed`/`base`
+  bool escapable = false;        // reached, after the failure, a switch with a compliant way out
+                                 // once news of the failure could be there (ScenarioContext::news)
+  bool escapable_early = false;  // ... only before news could be there
+  bool diverged = false;         // left the route it had before the failure
+  bool div_fixed = false;        // departure from the divergence point, like `fixed`/`base`
   net::Time div_base = 0;
 };
 
@@ -78,6 +80,7 @@ class FlowTracer {
       Event(time);
     } else {
       outcome_.lost_stranded += packets;
+      if (c.escapable_early) outcome_.lost_stranded_early += packets;
     }
   }
 
@@ -85,16 +88,27 @@ class FlowTracer {
     if (visited.s0 >= visited.s1) return;
     if (visited.node == flow_.dst && visited.q == policy_.accepting()) return Deliver(visited);
     Cohort c = visited;
-    if (!c.fixed && c.s0 + c.base < 0 && c.s1 + c.base > 0) {
-      // Split at the failure time: only packets that arrive from then on may escape.
-      Cohort later = c;
-      later.s0 = -c.base;
-      c.s1 = -c.base;
-      stack_.push_back(later);
+    // Split at the failure time and at the earliest time news of it can reach this switch: a
+    // packet may escape here only if it arrives once a scheme could know (escapable), and had a
+    // way out too early otherwise (escapable_early).
+    const net::Time news = context_.news[c.node];
+    for (net::Time edge : {net::Time{0}, news}) {
+      if (!c.fixed && edge != net::kNever && c.s0 + c.base < edge && c.s1 + c.base > edge) {
+        Cohort later = c;
+        later.s0 = edge - c.base;
+        c.s1 = edge - c.base;
+        stack_.push_back(later);
+      }
     }
     if (!c.escapable && At(c, c.s0) >= 0) {
       const int32_t d = context_.router->Distance(context_.failed_set, c.node, c.q, flow_.dst);
-      c.escapable = d != kUnreachable && static_cast<int64_t>(c.hops) + d <= flow_.hop_budget;
+      const bool way_out =
+          d != kUnreachable && static_cast<int64_t>(c.hops) + d <= flow_.hop_budget;
+      if (news != net::kNever && At(c, c.s0) >= news) {
+        c.escapable = way_out;
+      } else {
+        c.escapable_early = c.escapable_early || way_out;
+      }
     }
     if (c.hops >= context_.timing->ttl) {
       outcome_.lost_loop += Count(c.s0, c.s1);

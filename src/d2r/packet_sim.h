@@ -11,10 +11,12 @@
 // scheme); a packet beyond the TTL is lost in a loop. Counts are exact integers for the phase:
 // packets are emitted at phase + k x period.
 //
-// A packet "could escape" once it reaches a switch at or after the failure time from which a
-// compliant path (within its hop budget, under all the failures) leads to its destination; a lost
-// packet that never could is counted as stranded as well, and its loss is not a disruption of
-// the flow's recovery (no scheme could have avoided it).
+// A packet "could escape" once it reaches a switch, at or after the earliest time news of the
+// failures can be there (ScenarioContext::news), from which a compliant path (within its hop
+// budget, under all the failures) leads to its destination; a lost packet that never could is
+// counted as stranded as well, and its loss is not a disruption of the flow's recovery (no scheme
+// could have avoided it). Stranded packets that had such a path only at a switch they passed
+// before news could get there are counted apart (lost_stranded_early).
 //
 // A packet is delivered at its destination in the accepting automaton state; its path complies
 // when it entered no avoided node or link and stayed within its hop budget. "Disrupted" packets
@@ -48,6 +50,10 @@ struct FlowOutcome {
   // beyond the failure into a region the policy cannot leave, or with too few hops left). No
   // scheme could have delivered them; the rest of scheme_losses() are the scheme's doing.
   int64_t lost_stranded = 0;
+  // Of lost_stranded: packets that had such a path only at switches they passed after the failure
+  // but before any signal from it could get there (ScenarioContext::news): no scheme that learns of
+  // failures through the network could have used it.
+  int64_t lost_stranded_early = 0;
   net::Time recovery = 0;  // 0 when nothing was disrupted
   bool restored = false;   // the last cohort was delivered
   bool final_compliant = false;

@@ -1,5 +1,7 @@
 #include "d2r/scheme.h"
 
+#include "net/event_queue.h"
+
 namespace jigsaw::d2r {
 
 ScenarioContext::ScenarioContext(const Topology& topology_in, const Timing& timing_in,
@@ -20,6 +22,30 @@ ScenarioContext::ScenarioContext(const Topology& topology_in, const Timing& timi
       if (!node_failed[x]) ends.push_back(x);
     }
     detectors.push_back(ends);
+  }
+  // Multi-source shortest propagation delay from every detector (the failure-free graph: a path
+  // through a failed link or node only reaches switches that are detectors themselves).
+  news.assign(topology_in.nodes.size(), net::kNever);
+  net::EventQueue queue;
+  for (const std::vector<int>& ends : detectors) {
+    for (int x : ends) {
+      if (timing_in.detection < news[x]) {
+        news[x] = timing_in.detection;
+        queue.Push(news[x], 0, static_cast<uint32_t>(x), 0);
+      }
+    }
+  }
+  while (!queue.empty()) {
+    const net::Event event = queue.Pop();
+    const int x = static_cast<int>(event.a);
+    if (event.time != news[x]) continue;
+    for (const Adjacent& adjacent : topology_in.adjacency[x]) {
+      const net::Time t = event.time + topology_in.links[adjacent.link].delay;
+      if (t < news[adjacent.node]) {
+        news[adjacent.node] = t;
+        queue.Push(t, 0, static_cast<uint32_t>(adjacent.node), 0);
+      }
+    }
   }
 }
 

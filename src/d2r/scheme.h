@@ -33,6 +33,11 @@ struct ScenarioContext {
   // Switches that detect failure i at time timing.detection: the live ends of failed_links[i].
   std::vector<std::vector<int>> detectors;
   std::vector<net::Time> hop_time;  // per link: HopTime()
+  // Per switch: the earliest time any scheme could know of any failure of the scenario: detection
+  // at a detector plus the propagation delay (no processing) of the shortest path from there
+  // (kNever when no detector is in reach). No signal over the network's fibre routes, in band or
+  // out of band, gets there sooner, so before this time no scheme can route around the failures.
+  std::vector<net::Time> news;
 
   ScenarioContext(const Topology& topology, const Timing& timing, Router& router, Router& plain,
                   const Scenario& scenario);

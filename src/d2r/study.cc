@@ -141,6 +141,7 @@ ScenarioResult Study::Run(const Scenario& scenario, bool per_switch) {
       r.lost += o.scheme_losses();
       r.lost_unavoidable += o.lost_on_wire + o.lost_before_detection;
       r.lost_stranded += o.lost_stranded;
+      r.lost_stranded_early += o.lost_stranded_early;
       r.dropped_no_continuation += o.dropped_no_continuation;
       r.held += o.held;
       r.noncompliant_packets += o.noncompliant;
@@ -195,10 +196,12 @@ Json StudyInputs(const Study& study) {
   constants["d2r_pass_us"] = Us(timing.pass);
   constants["d2r_bfs"] = timing.bfs == BfsMode::kLevel ? "level" : "entry";
   constants["d2r_adjacency_per_pass"] = timing.adjacency_per_pass;
+  constants["d2r_hold"] = timing.hold == HoldRule::kStale ? "stale" : "port";
   constants["d2r_replica_gap_ns"] = RoundTo(timing.replica_gap / 1000.0, 3);
   constants["d2r_buffer_packets"] = timing.buffer_packets;
   constants["controller_compute_us"] = Us(timing.controller_compute);
   constants["controller_rule_install_us"] = Us(timing.rule_install);
+  constants["controller_control"] = timing.in_band_control ? "in-band" : "out-of-band";
   constants["ls_lsa_generation_us"] = Us(timing.lsa_generation);
   constants["ls_flood_per_hop_us"] = Us(timing.flood_per_hop);
   constants["ls_spf_delay_us"] = Us(timing.spf_delay);
@@ -208,12 +211,13 @@ Json StudyInputs(const Study& study) {
   constants["lfa_switchover_us"] = Us(timing.lfa_switchover);
   constants["ttl"] = timing.ttl;
   json["timing"] = constants;
-  const RegisterState registers = D2rRegisters(t, study.num_states());
+  const RegisterState registers = D2rRegisters(t, study.num_states(), timing.hold);
   Json state;
   state["adjacency_bits"] = registers.adjacency_bits;
   state["link_state_bits"] = registers.link_state_bits;
   state["tree_bits"] = registers.tree_bits;
   state["queue_bits"] = registers.queue_bits;
+  state["label_bits"] = registers.label_bits;
   state["total_register_bits"] = registers.total_bits();
   state["total_register_kib"] = RoundTo(registers.total_bits() / 8.0 / 1024.0, 2);
   state["policy_table_entries"] = registers.policy_entries;
@@ -233,6 +237,7 @@ Json SchemeJson(const SchemeResult& r, const Timing& timing) {
   json["packets_lost"] = r.lost;
   json["packets_lost_unavoidable"] = r.lost_unavoidable;
   json["packets_lost_stranded"] = r.lost_stranded;
+  json["packets_lost_stranded_before_news"] = r.lost_stranded_early;
   json["packets_dropped_no_compliant_continuation"] = r.dropped_no_continuation;
   json["packets_held"] = r.held;
   json["peak_held_per_switch"] = r.peak_held;
@@ -252,7 +257,8 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
   std::vector<double> speedup;
   for (size_t s = 0; s < results.front().schemes.size(); ++s) {
     std::vector<double> recovery, reaction, lost;
-    int64_t lost_total = 0, unavoidable = 0, stranded = 0, no_continuation = 0, held = 0;
+    int64_t lost_total = 0, unavoidable = 0, stranded = 0, stranded_early = 0, no_continuation = 0;
+    int64_t held = 0;
     int64_t peak = 0, overflow = 0, violating = 0, noncompliant = 0, not_restored = 0;
     int64_t recoverable = 0, stretch_flows = 0;
     double stretch_sum = 0;
@@ -278,6 +284,7 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
       lost_total += r.lost;
       unavoidable += r.lost_unavoidable;
       stranded += r.lost_stranded;
+      stranded_early += r.lost_stranded_early;
       no_continuation += r.dropped_no_continuation;
       held += r.held;
       peak = std::max(peak, r.peak_held);
@@ -308,6 +315,7 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
                             {"per_failure_max", RoundTo(Max(lost), 1)}};
     json["packets_lost_unavoidable"] = unavoidable;
     json["packets_lost_stranded"] = stranded;
+    json["packets_lost_stranded_before_news"] = stranded_early;
     json["packets_dropped_no_compliant_continuation"] = no_continuation;
     json["packets_held"] = held;
     json["peak_held_per_switch"] = peak;
@@ -340,9 +348,9 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
 std::string ScenarioCsv(const std::vector<ScenarioResult>& results, const Timing& timing) {
   std::ostringstream csv;
   csv << "scenario,scheme,flows_affected,flows_recoverable,recovery_us,reaction_us,"
-         "recovery_median_us,lost,lost_unavoidable,lost_stranded,dropped_no_continuation,held,peak_"
-         "held,buffer_"
-         "overflow,violating_flows,noncompliant_packets,not_restored,"
+         "recovery_median_us,lost,lost_unavoidable,lost_stranded,lost_stranded_before_news,"
+         "dropped_no_continuation,held,peak_held,buffer_overflow,violating_flows,noncompliant_"
+         "packets,not_restored,"
          "stretch_sum,stretch_flows,work\n";
   for (const ScenarioResult& scenario : results) {
     for (const SchemeResult& r : scenario.schemes) {
@@ -360,11 +368,11 @@ std::string ScenarioCsv(const std::vector<ScenarioResult>& results, const Timing
           << FormatFixed(net::ToMicroseconds(std::max<net::Time>(0, r.recovery - timing.detection)),
                          3)
           << ',' << FormatFixed(net::ToMicroseconds(r.recovery_median), 3) << ',' << r.lost << ','
-          << r.lost_unavoidable << ',' << r.lost_stranded << ',' << r.dropped_no_continuation << ','
-          << r.held << ',' << r.peak_held << ',' << r.buffer_overflow << ',' << r.violating_flows
-          << ',' << r.noncompliant_packets << ',' << r.not_restored << ','
-          << FormatFixed(r.stretch_sum, 4) << ',' << r.stretch_flows << ',' << FormatFixed(work, 0)
-          << '\n';
+          << r.lost_unavoidable << ',' << r.lost_stranded << ',' << r.lost_stranded_early << ','
+          << r.dropped_no_continuation << ',' << r.held << ',' << r.peak_held << ','
+          << r.buffer_overflow << ',' << r.violating_flows << ',' << r.noncompliant_packets << ','
+          << r.not_restored << ',' << FormatFixed(r.stretch_sum, 4) << ',' << r.stretch_flows << ','
+          << FormatFixed(work, 0) << '\n';
     }
   }
   return csv.str();

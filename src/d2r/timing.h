@@ -18,6 +18,13 @@ namespace jigsaw::d2r {
 //          pass + (E - 1) x replica_gap (the replicas share the recirculation port).
 enum class BfsMode : uint8_t { kEntry, kLevel };
 
+// Which packets a D2R switch holds while it computes (docs/d2r.md, "Pipeline model").
+//  kPort:  those whose next hop is a port it knows is down, or that its old route would send back
+//          into the product node they came from; the rest follow the old tree.
+//  kStale: also those whose route in its old tree crosses any link it knows is down (a subtree
+//          label test; until a recomputed tree's labels are ready, every packet).
+enum class HoldRule : uint8_t { kPort, kStale };
+
 struct Timing {
   // Common to all schemes.
   net::Time detection = 0;                       // failure -> adjacent switch knows
@@ -29,13 +36,17 @@ struct Timing {
   net::Time pass = net::kMicrosecond;  // one recirculation pass (ingress + egress + loopback)
   int adjacency_per_pass = 1;          // adjacency entries a BFS pass can examine
   int64_t buffer_packets = 4096;       // packets a switch can hold while it computes
-  BfsMode bfs = BfsMode::kEntry;
+  BfsMode bfs = BfsMode::kLevel;
+  HoldRule hold = HoldRule::kPort;
   // kLevel: one probe replica on a 100 Gb/s recirculation port (64 B + 20 B preamble and gap).
   net::Time replica_gap = 6720 * net::kPicosecond;
 
   // Central SDN controller.
   net::Time controller_compute = 10 * net::kMillisecond;  // recompute all routes
   net::Time rule_install = net::kMillisecond;             // per changed rule, serial per switch
+  // Control messages over the surviving data-plane links (like D2R's notices), or over an
+  // out-of-band network along the failure-free paths that the failures do not touch.
+  bool in_band_control = true;
 
   // Link-state IGP (also what restores LFA-protected traffic to its final routes).
   net::Time lsa_generation = 10 * net::kMillisecond;  // detection -> LSA sent

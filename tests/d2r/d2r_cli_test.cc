@@ -104,20 +104,37 @@ TEST(D2rCli, D2rBeatsTheControllerOnASingleFailure) {
   EXPECT_GT(d2r["work"]["recirculations"].get<int>(), 0);
   EXPECT_GT(summary["schemes"]["controller"]["packets_lost"].get<int>(), 0);
   EXPECT_GE(summary["d2r_speedup_over_controller"].get<double>(), 100.0);
-  EXPECT_EQ(summary["timing"]["d2r_bfs"], "entry");
+  // Defaults: the level-parallel BFS (its replication state reported), the port hold rule (no
+  // subtree labels), an in-band controller.
+  EXPECT_EQ(summary["timing"]["d2r_bfs"], "level");
+  EXPECT_EQ(summary["timing"]["d2r_hold"], "port");
+  EXPECT_EQ(summary["timing"]["controller_control"], "in-band");
+  EXPECT_EQ(summary["d2r_state_per_switch"]["multicast_groups"], summary["network"]["nodes"]);
+  EXPECT_EQ(summary["d2r_state_per_switch"]["label_bits"], 0);
 
-  // The level-parallel BFS: same losses and routes, its replication state reported.
-  const std::string level_out = TempDir("fast_level");
+  // The sequential BFS: same losses and routes, slower.
+  const std::string entry_out = TempDir("fast_entry");
   ASSERT_EQ(RunCli(" --topology " + topology +
-                   " --fail link:0-1 --traffic 1Mpps --quiet --d2r-bfs level --out " + level_out)
+                   " --fail link:0-1 --traffic 1Mpps --quiet --d2r-bfs entry --out " + entry_out)
                 .status,
             0);
-  auto level = nlohmann::json::parse(Slurp(level_out + "/summary.json"));
-  EXPECT_EQ(level["timing"]["d2r_bfs"], "level");
-  EXPECT_EQ(level["d2r_state_per_switch"]["multicast_groups"], summary["network"]["nodes"]);
-  EXPECT_EQ(level["schemes"]["d2r"]["packets_lost"], 0);
-  EXPECT_EQ(level["schemes"]["d2r"]["mean_stretch"], d2r["mean_stretch"]);
-  EXPECT_LE(level["schemes"]["d2r"]["recovery_us"].get<double>(), d2r["recovery_us"].get<double>());
+  auto entry = nlohmann::json::parse(Slurp(entry_out + "/summary.json"));
+  EXPECT_EQ(entry["timing"]["d2r_bfs"], "entry");
+  EXPECT_FALSE(entry["d2r_state_per_switch"].contains("multicast_groups"));
+  EXPECT_EQ(entry["schemes"]["d2r"]["packets_lost"], 0);
+  EXPECT_EQ(entry["schemes"]["d2r"]["mean_stretch"], d2r["mean_stretch"]);
+  EXPECT_GE(entry["schemes"]["d2r"]["recovery_us"].get<double>(), d2r["recovery_us"].get<double>());
+
+  // The stale hold rule keeps subtree labels in registers.
+  const std::string stale_out = TempDir("fast_stale");
+  ASSERT_EQ(RunCli(" --topology " + topology +
+                   " --fail link:0-1 --traffic 1Mpps --quiet --d2r-hold stale --out " + stale_out)
+                .status,
+            0);
+  auto stale = nlohmann::json::parse(Slurp(stale_out + "/summary.json"));
+  EXPECT_EQ(stale["timing"]["d2r_hold"], "stale");
+  EXPECT_GT(stale["d2r_state_per_switch"]["label_bits"].get<int>(), 0);
+  EXPECT_EQ(stale["schemes"]["d2r"]["packets_lost"], 0);
 }
 
 TEST(D2rCli, ManyScenariosAggregate) {
@@ -159,6 +176,9 @@ TEST(D2rCli, BadOptionsAreUsageErrors) {
        "jigsaw: --d2r-adjacency-per-pass must be 1..64\n"},
       {" --fail link:0-1 --d2r-bfs parallel",
        "jigsaw: --d2r-bfs 'parallel': expected entry or level\n"},
+      {" --fail link:0-1 --d2r-hold all", "jigsaw: --d2r-hold 'all': expected port or stale\n"},
+      {" --fail link:0-1 --control oob",
+       "jigsaw: --control 'oob': expected in-band or out-of-band\n"},
   };
   for (const Case& c : cases) {
     Result r = RunCli(base + c.args);

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "d2r/baselines.h"
 #include "d2r/d2r_scheme.h"
 #include "d2r/install_plan.h"
 #include "d2r/packet_sim.h"
@@ -147,6 +148,7 @@ TEST(Schemes, NoticesFloodAndComputationsAreCharged) {
   Router router(t, policy), plain(t, policy);
   Timing timing;
   timing.detection = 5 * net::kMicrosecond;
+  timing.bfs = BfsMode::kEntry;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
   D2rScheme d2r(context);
   const net::Time hop = timing.pass + 100 * net::kMicrosecond;
@@ -328,30 +330,171 @@ TEST(Schemes, StretchBoundDropsRatherThanViolates) {
   EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
 }
 
-TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
-  // Ring of 6 with 100 us links, 2-3 fails, TTL 6. Flow 0 -> 3 runs 0-1-2-3; its way back from 2
-  // (2-1-0-5-4-3) needs 2 + 5 = 7 hops. Its packets that reach 2 after the failure but left 1
-  // before it had no way out anywhere after the failure (stranded); those that reach 1 after the
-  // failure could still have turned there (1 + 4 hops), but switch 1 learns of the failure only
-  // ~101 us later and D2R sends them on to 2: lost by the scheme.
-  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+TEST(Schemes, NewsOfAFailureTravelsNoFasterThanPropagation) {
+  // Line 0-1-2-3, 100 us links, 2-3 fails, detection after 5 us: the earliest any scheme can know
+  // is detection plus pure propagation from the nearest detector (no processing per hop).
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.detection = 5 * net::kMicrosecond;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
+  const net::Time link = 100 * net::kMicrosecond;
+  EXPECT_EQ(context.news[3], timing.detection);
+  EXPECT_EQ(context.news[2], timing.detection);
+  EXPECT_EQ(context.news[1], timing.detection + link);
+  EXPECT_EQ(context.news[0], timing.detection + 2 * link);
+  // D2R's notice pays a pass per hop on top.
+  D2rScheme d2r(context);
+  EXPECT_EQ(d2r.LearnTime(0, 0), context.news[0] + 2 * timing.pass);
+}
+
+// Ring of 6 with 100 us links, 2-3 fails, TTL 6, 1 Mpps per flow (a packet every microsecond),
+// level BFS without replica gaps (whole microseconds). Only flow 0 -> 3 (0-1-2-3) can run out of
+// hops: its way back from 2 (2-1-0-5-4-3) needs 2 + 5 = 7 hops; from 1, 1 + 4 = 5 would do.
+// * Packets that reached 2 after the failure but 1 before it had no way out anywhere: stranded.
+// * Packets that reached 1 in [0, 100 us), before news of the failure could get there (100 us of
+//   propagation), had a way out only there: stranded, counted as "before news" (exactly 100).
+// * Packets that reached 1 from 100 us on could have turned: lost by D2R while switch 1 does not
+//   know (its notice arrives at 101 us: [100, 101) is one packet) and, under the port hold rule,
+//   while its BFS runs (the old route's first hop 1-2 is up, so they go on to 2): one packet per
+//   BFS pass. The stale hold rule holds those and sends them the short way round.
+StudyOptions StrandedOptions(HoldRule hold) {
   StudyOptions options = Options("shortest", "1Mpps");
   options.timing.ttl = 6;
-  Study study(options, t);
-  ScenarioResult result = study.Run(Fail(study.topology(), {{2, 3}}), false);
+  options.timing.bfs = BfsMode::kLevel;
+  options.timing.replica_gap = 0;
+  options.timing.hold = hold;
+  return options;
+}
+
+int64_t BfsPasses(const SchemeResult& d2r, const std::string& name) {
+  for (const Json& entry : d2r.per_switch) {
+    if (entry["switch"] == name) return entry["bfs_passes"].get<int64_t>();
+  }
+  ADD_FAILURE() << "no per-switch entry for " << name;
+  return -1;
+}
+
+TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+  Study study(StrandedOptions(HoldRule::kPort), t);
+  ScenarioResult result = study.Run(Fail(study.topology(), {{2, 3}}), true);
   const SchemeResult& d2r = Scheme(result, "d2r");
-  EXPECT_GT(d2r.lost_stranded, 0);
-  EXPECT_GT(d2r.lost, d2r.lost_stranded);
+  EXPECT_GT(d2r.lost_stranded, d2r.lost_stranded_early);
+  EXPECT_EQ(d2r.lost_stranded_early, 100);
+  const int64_t passes = BfsPasses(d2r, "N1");
+  EXPECT_GT(passes, 0);
+  EXPECT_EQ(d2r.lost - d2r.lost_stranded, 1 + passes);
   EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
-  for (const SchemeResult& r : result.schemes) EXPECT_LE(r.lost_stranded, r.lost) << r.scheme;
+  EXPECT_EQ(d2r.violating_flows, 0);
+  for (const SchemeResult& r : result.schemes) {
+    EXPECT_LE(r.lost_stranded, r.lost) << r.scheme;
+    EXPECT_LE(r.lost_stranded_early, r.lost_stranded) << r.scheme;
+  }
   const SchemeResult& controller = Scheme(result, "controller");
   EXPECT_GT(controller.lost, controller.lost_stranded);  // blackholed while it could turn
+
+  // The stale hold rule saves the packets that reach 1 while it computes; the one in the window
+  // between news and D2R's notice remains.
+  Study stale(StrandedOptions(HoldRule::kStale), t);
+  ScenarioResult held = stale.Run(Fail(stale.topology(), {{2, 3}}), false);
+  const SchemeResult& stale_d2r = Scheme(held, "d2r");
+  EXPECT_EQ(stale_d2r.lost - stale_d2r.lost_stranded, 1);
+  EXPECT_EQ(stale_d2r.lost_stranded, d2r.lost_stranded);
+  EXPECT_EQ(stale_d2r.violating_flows, 0);
 
   // With the default TTL every packet has a way out, and D2R loses none.
   Study roomy(Options("shortest", "1Mpps"), t);
   ScenarioResult fine = roomy.Run(Fail(roomy.topology(), {{2, 3}}), false);
   EXPECT_EQ(Scheme(fine, "d2r").lost, 0);
   for (const SchemeResult& r : fine.schemes) EXPECT_EQ(r.lost_stranded, 0) << r.scheme;
+}
+
+TEST(Schemes, StaleHoldRuleHoldsPacketsWhoseOldRouteCrossesAKnownFailure) {
+  // Line 0-1-2-3 plus 0-4-5-3; 2-3 fails. Switch 1 learns one hop after 2; its old route to 3
+  // leaves on the live port to 2. Under the port rule it forwards; under the stale rule it holds
+  // until its BFS finds 3 (then via 0). Its route to 2 is intact and never held.
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  net::Time change;
+  for (HoldRule hold : {HoldRule::kPort, HoldRule::kStale}) {
+    Timing timing;
+    timing.hold = hold;
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
+    D2rScheme d2r(context);
+    const net::Time learned = d2r.LearnTime(1, 0);
+    const Packet to3{3, 0, 0, INT32_MAX}, to2{2, 0, 0, INT32_MAX};
+    Decision decision = d2r.Decide(1, to3, learned, &change);
+    if (hold == HoldRule::kPort) {
+      EXPECT_EQ(decision.kind, Decision::kForward);
+      EXPECT_EQ(decision.next, 2);
+    } else {
+      ASSERT_EQ(decision.kind, Decision::kHold);
+      EXPECT_GT(decision.until, learned);
+      Decision released = d2r.Decide(1, to3, decision.until, &change);
+      EXPECT_EQ(released.kind, Decision::kForward);
+      EXPECT_EQ(released.next, 0);
+    }
+    EXPECT_EQ(d2r.Decide(1, to2, learned, &change).next, 2);
+    // Before it learns, nothing is held.
+    EXPECT_EQ(d2r.Decide(1, to3, learned - 1, &change).next, 2);
+  }
+}
+
+TEST(Schemes, StaleHoldRuleHoldsEverythingUntilARecomputedTreeHasLabels) {
+  // 0-1-2-3 plus 0-4-5-6-3, 100 us links, passes of 20 us. 1-2 fails one hop from switch 0 (it
+  // learns at 120 us), 6-3 three hops away (360 us). Switch 0's first computation (6 levels, done
+  // at 221 us) has ended when the second notice arrives, but the labels of its new tree (two
+  // sweeps, 2 x 120 us more) are not ready: it cannot tell intact routes from broken ones and
+  // holds even a packet whose route is intact.
+  Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {6, 3}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.hold = HoldRule::kStale;
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}, {6, 3}}));
+  D2rScheme d2r(context);
+  const net::Time first = d2r.LearnTime(0, 0), second = d2r.LearnTime(0, 1);
+  EXPECT_EQ(first, 100 * net::kMicrosecond + timing.pass);
+  EXPECT_EQ(second, 3 * (100 * net::kMicrosecond + timing.pass));
+  net::Time change;
+  const Packet to1{1, 0, 0, INT32_MAX};
+  // Its route to 1 is intact: forwarded during the first computation.
+  EXPECT_EQ(d2r.Decide(0, to1, first, &change).kind, Decision::kForward);
+  // During the second computation, without labels for the first new tree: held.
+  EXPECT_EQ(d2r.Decide(0, to1, second, &change).kind, Decision::kHold);
+  // Under the port rule it is not.
+  Timing port = timing;
+  port.hold = HoldRule::kPort;
+  ScenarioContext port_context(t, port, router, plain, Fail(t, {{1, 2}, {6, 3}}));
+  D2rScheme port_d2r(port_context);
+  EXPECT_EQ(port_d2r.Decide(0, to1, second, &change).kind, Decision::kForward);
+}
+
+TEST(Schemes, InBandControlGoesRoundTheFailure) {
+  // Ring 0-1-2-3-0 (100 us links, 1 us switch latency): the controller sits at 0. After 0-1
+  // fails, its rules reach 1 the long way round in band (3 hops), in one hop out of band.
+  Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  const net::Time hop = net::kMicrosecond + 100 * net::kMicrosecond;
+  for (bool in_band : {true, false}) {
+    Timing timing;
+    timing.in_band_control = in_band;
+    const ControlPlacement placement = PlaceControllers(t, timing);
+    ASSERT_EQ(placement.controller[0], 0);
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}}));
+    ControllerScheme controller(context, placement);
+    double latency_1 = -2;
+    for (const Json& entry : controller.PerSwitch()) {
+      if (entry["switch"] == "N1") latency_1 = entry["control_latency_us"].get<double>();
+    }
+    EXPECT_DOUBLE_EQ(latency_1, net::ToMicroseconds((in_band ? 3 : 1) * hop)) << in_band;
+  }
 }
 
 TEST(Schemes, RunsAreDeterministic) {
