@@ -3,7 +3,8 @@
 # summary.json, flows.csv and any timeseries/*.csv. Use it around hot-path changes that must not
 # change results (issue 21). Prints one line per scenario and exits 1 if any output differs.
 # Fields the new binary's summary.json adds (absent from the base's) are listed, not compared
-# (e.g. session 4's rate_cuts / hol_victim_flows); every other value must be equal.
+# (e.g. session 4's rate_cuts / hol_victim_flows), and run.git (the build) is ignored; every
+# other value must be equal.
 # Usage: bench/net/identity.sh <base_binary> <new_binary> [out_dir]   (QUICK=1 skips the 1024-host
 # speed scenario, ~20 CPU s per binary)
 set -uo pipefail
@@ -55,6 +56,8 @@ def strip(b, n, path):
         for x, y in zip(b, n):
             strip(x, y, path)
 strip(base, new, "")
+for s in (base, new):  # the build's git id in the run record is not a result
+    s.get("run", {}).pop("git", None)
 if base != new:
     sys.stderr.write("summary.json differs beyond added fields\n")
     sys.exit(1)
