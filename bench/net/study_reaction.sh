@@ -17,7 +17,8 @@
 #   ft8-2jobs-random (R)  the two jobs, random placement, fat-tree k=8
 #   ft16-allreduce-bg30 (R)  1 MiB all-reduce (16x64 rings) + 30% web search for 100 us, k=16
 # Usage: bench/net/study_reaction.sh [out_dir]   env: SEEDS ("1 2 3"), MODES ("none dcqcn hpcc"),
-#   JOBS (parallel runs, 2), ROWS (a regex of row names to run, default all). Runs under nice -n 5;
+#   JOBS (parallel runs, 2), ROWS (a regex of row names to run, default all); runs already in
+#   out_dir are skipped (resume). Runs under nice -n 5;
 #   about 25 CPU-minutes with the defaults; not in CI. Writes <out>/table.md and <out>/cpu.txt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,18 +45,20 @@ add() {  # name random(0/1) args...
   echo "$name" | grep -Eq "$ROWS" || return 0
   local seeds=1
   [ "$random" = 1 ] && seeds="$SEEDS"
-  for cc in $MODES; do
-    for seed in $seeds; do
+  for seed in $seeds; do
+    for cc in $MODES; do
+      # Resumable: a run whose summary.json exists is not repeated.
+      [ -f "$OUT/$name-$cc-s$seed/summary.json" ] && continue
       echo "$name-$cc-s$seed --cc $cc --seed $seed $*" >> "$LIST"
     done
   done
 }
+add 2jobs-block 0 --topology "$CLOS" $GPT $A2A --dims 8x8 --placement block --chunks 1
+add 2jobs-random 1 --topology "$CLOS" $GPT $A2A --dims 8x8 --placement random --chunks 1
 add gpt-aligned 0 --topology "$CLOS" $GPT --dims 8x16
 add gpt-bg30 1 --topology "$CLOS" $GPT --dims 8x16 $BG --background-duration 500us
 add allreduce-bg30 1 --topology "$CLOS" --workload "$W/microAllReduce.txt" --dims 8x16 $BG \
   --background-duration 300us
-add 2jobs-block 0 --topology "$CLOS" $GPT $A2A --dims 8x8 --placement block --chunks 1
-add 2jobs-random 1 --topology "$CLOS" $GPT $A2A --dims 8x8 --placement random --chunks 1
 for spines in 16 8 4; do
   add "a2a4MiB-spines$spines" 0 --topology "clos:leaves=8,spines=$spines,hosts=16,rate=200Gbps" \
     $A2A --chunks 1
@@ -90,7 +93,7 @@ def stat(values, fmt):
     mean = sum(values) / len(values)
     if len(values) == 1 or min(values) == max(values):
         return fmt.format(mean)
-    return (fmt + " ({}-{})").format(mean, fmt.format(min(values)), fmt.format(max(values)))
+    return (fmt + " ({}..{})").format(mean, fmt.format(min(values)), fmt.format(max(values)))
 
 cols = ["row", "cc", "seeds", "iteration us (per job)", "vs none %", "slowdown p50", "slowdown p99",
         "pause us", "blocked flows", "HoL victims", "max queue KB", "ECN marks", "rate cuts",
