@@ -38,7 +38,7 @@ printf 'MICRO\n1\nconv1 -1 5 NONE 0 5 NONE 0 5 ALLTOALL 4194304 5\n' > "$OUT/all
 GPT="--workload $OUT/gpt_buckets.txt"
 A2A="--workload $OUT/alltoall4MiB.txt"
 BG="--background websearch --background-load 30%"
-LIST="$OUT/runs.txt"
+LIST="$OUT/runs.$$.txt"  # per invocation: several may resume into one out_dir at once
 : > "$LIST"
 add() {  # name random(0/1) args...
   local name=$1 random=$2; shift 2
