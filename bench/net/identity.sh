@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Byte-identity of `jigsaw net` between two binaries: runs each scenario with both and diffs
-# summary.json (all but its "git" stamp), flows.csv and any timeseries/*.csv. Use it around
-# hot-path changes that must not change results (issue 21). Prints one line per scenario and exits
-# 1 if any output differs.
+# summary.json, flows.csv and any timeseries/*.csv. Use it around hot-path changes that must not
+# change results (issue 21). Prints one line per scenario and exits 1 if any output differs.
+# Fields the new binary's summary.json adds (absent from the base's) are listed, not compared
+# (e.g. session 4's rate_cuts / hol_victim_flows), and run.git (the build) is ignored; every
+# other value must be equal.
 # Usage: bench/net/identity.sh <base_binary> <new_binary> [out_dir]   (QUICK=1 skips the 1024-host
 # speed scenario, ~20 CPU s per binary)
 set -uo pipefail
@@ -26,12 +28,41 @@ check() {  # name args...
     failed=1
     return
   fi
-  if diff -r -I '^ *"git": ' "$OUT/base/$name" "$OUT/new/$name" > "$OUT/$name.diff"; then
-    echo "$name: identical, exit $rc_new ($(cd "$OUT/new/$name" && find . -type f | sort | tr '\n' ' '))"
+  local added
+  if diff -r -x summary.json "$OUT/base/$name" "$OUT/new/$name" > "$OUT/$name.diff" &&
+    added=$(summary_added "$OUT/base/$name/summary.json" "$OUT/new/$name/summary.json" \
+      2>> "$OUT/$name.diff"); then
+    echo "$name: identical${added:+ (new fields: $added)}, exit $rc_new ($(cd "$OUT/new/$name" && find . -type f | sort | tr '\n' ' '))"
   else
     echo "$name: DIFFERS (see $OUT/$name.diff)"
     failed=1
   fi
+}
+# Prints the keys only the new summary has; fails (diff on stderr) if any shared value differs.
+summary_added() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+base, new = (json.load(open(p)) for p in sys.argv[1:3])
+added = []
+def strip(b, n, path):
+    if isinstance(b, dict) and isinstance(n, dict):
+        for k in list(n):
+            if k not in b:
+                added.append(path + k)
+                del n[k]
+            else:
+                strip(b[k], n[k], path + k + ".")
+    elif isinstance(b, list) and isinstance(n, list) and len(b) == len(n):
+        for x, y in zip(b, n):
+            strip(x, y, path)
+strip(base, new, "")
+for s in (base, new):  # the build's git id in the run record is not a result
+    s.get("run", {}).pop("git", None)
+if base != new:
+    sys.stderr.write("summary.json differs beyond added fields\n")
+    sys.exit(1)
+print(" ".join(sorted(set(added))))
+PY
 }
 mkdir -p "$OUT/base" "$OUT/new"
 printf 'MICRO\n1\nconv1 -1 5 NONE 0 5 NONE 0 5 ALLTOALL 4194304 5\n' > "$OUT/alltoall4MiB.txt"

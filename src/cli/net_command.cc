@@ -16,6 +16,7 @@
 #include "core/limits.h"
 #include "core/output.h"
 #include "core/result_set.h"
+#include "core/rng.h"
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "core/units.h"
@@ -221,6 +222,11 @@ Json StatsJson(const net::NetStats& stats) {
   json["avg_queue_bytes"] = RoundTo(stats.avg_queue_bytes, 1);
   json["max_nic_control_packets"] = stats.max_nic_control_packets;
   json["max_switch_control_packets"] = stats.max_switch_control_packets;
+  json["rate_cuts"] = stats.rate_cuts;
+  json["rate_cut_flows"] = stats.rate_cut_flows;
+  json["pfc_blocked_flows"] = stats.pfc_blocked_flows;
+  json["hol_victim_flows"] = stats.hol_victim_flows;
+  json["pfc_pause_roots"] = stats.pause_roots;
   return json;
 }
 
@@ -350,9 +356,10 @@ int RunNet(const NetOptions& options) {
   for (const std::string& path : options.workloads)
     workloads.push_back(net::ReadAstraWorkload(path));
   std::vector<int> dims = ParseDims(options.dims);
-  if (options.placement != "interleave" && options.placement != "block") {
+  if (options.placement != "interleave" && options.placement != "block" &&
+      options.placement != "random") {
     throw UsageError("--placement '" + Excerpt(options.placement) +
-                     "': expected interleave or block");
+                     "': expected interleave, block or random");
   }
 
   std::vector<net::FlowSpec> given_flows;
@@ -425,12 +432,21 @@ int RunNet(const NetOptions& options) {
     const uint32_t hosts = network.num_hosts();
     const uint32_t jobs = static_cast<uint32_t>(workloads.size());
     const uint32_t per_job = hosts / jobs;
+    // random: the hosts in a seeded random order (its own stream), then in blocks; jobs then
+    // straddle racks and each rack holds hosts of several jobs, unaligned with the rings.
+    std::vector<uint32_t> order(hosts);
+    for (uint32_t h = 0; h < hosts; ++h) order[h] = h;
+    if (options.placement == "random") {
+      Rng rng(options.seed ^ 0x706c6163656d656eULL);
+      for (uint32_t h = hosts - 1; h > 0; --h) std::swap(order[h], order[rng.UniformInt(h + 1)]);
+    }
     std::vector<net::JobSpec> specs;
     for (uint32_t j = 0; j < jobs; ++j) {
       net::JobSpec spec;
       spec.workload = workloads[j];
       for (uint32_t r = 0; r < per_job; ++r) {
-        spec.hosts.push_back(options.placement == "block" ? j * per_job + r : r * jobs + j);
+        spec.hosts.push_back(options.placement == "interleave" ? r * jobs + j
+                                                               : order[j * per_job + r]);
       }
       spec.dims = dims;
       spec.chunks = options.chunks;
@@ -446,6 +462,7 @@ int RunNet(const NetOptions& options) {
       Json job;
       job["workload"] = result.workload;
       job["hosts"] = result.hosts;
+      job["host_ranks"] = specs[j].hosts;
       job["finished"] = result.finished >= 0;
       unfinished_jobs += result.finished < 0;
       std::vector<double> iterations;
@@ -783,7 +800,9 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--iterations", options->iterations, "training iterations per job");
   command->add_option("--chunks", options->chunks, "pipelined chunks per collective");
   command->add_option("--dims", options->dims, "logical ring dimensions per job, e.g. 8x16");
-  command->add_option("--placement", options->placement, "hosts of several jobs: interleave|block");
+  command->add_option("--placement", options->placement,
+                      "hosts of the jobs: interleave, block, or random (seeded, unaligned with "
+                      "racks)");
   command->add_option("--max-active", options->max_active, "collectives in flight per job");
   command->add_option("--cycle-ns", options->cycle_ns, "nanoseconds per workload compute cycle");
   command->add_option("--window", options->window, "BDP window on|off");

@@ -103,6 +103,8 @@ Network::Network(const Topology& topology, const NetConfig& config)
     ports_[link_port_b[i]].peer = link_port_a[i];
   }
 
+  pause_root_.assign(ports_.size(), kNoRoute);
+  was_root_.assign(ports_.size(), 0);
   uint64_t nic_rate = 0;
   for (uint32_t host : host_nodes_) {
     for (uint32_t p = 0; p < nodes_[host].num_ports; ++p) {
@@ -467,6 +469,7 @@ bool Network::Dispatch(const Event& event) {
       if (flow.acked >= 0) return false;
       double before = flow.rate;
       cc_.OnTimer(event.type(), event.a, event.b, flow, now_);
+      if (flow.rate < before) CountRateCut(event.a);
       if (flow.rate != before) RateChanged(flow);
       break;
     }
@@ -765,6 +768,11 @@ void Network::CountQueue(Port& port, int64_t delta) {
 void Network::SendPfc(uint32_t ingress_port, bool pause) {
   const Port& port = ports_[ingress_port];
   ++(pause ? stats_.pause_frames : stats_.resume_frames);
+  if (pause) {
+    const uint32_t root = PauseRoot(port.node);
+    pause_root_[port.peer] = root;
+    if (root != kNoRoute) was_root_[root] = 1;
+  }
   Time arrival = now_ + SerializationTime(config_.pfc_frame_bytes, port.rate_bps) + port.delay;
   events_.Push(arrival, kPfcFrame, port.peer, pause ? 1 : 0);
 }
@@ -780,8 +788,76 @@ void Network::ApplyPfc(uint32_t port_index, bool pause) {
     port.pause_time += now_ - port.paused_since;
     if (sample_interval_ > 0)
       pauses_.push_back({port.node, port.local, 0, port.paused_since, now_});
+    RecordBlocked(port_index);
     Kick(port_index);
   }
+}
+
+void Network::CountRateCut(uint32_t flow) {
+  ++stats_.rate_cuts;
+  if (rate_cut_.size() <= flow) rate_cut_.resize(flows_.size(), 0);
+  rate_cut_[flow] = 1;
+}
+
+uint32_t Network::PauseRoot(uint32_t switch_node) const {
+  const Node& node = nodes_[switch_node];
+  uint32_t longest = kNoRoute;
+  uint64_t longest_bytes = 0;
+  for (uint32_t p = node.first_port; p < node.first_port + node.num_ports; ++p) {
+    if (ports_[p].queued_bytes > longest_bytes) {
+      longest_bytes = ports_[p].queued_bytes;
+      longest = p;
+    }
+  }
+  if (longest != kNoRoute && ports_[longest].paused && pause_root_[longest] != kNoRoute)
+    return pause_root_[longest];
+  return longest;
+}
+
+// Every data packet queued at a switch port when its pause ends waited through (part of) it:
+// nothing leaves a paused port's data queues. At a NIC, the queue pairs with data left waited.
+void Network::RecordBlocked(uint32_t port_index) {
+  if (transport_ != nullptr) return;
+  const uint32_t root = pause_root_[port_index];
+  if (root == kNoRoute) return;
+  const Port& port = ports_[port_index];
+  if (port.is_switch) {
+    for (const PacketFifo& queue : port.data) {
+      for (size_t i = 0; i < queue.size(); ++i) {
+        const Packet& packet = packets_[queue.at(i)];
+        if (packet.type == PacketType::kData) MarkBlocked(packet.flow, root);
+      }
+    }
+    return;
+  }
+  for (uint32_t id : port.flows) {
+    if (flows_[id].snd_nxt < flows_[id].bytes) MarkBlocked(id, root);
+  }
+}
+
+void Network::MarkBlocked(uint32_t flow, uint32_t root) {
+  if (blocked_roots_.size() <= flow) {
+    blocked_roots_.resize(flows_.size());
+    hol_victim_.resize(flows_.size(), 0);
+  }
+  std::vector<uint32_t>& roots = blocked_roots_[flow];
+  if (std::find(roots.begin(), roots.end(), root) != roots.end()) return;
+  roots.push_back(root);
+  if (!hol_victim_[flow] && !PathCrosses(flow, root)) hol_victim_[flow] = 1;
+}
+
+// The flow's path as routing gives it now (a failed link may have moved it since).
+bool Network::PathCrosses(uint32_t id, uint32_t port) const {
+  const Flow& flow = flows_[id];
+  const uint32_t dst_node = host_nodes_[flow.dst_host];
+  uint32_t node = host_nodes_[flow.src_host];
+  for (int hop = 0; node != dst_node && hop <= 64; ++hop) {
+    const uint32_t out = ComputeRoute(node, flow.dst_host, id);
+    if (out == kNoRoute) return false;
+    if (out == port) return true;
+    node = ports_[ports_[out].peer].node;
+  }
+  return false;
 }
 
 void Network::HostReceiveData(uint32_t node, uint32_t handle) {
@@ -832,6 +908,7 @@ void Network::HostReceiveAck(uint32_t handle) {
   if (config_.cc != CcMode::kNone && flow.acked < 0) {
     double before = flow.rate;
     cc_.OnAck(id, flow, packet, packets_.hops(handle), now_);
+    if (flow.rate < before) CountRateCut(id);
     if (flow.rate != before) RateChanged(flow);
   }
   packets_.Free(handle);
@@ -931,6 +1008,11 @@ NetStats Network::Stats() const {
     }
   }
   stats.avg_queue_bytes = busy_ports > 0 ? average_sum / busy_ports : 0;
+  for (uint8_t cut : rate_cut_) stats.rate_cut_flows += cut;
+  for (const std::vector<uint32_t>& roots : blocked_roots_)
+    stats.pfc_blocked_flows += !roots.empty();
+  for (uint8_t victim : hol_victim_) stats.hol_victim_flows += victim;
+  for (uint8_t root : was_root_) stats.pause_roots += root;
   return stats;
 }
 

@@ -71,6 +71,21 @@ struct NetStats {
   // one packet at a time, so this is all a NIC ever queues) and switch ports.
   uint64_t max_nic_control_packets = 0;
   uint64_t max_switch_control_packets = 0;
+  // Whether the congestion-control law reacted: decisions (per ACK/NACK or CC timer) that left a
+  // queue pair's rate lower than before (DCQCN's first-CNP cut and each alpha decrease, DCTCP's
+  // once-per-window cut, TIMELY's gradient / t_high decrease, HPCC's rate below its reference),
+  // and the queue pairs cut at least once.
+  uint64_t rate_cuts = 0;
+  uint64_t rate_cut_flows = 0;
+  // Head-of-line blocking (queue pairs only; docs/net.md "PFC victims"). The root of a PAUSE is
+  // the longest data queue of the pausing switch when it sends it, or, if that port is itself
+  // paused, the root of that port's pause. A queue pair is blocked when one of its data packets
+  // is queued at a paused switch port, or it has data left to send while its NIC is paused; it is
+  // a head-of-line victim if one of those pauses has a root its own path does not cross. Counted
+  // when the pause ends (a pause still on at --stop is not counted).
+  uint64_t pfc_blocked_flows = 0;
+  uint64_t hol_victim_flows = 0;
+  uint32_t pause_roots = 0;  // distinct switch egress ports at the root of a pause
 };
 
 // Time series (EnableTimeSeries): samples every `interval` of the data queue at switch egress
@@ -252,6 +267,12 @@ class Network {
   void TakeLinkDown(uint32_t failure);
   void Sample();
   bool HasPath(uint32_t src_host, uint32_t dst_host) const;
+  // Counters of NetStats::rate_cuts and the PFC victims.
+  void CountRateCut(uint32_t flow);
+  uint32_t PauseRoot(uint32_t switch_node) const;
+  void RecordBlocked(uint32_t port);
+  void MarkBlocked(uint32_t flow, uint32_t root);
+  bool PathCrosses(uint32_t flow, uint32_t port) const;
 
   NetConfig config_;
   std::string topology_name_;
@@ -296,6 +317,13 @@ class Network {
   bool losses_possible_ = false;
   bool acks_in_data_ = false;  // AckPriority::kData with the queue pairs
   NetStats stats_;
+  // Per port: the root of the pause last sent to it (kNoRoute: none), and whether it ever was a
+  // root. Per flow: cut at least once, the distinct roots of the pauses that blocked it, victim.
+  std::vector<uint32_t> pause_root_;
+  std::vector<uint8_t> was_root_;
+  std::vector<uint8_t> rate_cut_;
+  std::vector<std::vector<uint32_t>> blocked_roots_;
+  std::vector<uint8_t> hol_victim_;
 };
 
 }  // namespace jigsaw::net

@@ -84,6 +84,7 @@ class PacketFifo {
   bool empty() const { return head_ == tail_; }
   size_t size() const { return tail_ - head_; }
   uint32_t front() const { return ring_[head_ & mask_]; }
+  uint32_t at(size_t i) const { return ring_[(head_ + i) & mask_]; }  // i < size(), 0 = front
   void Push(uint32_t handle) {
     if (tail_ - head_ == capacity()) Grow();
     ring_[tail_++ & mask_] = handle;

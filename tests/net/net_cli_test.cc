@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "test_util/shell.h"
 
@@ -165,6 +167,45 @@ TEST(NetCli, RunsAnAstraWorkload) {
   ASSERT_EQ(summary["jobs"].size(), 1u);
   EXPECT_GT(summary["jobs"][0]["iteration_time_us"].get<double>(), 0);
   EXPECT_EQ(summary["jobs"][0]["collectives"][0]["type"], "alltoall");
+}
+
+// --placement random: every host used once, seeded (same seed, same ranks; another seed, other
+// ranks), and the new reaction counters are in summary.json.
+TEST(NetCli, RandomPlacementIsSeededAndCoversTheHosts) {
+  const std::string dir = TempDir("placement");
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream workload(dir + "/w.txt");
+    workload << "MICRO\n1\nl -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 65536 5\n";
+  }
+  auto ranks = [&](int seed, const std::string& out) {
+    EXPECT_EQ(RunCli("--topology clos:leaves=4,spines=2,hosts=4,rate=100Gbps --quiet --workload " +
+                     dir + "/w.txt --workload " + dir + "/w.txt --placement random --seed " +
+                     std::to_string(seed) + " --out " + out)
+                  .status,
+              0);
+    auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+    EXPECT_EQ(summary["network"]["rate_cuts"], 0);  // --cc none
+    EXPECT_TRUE(summary["network"].contains("hol_victim_flows"));
+    std::vector<int> all;
+    for (const auto& job : summary["jobs"]) {
+      EXPECT_EQ(job["host_ranks"].size(), 8u);
+      for (const auto& r : job["host_ranks"]) all.push_back(r.get<int>());
+    }
+    return all;
+  };
+  std::vector<int> one = ranks(1, dir + "/a"), again = ranks(1, dir + "/b"),
+                   two = ranks(2, dir + "/c");
+  EXPECT_EQ(one, again);
+  EXPECT_NE(one, two);
+  std::vector<int> sorted = one;
+  std::sort(sorted.begin(), sorted.end());
+  for (int h = 0; h < 16; ++h) EXPECT_EQ(sorted[h], h);
+  Result bad = RunCli("--topology clos:leaves=4,spines=2,hosts=4 --workload " + dir +
+                      "/w.txt --placement diagonal --out " + dir + "/d");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.stderr_text.find("--placement 'diagonal'"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NetCli, BadInputsFailWithLocatedMessages) {
