@@ -4,8 +4,8 @@
 # OpenWhisk-like baseline on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
 # the durations and setup times measured by the real run (rates, cores, memory matched), so the
 # two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
-# Usage: bench/faas_real.sh DATA_DIR [rates...]   (DATA_DIR: ../shared/data; default rates 6 12 18)
-# Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (384MB per SGS),
+# Usage: bench/faas_real.sh DATA_DIR [rates...]   (DATA_DIR: ../shared/data; default rates 4 8 12)
+# Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (512MB per SGS),
 # PLATFORMS ("archipelago openwhisk"), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench).
 # The machine is shared: every run prints the load average; CPU seconds of the platform come from
 # /proc (utime + stime of the LB, SGS and sandbox processes, children included after exit).
@@ -14,14 +14,14 @@ cd "$(dirname "$0")/.."
 DATA=${1:?usage: bench/faas_real.sh DATA_DIR [rates...]}
 shift
 RATES=("$@")
-[ ${#RATES[@]} -eq 0 ] && RATES=(6 12 18)
+[ ${#RATES[@]} -eq 0 ] && RATES=(4 8 12)
 JIGSAW=build/jigsaw
 DAGS=bench/faas_real_dags.json
 REQUESTS=${REQUESTS:-300}
 WARMUP=${WARMUP:-30}
 SGS=${SGS:-2}
 SLOTS=${SLOTS:-1}
-MEMORY=${MEMORY:-384MB}
+MEMORY=${MEMORY:-512MB}
 SEED=${SEED:-1}
 PLATFORMS=${PLATFORMS:-"archipelago openwhisk"}
 OUT_ROOT=${OUT_ROOT:-/tmp/jigsaw_faas_real_bench}
