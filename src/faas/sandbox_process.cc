@@ -84,6 +84,9 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_
                                                       const std::string& code,
                                                       const std::string& cifar_archive,
                                                       std::string* error) {
+  // A write to a sandbox that just died must fail with EPIPE, not kill the host process.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
   std::vector<std::string> args = {jigsaw_exe, "faas-sandbox", "--function", code};
   if (!cifar_archive.empty()) {
     args.push_back("--data");

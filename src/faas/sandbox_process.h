@@ -5,7 +5,8 @@
 // mount, pid and network namespaces: pid 1 of a namespace without network), then exec'ed. When
 // the kernel refuses (unprivileged), every later sandbox is a plain fork + exec and one message
 // says so on stderr. The child gets SIGKILL when the thread that spawned it exits
-// (PR_SET_PDEATHSIG), so a dying SGS leaves no sandbox behind.
+// (PR_SET_PDEATHSIG), so a dying SGS leaves no sandbox behind. The first Spawn sets SIGPIPE to
+// ignored in the calling process, so writing to a sandbox that just died fails with EPIPE.
 //
 // Pipe protocol (both ways): frames of a 4-byte little-endian length and that many bytes, at most
 // kMaxFrameBytes (a larger length is a protocol error, never allocated). The sandbox first sends
