@@ -1,6 +1,7 @@
 #include "faas/sgs_server.h"
 
 #include <httplib.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -542,6 +543,7 @@ class SgsServer::Impl {
   Json Stats(bool reset) {
     std::lock_guard<std::mutex> lock(mu_);
     Json j;
+    j["pid"] = static_cast<int64_t>(::getpid());
     j["load"] = load_samples_ ? load_sum_ / load_samples_ : 0.0;
     j["queued"] = queue_.size();
     j["in_flight"] = requests_.size();

@@ -228,6 +228,47 @@ TEST(FaasPlatform, SandboxKilledMidRequestIsRetriedOrFailsExplicitly) {
   EXPECT_GE(deaths, 3);
 }
 
+bool ProcessGone(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, name, state;
+  if (!(stat >> pid_field >> name >> state)) return true;
+  return state == "Z" || state == "X";
+}
+
+TEST(FaasPlatform, KilledSgsIsRoutedAroundAndTakesItsSandboxesWithIt) {
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": "10s", "functions": [
+      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  Platform platform("sgskill", dags, {});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  auto first = platform.Invoke("h", "one");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  const int home = std::stoi(first->get_header_value("X-Faas-Sgs"));
+  const json stats = platform.Stats();
+  const int sgs_pid = stats["sgs"][home]["pid"];
+  std::vector<int> sandboxes;
+  for (const json& s : stats["sgs"][home]["sandboxes"]) sandboxes.push_back(s["pid"]);
+  ASSERT_FALSE(sandboxes.empty());
+  ASSERT_EQ(kill(sgs_pid, SIGKILL), 0);
+  // The LB finds the SGS unreachable (on forwarding or at its next epoch) and serves the DAG on
+  // the other SGS; nothing is lost.
+  for (const std::string payload : {"two", "three"}) {
+    auto res = platform.Invoke("h", payload);
+    ASSERT_TRUE(res) << platform.Stderr();
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_NE(std::stoi(res->get_header_value("X-Faas-Sgs")), home);
+    EXPECT_EQ(json::parse(res->body)["outputs"]["f"], Expected("sha256:1KiB", payload + "#f"));
+  }
+  // The dead SGS's sandboxes got SIGKILL from the kernel (PR_SET_PDEATHSIG); bounded wait.
+  for (int pid : sandboxes) {
+    for (int i = 0; i < 300 && !ProcessGone(pid); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(ProcessGone(pid)) << pid;
+  }
+}
+
 std::string RawExchange(int port, const std::string& request) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
