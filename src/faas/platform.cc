@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -170,7 +171,10 @@ class Balancer {
         std::lock_guard<std::mutex> lock(mu_);
         bool any = false;
         for (char u : usable_) any = any || u;
-        if (!any) break;
+        if (!any && attempt > 0) break;
+        // Every SGS looks unusable: try them all again rather than refusing at once (an SGS
+        // that was only slow to answer /stats comes back; a dead one fails again).
+        if (!any) std::fill(usable_.begin(), usable_.end(), 1);
         std::vector<double> load(ports_.size());
         for (size_t i = 0; i < ports_.size(); ++i) {
           load[i] = load_[i] + static_cast<double>(in_flight_[i]) / options_.sgs.slots;
@@ -213,15 +217,21 @@ class Balancer {
       epoch_cv_.wait_for(lock, std::chrono::nanoseconds(options_.epoch / 1000),
                          [this] { return !running_; });
       if (!running_) break;
+      // Start from the last known state: an SGS that is only slow to answer keeps it.
+      std::vector<double> load = load_;
+      std::vector<char> usable = usable_;
       lock.unlock();
-      std::vector<double> load(ports_.size(), 0);
       std::vector<double> demand(catalog_.dags.size() * ports_.size(), 0);
-      std::vector<char> usable(ports_.size(), 1);
       for (size_t s = 0; s < ports_.size(); ++s) {
         httplib::Client client("127.0.0.1", ports_[s]);
         client.set_connection_timeout(1, 0);
-        client.set_read_timeout(2, 0);
+        client.set_read_timeout(5, 0);
         auto res = client.Get("/stats?reset=1");
+        if (!res && res.error() == httplib::Error::Connection) {
+          usable[s] = 0;  // nothing listens there: the SGS is gone
+          continue;
+        }
+        if (res) usable[s] = 1;
         Json stats;
         try {
           if (res && res->status == 200 && res->body.size() < kMaxStatsBytes) {
@@ -229,10 +239,7 @@ class Balancer {
           }
         } catch (const std::exception&) {
         }
-        if (!stats.is_object() || !stats.contains("load")) {
-          usable[s] = 0;
-          continue;
-        }
+        if (!stats.is_object() || !stats.contains("load")) continue;  // slow or garbled: as before
         load[s] = stats["load"].get<double>();
         for (DagId d = 0; d < catalog_.dags.size(); ++d) {
           const Json& by_dag = stats["demand_core_s"];

@@ -8,8 +8,11 @@
 //     flight there per slot) and forwarded; the SGS's answer is returned as is (see
 //     faas/sgs_server.h) with header X-Faas-Sgs. An SGS that cannot be reached is marked unusable
 //     and the request goes to another usable SGS once; with none left: 502 with the reason.
+//     When every SGS is marked unusable, a request tries them all again first.
 //   GET /stats: the LB's counters, each DAG's SGS set, and every SGS's /stats.
-// Every `epoch` the LB polls each SGS's /stats?reset=1 and (platform "archipelago") calls
+// Every `epoch` the LB polls each SGS's /stats?reset=1 (connection refused: unusable; a slow or
+// garbled answer keeps the SGS's last state; an answer makes it usable again) and (platform
+// "archipelago") calls
 // LoadBalancer::EndEpoch with their loads and per-DAG demand: scale-out and hysteretic scale-in.
 // Platform "openwhisk" is the OpenWhisk-like baseline on the same processes: each DAG stays on
 // its home SGS (DAG index mod K; overflow as in Route), the SGSs run FIFO without proactive

@@ -1,6 +1,7 @@
 #include "faas/sandbox_process.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -21,6 +22,7 @@
 namespace jigsaw::faas {
 namespace {
 
+constexpr int kReadyTimeoutMs = 30'000;
 std::atomic<bool> g_isolate{true};
 std::once_flag g_fallback_message;
 
@@ -138,6 +140,16 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_
     return nullptr;
   }
   std::unique_ptr<SandboxProcess> sandbox(new SandboxProcess(pid, to_child[1], from_child[0]));
+  // A sandbox that never finishes initialising must not hold its SGS forever.
+  pollfd ready{sandbox->from_child_, POLLIN, 0};
+  int polled;
+  while ((polled = ::poll(&ready, 1, kReadyTimeoutMs)) < 0 && errno == EINTR) {
+  }
+  if (polled == 0) {
+    *error = "sandbox " + code + " not ready within " + std::to_string(kReadyTimeoutMs / 1000) +
+             " s (" + sandbox->Reap() + ")";
+    return nullptr;
+  }
   std::string hello;
   if (!ReadFrame(sandbox->from_child_, &hello)) {
     *error = "sandbox " + code + " exited before it was ready (" + sandbox->Reap() + ")";

@@ -32,7 +32,8 @@ bool ReadFrame(int fd, std::string* data);
 class SandboxProcess {
  public:
   // Spawns `jigsaw_exe faas-sandbox --function code [--data cifar_archive]` and waits for its
-  // "ready" frame. Null on failure with *error saying why (exec failed, init error, died).
+  // "ready" frame, at most 30 s. Null on failure with *error saying why (exec failed, init
+  // error, died, not ready in time: then it is killed).
   static std::unique_ptr<SandboxProcess> Spawn(const std::string& jigsaw_exe,
                                                const std::string& code,
                                                const std::string& cifar_archive,
