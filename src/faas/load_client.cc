@@ -72,6 +72,7 @@ Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* cs
   auto sender = [&] {
     httplib::Client client(options.host, options.port);
     client.set_keep_alive(true);
+    client.set_tcp_nodelay(true);
     client.set_connection_timeout(5, 0);
     client.set_read_timeout(options.timeout_s, 0);
     for (;;) {

@@ -78,6 +78,7 @@ class Balancer {
     server_.set_payload_max_length(kMaxBodyBytes);
     server_.set_read_timeout(5, 0);
     server_.set_keep_alive_timeout(5);
+    server_.set_tcp_nodelay(true);  // no Nagle + delayed-ACK stalls on small replies
     server_.Post(R"(/invoke/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       Invoke(req.matches[1].str(), req.body, res);
     });
@@ -185,6 +186,7 @@ class Balancer {
       }
       httplib::Client client("127.0.0.1", ports_[s]);
       client.set_connection_timeout(2, 0);
+      client.set_tcp_nodelay(true);
       client.set_read_timeout(static_cast<time_t>(options_.sgs.request_timeout / net::kSecond) + 5,
                               0);
       auto reply = client.Post("/run/" + dag_name, body, "application/octet-stream");

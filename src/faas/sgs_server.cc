@@ -66,6 +66,7 @@ class SgsServer::Impl {
     server_->set_payload_max_length(kMaxBodyBytes);
     server_->set_read_timeout(5, 0);
     server_->set_keep_alive_timeout(5);
+    server_->set_tcp_nodelay(true);
     server_->Post(R"(/run/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       Run(req.matches[1].str(), req.body, res);
     });
