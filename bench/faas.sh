@@ -6,8 +6,14 @@
 # Usage: bench/faas.sh [loads...]   (default: 0.3 0.5 0.6 0.7 0.8)
 # Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3"), SEED_LOADS ("0.5 0.6 0.7"),
 # OUT_ROOT (/tmp/jigsaw_faas_bench).
+# The real platform (`jigsaw faas` on loopback at a few rates, and faas-sim on the same DAG file
+# with the measured durations): REAL_DATA=../shared/data adds bench/faas_real.sh's rows at the
+# end; REAL_ONLY=1 runs only those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${REAL_ONLY:-0}" = 1 ]; then
+  exec bench/faas_real.sh "${REAL_DATA:?REAL_ONLY=1 needs REAL_DATA=<data folder>}"
+fi
 JIGSAW=build/jigsaw
 REQUESTS=${REQUESTS:-1000000}
 CORES=${CORES:-1000}
@@ -85,3 +91,8 @@ for platform in archipelago openwhisk sparrow; do
   end=$(date +%s.%N)
   printf '%-12s %6.2f s wall\n' "$platform" "$(echo "$end - $start" | bc)"
 done
+
+if [ -n "${REAL_DATA:-}" ]; then
+  echo
+  OUT_ROOT="$OUT_ROOT/real" bench/faas_real.sh "$REAL_DATA"
+fi

@@ -30,6 +30,8 @@ void AddReportCommand(CLI::App& app, CommandAction* action);
 void AddParamsvcCommands(CLI::App& app, CommandAction* action);
 // faas-sim (docs/faas.md).
 void AddFaasSimCommand(CLI::App& app, CommandAction* action);
+// faas, faas-sandbox, faas-load: the real platform (docs/faas.md).
+void AddFaasCommands(CLI::App& app, CommandAction* action);
 
 }  // namespace jigsaw
 

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   jigsaw::AddParamsvcCommands(app, &action);
   jigsaw::AddReportCommand(app, &action);
   jigsaw::AddFaasSimCommand(app, &action);
+  jigsaw::AddFaasCommands(app, &action);
   jigsaw::AddServeBenchCommand(app, &action);
   // Listed for `jigsaw --help`; main() hands them to jigsaw-runtime before parsing.
   app.add_subcommand("train", "Data-parallel training with SPB (LibTorch + Gloo); see --help");

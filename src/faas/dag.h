@@ -27,6 +27,7 @@ struct Function {
   Time setup = 0;          // cold start: creating and initialising one sandbox
   uint64_t memory = 0;     // bytes held by one sandbox, idle or busy
   double duration_cv = 0;  // coefficient of variation of one invocation's duration
+  std::string code = "sha256:1MiB";  // what the real platform runs (faas/function_code.h)
 };
 
 struct Dag {

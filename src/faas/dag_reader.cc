@@ -6,6 +6,7 @@
 #include "core/json_input.h"
 #include "core/output.h"
 #include "core/text_input.h"
+#include "faas/function_code.h"
 
 namespace jigsaw::faas {
 namespace {
@@ -97,6 +98,17 @@ Dag ParseDag(const Json& entry, DagId id, std::vector<Function>* functions) {
       } catch (const JsonValueError& e) {
         throw EntryError(fwhere + ": " + e.what());
       }
+    }
+    if (item.contains("code")) {
+      FunctionCode code;
+      std::string error;
+      if (!item["code"].is_string() ||
+          !ParseFunctionCode(item["code"].get<std::string>(), &code, &error)) {
+        throw EntryError(fwhere + ": \"code\" " +
+                         (item["code"].is_string() ? error : "must be a string") + ", got " +
+                         Excerpt(item["code"].dump()));
+      }
+      f.code = item["code"].get<std::string>();
     }
     local.push_back(f);
   }

@@ -8,9 +8,10 @@
 //
 // Durations and sizes use the core unit spellings (net/units.h). "rate" (requests/s, for the
 // simulator) defaults to 1, "setup" to 250ms,
-// "memory" to 128MB, "duration_cv" to 0.2. Every error is InputError(file, line of the DAG's
-// entry, what was expected): unknown or duplicate function, a cycle, a missing or non-positive
-// deadline, an empty DAG, a value out of range.
+// "memory" to 128MB, "duration_cv" to 0.2, "code" (what the real platform `jigsaw faas` runs,
+// faas/function_code.h) to "sha256:1MiB"; the simulator ignores "code". Every error is
+// InputError(file, line of the DAG's entry, what was expected): unknown or duplicate function, a
+// cycle, a missing or non-positive deadline, an empty DAG, a value out of range.
 #ifndef JIGSAW_FAAS_DAG_READER_H_
 #define JIGSAW_FAAS_DAG_READER_H_
 

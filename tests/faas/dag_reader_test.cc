@@ -89,6 +89,25 @@ TEST(DagReader, UnknownFunctionNamed) {
             5);
 }
 
+TEST(DagReader, FunctionCodeIsCheckedWithItsLine) {
+  EXPECT_EQ(ErrorLine(WithSecondDag(R"({"name": "b", "deadline": "1s", "functions": [
+       {"name": "x", "duration": "1ms", "code": "sha256:0B"}]})"),
+                      "\"code\" must be sha256:SIZE"),
+            5);
+  EXPECT_EQ(ErrorLine(WithSecondDag(R"({"name": "b", "deadline": "1s", "functions": [
+       {"name": "x", "duration": "1ms", "code": "resize:2000"}]})"),
+                      "resize:SIDE"),
+            5);
+  EXPECT_EQ(ErrorLine(WithSecondDag(R"({"name": "b", "deadline": "1s", "functions": [
+       {"name": "x", "duration": "1ms", "code": "python"}]})"),
+                      "sha256:SIZE or resize"),
+            5);
+  const Catalog catalog = ParseDagText("dags.json", WithSecondDag(R"({"name": "b",
+       "deadline": "1s", "functions": [{"name": "x", "duration": "1ms", "code": "resize:64x2"}]})"));
+  EXPECT_EQ(catalog.functions.back().code, "resize:64x2");
+  EXPECT_EQ(catalog.functions.front().code, "sha256:1MiB");  // the default
+}
+
 TEST(DagReader, MissingOrBadDeadline) {
   EXPECT_EQ(
       ErrorLine(WithSecondDag(R"({"name": "b", "functions": [{"name": "x", "duration": "1ms"}]})"),

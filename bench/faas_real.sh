@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Issue 18, the real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
+# under `jigsaw faas-load` Poisson requests at a few offered rates, Archipelago and the
+# OpenWhisk-like baseline on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
+# the durations and setup times measured by the real run (rates, cores, memory matched), so the
+# two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
+# Usage: bench/faas_real.sh DATA_DIR [rates...]   (DATA_DIR: ../shared/data; default rates 4 8 12)
+# Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (512MB per SGS),
+# PLATFORMS ("archipelago openwhisk"), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench).
+# The machine is shared: every run prints the load average; CPU seconds of the platform come from
+# /proc (utime + stime of the LB, SGS and sandbox processes, children included after exit).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DATA=${1:?usage: bench/faas_real.sh DATA_DIR [rates...]}
+shift
+RATES=("$@")
+[ ${#RATES[@]} -eq 0 ] && RATES=(4 8 12)
+JIGSAW=build/jigsaw
+DAGS=bench/faas_real_dags.json
+REQUESTS=${REQUESTS:-300}
+WARMUP=${WARMUP:-30}
+SGS=${SGS:-2}
+SLOTS=${SLOTS:-1}
+MEMORY=${MEMORY:-512MB}
+SEED=${SEED:-1}
+PLATFORMS=${PLATFORMS:-"archipelago openwhisk"}
+OUT_ROOT=${OUT_ROOT:-/tmp/jigsaw_faas_real_bench}
+CIFAR="$DATA/datasets/cifar10/cifar10-jpeg.tar.gz"
+mkdir -p "$OUT_ROOT"
+
+platform_pid=
+stop_platform() {
+  if [ -n "$platform_pid" ]; then
+    kill -TERM "$platform_pid" 2>/dev/null || true
+    wait "$platform_pid" 2>/dev/null || true
+    platform_pid=
+  fi
+}
+trap stop_platform EXIT
+
+run_real() {  # platform rate
+  local platform=$1 rate=$2 dir="$OUT_ROOT/real_$1_$2"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  "$JIGSAW" faas --dags "$DAGS" --platform "$platform" --sgs "$SGS" --slots "$SLOTS" \
+    --memory "$MEMORY" --cifar "$CIFAR" --port 0 --port-file "$dir/port" --out "$dir" \
+    2>"$dir/platform.log" &
+  platform_pid=$!
+  for _ in $(seq 600); do [ -s "$dir/port" ] && break; sleep 0.1; done
+  [ -s "$dir/port" ] || { cat "$dir/platform.log" >&2; exit 1; }
+  local load_before
+  load_before=$(cut -d' ' -f1 /proc/loadavg)
+  "$JIGSAW" faas-load --dags "$DAGS" --port "$(cat "$dir/port")" --rate "$rate" \
+    --requests "$REQUESTS" --warmup "$WARMUP" --seed "$SEED" --quiet --out "$dir/load" >/dev/null
+  echo "$load_before $(cut -d' ' -f1 /proc/loadavg)" >"$dir/loadavg"
+  stop_platform
+}
+
+# faas-sim on the same DAGs: rates = the offered rate split by the file's rate weights,
+# durations and setup = what the real run measured (mean over SGSs that ran the function).
+sim_dags() {  # real_dir out_file rate
+  python3 - "$1" "$2" "$3" "$DAGS" <<'PY'
+import json, sys
+real, out, rate, dags_path = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+dags = json.load(open(dags_path))
+summary = json.load(open(real + "/load/summary.json"))
+measured = {}
+for sgs in summary["platform"]["sgs"]:
+    for name, f in sgs.get("functions", {}).items():
+        measured.setdefault(name, []).append(f)
+total = sum(d.get("rate", 1) for d in dags["dags"])
+for d in dags["dags"]:
+    d["rate"] = rate * d.get("rate", 1) / total
+    for f in d["functions"]:
+        m = measured.get(d["name"] + "/" + f["name"], [])
+        runs = [x for x in m if x["duration_ms"] > 0]
+        if runs:
+            f["duration"] = "%.3fms" % (sum(x["duration_ms"] for x in runs) / len(runs))
+        setups = [x for x in m if x["setups"] > 0]
+        if setups:
+            n = sum(x["setups"] for x in setups)
+            f["setup"] = "%.3fms" % (sum(x["setup_ms"] * x["setups"] for x in setups) / n)
+        f.pop("code", None)
+json.dump(dags, open(out, "w"), indent=1)
+PY
+}
+
+real_row() {  # dir platform rate
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+d, platform, rate = sys.argv[1], sys.argv[2], sys.argv[3]
+s = json.load(open(d + "/load/summary.json"))
+lat = s["latency_ms"]
+cpu = 0.0
+try:
+    p = json.load(open(d + "/platform.json"))
+    cpu = p.get("cpu_s", 0.0)
+except Exception:
+    pass
+load = open(d + "/loadavg").read().split()
+bad = s["measured"] - s["ok"]
+print(f"real {platform:12s} {float(rate):6.1f} {s['deadline_met_pct']:8.2f} {lat.get('p50', 0):9.1f} "
+      f"{lat.get('p99', 0):9.1f} {lat.get('p999', 0):9.1f} {s['cold_start_pct']:7.2f} "
+      f"{s['sandbox_rss_mib']['mean_sum_over_sgs']:8.1f} {s['sandbox_rss_mib']['peak_sum_over_sgs']:8.1f} "
+      f"{bad:5d} {s['retries']:4d} {cpu:8.1f}  {load[0]}/{load[1]}")
+PY
+}
+
+sim_row() {  # dir rate
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+d, rate = sys.argv[1], sys.argv[2]
+s = json.load(open(d + "/summary.json"))
+for r in s["results"]:
+    print(f"sim  {r['platform']:12s} {float(rate):6.1f} {r['deadline_met_pct']:8.2f} {r['p50_ms']:9.1f} "
+          f"{r['p99_ms']:9.1f} {r['p999_ms']:9.1f} {r['cold_start_pct']:7.2f} "
+          f"{r['sandbox_memory_avg_gb'] * 1024:8.1f} {r['sandbox_memory_peak_gb'] * 1024:8.1f} "
+          f"{r['failed']:5d}    -        -  (declared MiB)")
+PY
+}
+
+echo "== real platform: $SGS SGS x $SLOTS slot(s), $MEMORY sandbox memory per SGS, $REQUESTS requests" \
+  "($WARMUP warm-up) per run, seed $SEED; DAGs $DAGS =="
+printf '%-4s %-12s %6s %8s %9s %9s %9s %7s %8s %8s %5s %4s %8s  %s\n' kind platform rate/s 'met%' \
+  p50_ms p99_ms p99.9_ms 'cold%' rssMiB rssMiBpk fail retr cpu_s 'loadavg before/after'
+for rate in "${RATES[@]}"; do
+  for platform in $PLATFORMS; do
+    run_real "$platform" "$rate"
+    real_row "$OUT_ROOT/real_${platform}_$rate" "$platform" "$rate"
+  done
+  # The simulator on the same DAG file with the Archipelago run's measured durations and setup.
+  sim_dags "$OUT_ROOT/real_archipelago_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
+  warmup_s=$(python3 -c "print(f'{$WARMUP / $rate:.3f}s')")
+  "$JIGSAW" faas-sim --dags "$OUT_ROOT/sim_dags_$rate.json" --requests "$REQUESTS" \
+    --cores $((SGS * SLOTS)) --cores-per-worker "$SLOTS" --workers-per-sgs 1 \
+    --worker-memory "$MEMORY" --platforms archipelago,openwhisk --warmup "$warmup_s" \
+    --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null
+  sim_row "$OUT_ROOT/sim_$rate" "$rate"
+done

@@ -1,0 +1,173 @@
+// The real serverless platform (docs/faas.md): `jigsaw faas` (a load balancer and K SGS processes
+// with sandbox worker pools on 127.0.0.1), `jigsaw faas-sandbox` (one sandbox process, started by
+// an SGS) and `jigsaw faas-load` (Poisson requests over HTTP, summary.json).
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "core/data_files.h"
+#include "core/error.h"
+#include "core/output.h"
+#include "core/units.h"
+#include "faas/dag_reader.h"
+#include "faas/function_code.h"
+#include "faas/load_client.h"
+#include "faas/platform.h"
+#include "faas/sandbox_process.h"
+#include "net/units.h"
+
+namespace jigsaw {
+namespace {
+
+struct FaasOptions {
+  std::string dags;
+  faas::PlatformOptions platform;
+  std::string policy = "lsf";
+  std::string memory = "1GiB";
+  std::string keep_alive = "600s";
+  std::string epoch = "500ms";
+  std::string request_timeout = "60s";
+  std::string cifar = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
+  int max_retries = 1;
+  bool no_proactive = false;
+};
+
+net::Time PositiveDuration(const std::string& option, const std::string& text) {
+  net::Time time = 0;
+  if (!net::ParseDuration(text, &time) || time <= 0) {
+    throw UsageError(option + " '" + text + "': expected a positive duration like 500ms");
+  }
+  return time;
+}
+
+std::string SelfExe() {
+  char buffer[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buffer, sizeof(buffer) - 1);
+  if (n <= 0) throw std::runtime_error("faas: cannot read /proc/self/exe");
+  return std::string(buffer, static_cast<size_t>(n));
+}
+
+int RunFaas(FaasOptions o) {
+  const faas::Catalog catalog = faas::ReadDagFile(o.dags);
+  faas::SgsOptions& sgs = o.platform.sgs;
+  if (!faas::ParseQueuePolicy(o.policy, &sgs.policy)) {
+    throw UsageError("--policy '" + o.policy + "': expected lsf, edf or fifo");
+  }
+  if (!ParseBytes(o.memory, &sgs.memory) || sgs.memory == 0) {
+    throw UsageError("--memory '" + o.memory + "': expected a size like 1GiB");
+  }
+  if (sgs.slots < 1 || sgs.slots > 64) throw UsageError("--slots must be in 1..64");
+  if (o.max_retries < 0 || o.max_retries > 10) throw UsageError("--max-retries must be in 0..10");
+  sgs.max_attempts = 1 + o.max_retries;
+  sgs.keep_alive = PositiveDuration("--keep-alive", o.keep_alive);
+  sgs.epoch = o.platform.epoch = PositiveDuration("--epoch", o.epoch);
+  sgs.request_timeout = PositiveDuration("--request-timeout", o.request_timeout);
+  sgs.proactive = !o.no_proactive;
+  sgs.jigsaw_exe = SelfExe();
+  bool needs_cifar = false;
+  for (const faas::Function& f : catalog.functions) {
+    needs_cifar = needs_cifar || f.code.rfind("resize", 0) == 0;
+    if (f.memory > sgs.memory) {
+      throw UsageError("function '" + f.name + "' declares more memory than --memory " + o.memory);
+    }
+  }
+  if (needs_cifar) {
+    if (::access(o.cifar.c_str(), R_OK) != 0) {
+      throw UsageError("--cifar '" + o.cifar +
+                       "': cannot read the CIFAR-10 JPEG archive the resize functions need");
+    }
+    sgs.cifar_archive = o.cifar;
+  }
+  return faas::RunPlatform(catalog, o.platform);
+}
+
+}  // namespace
+
+void AddFaasCommands(CLI::App& app, CommandAction* action) {
+  auto o = std::make_shared<FaasOptions>();
+  CLI::App* command = app.add_subcommand(
+      "faas",
+      "the real serverless platform: a load balancer and SGS processes with sandbox worker "
+      "pools on 127.0.0.1, until SIGTERM (docs/faas.md)");
+  command->add_option("--dags", o->dags, "DAG file (jigsaw-faas-dags-v1)")->required();
+  command->add_option("--platform", o->platform.platform,
+                      "archipelago, or openwhisk (home SGS, FIFO, reactive cold starts)");
+  command->add_option("--sgs", o->platform.sgs_count, "SGS processes");
+  command->add_option("--slots", o->platform.sgs.slots, "concurrent invocations per SGS");
+  command->add_option("--memory", o->memory,
+                      "sandbox memory per SGS pool, in the DAG file's declared sizes");
+  command->add_option("--policy", o->policy, "SGS queue: lsf, edf or fifo (archipelago)");
+  command->add_flag("--no-proactive", o->no_proactive, "no proactive sandbox allocation");
+  command->add_option("--keep-alive", o->keep_alive, "idle sandbox keep-alive");
+  command->add_option("--epoch", o->epoch, "LB scaling and SGS allocation epoch");
+  command->add_option("--max-retries", o->max_retries,
+                      "re-runs of a task whose sandbox died, before the request fails");
+  command->add_option("--request-timeout", o->request_timeout, "SGS answers 504 after this");
+  command->add_option("--cifar", o->cifar, "CIFAR-10 JPEG archive for resize functions");
+  command->add_option("--port", o->platform.port, "load balancer port on 127.0.0.1 (0: any)");
+  command->add_option("--port-file", o->platform.port_file,
+                      "write the load balancer's port here once it listens");
+  command->add_option("--out", o->platform.out, "output folder (platform.json at shutdown)");
+  command->callback([o, action] { *action = [o] { return RunFaas(*o); }; });
+
+  auto sandbox_code = std::make_shared<std::string>();
+  auto sandbox_data = std::make_shared<std::string>();
+  CLI::App* sandbox = app.add_subcommand(
+      "faas-sandbox", "one sandbox process of `jigsaw faas` (framed stdin/stdout; internal)");
+  sandbox->add_option("--function", *sandbox_code, "function code, e.g. sha256:1MiB")->required();
+  sandbox->add_option("--data", *sandbox_data, "CIFAR-10 JPEG archive (resize)");
+  sandbox->callback([sandbox_code, sandbox_data, action] {
+    *action = [sandbox_code, sandbox_data] {
+      return faas::RunSandbox(*sandbox_code, *sandbox_data);
+    };
+  });
+
+  auto load = std::make_shared<faas::LoadOptions>();
+  auto load_dags = std::make_shared<std::string>();
+  auto load_rate = std::make_shared<std::string>("10");
+  auto load_out = std::make_shared<std::string>();
+  CLI::App* load_command = app.add_subcommand(
+      "faas-load", "Poisson requests over HTTP to `jigsaw faas`; summary.json (docs/faas.md)");
+  load_command->add_option("--dags", *load_dags, "the platform's DAG file")->required();
+  load_command->add_option("--port", load->port, "load balancer port on 127.0.0.1")->required();
+  load_command->add_option("--rate", *load_rate, "requests per second (e.g. 20 or 20/s)");
+  load_command->add_option("--requests", load->requests, "requests to send");
+  load_command->add_option("--warmup", load->warmup, "first requests sent but not measured");
+  load_command->add_option("--connections", load->connections, "concurrent connections");
+  load_command->add_option("--seed", load->seed, "seed of arrivals and DAG choice");
+  load_command->add_flag("--quiet", load->quiet, "no progress on stderr");
+  load_command->add_option("--out", *load_out, "output folder")->required();
+  load_command->callback([=] {
+    *action = [=] {
+      std::string rate = *load_rate;
+      if (rate.size() > 2 && rate.substr(rate.size() - 2) == "/s") rate.resize(rate.size() - 2);
+      char* end = nullptr;
+      load->rate_per_s = std::strtod(rate.c_str(), &end);
+      if (rate.empty() || *end != '\0' || !(load->rate_per_s > 0) || load->rate_per_s > 1e5) {
+        throw UsageError("--rate '" + *load_rate + "': expected requests per second like 20/s");
+      }
+      const faas::Catalog catalog = faas::ReadDagFile(*load_dags);
+      std::string csv;
+      const Json summary = faas::RunLoad(catalog, *load, &csv);
+      WriteJsonFile(*load_out + "/summary.json", summary);
+      WriteFileAtomically(*load_out + "/requests.csv", csv);
+      std::printf("%-12s %8s %8s %10s %10s %10s %10s %8s %10s\n", "target", "measured", "ok",
+                  "met%", "p50_ms", "p99_ms", "p99.9_ms", "cold%", "rss_MiB");
+      const Json& lat = summary["latency_ms"];
+      std::printf("%-12s %8lld %8lld %10.2f %10.1f %10.1f %10.1f %8.2f %10.1f\n",
+                  summary["target"].get<std::string>().c_str(),
+                  static_cast<long long>(summary["measured"].get<int64_t>()),
+                  static_cast<long long>(summary["ok"].get<int64_t>()),
+                  summary["deadline_met_pct"].get<double>(), lat.value("p50", 0.0),
+                  lat.value("p99", 0.0), lat.value("p999", 0.0),
+                  summary["cold_start_pct"].get<double>(),
+                  summary["sandbox_rss_mib"]["mean_sum_over_sgs"].get<double>());
+      return 0;
+    };
+  });
+}
+
+}  // namespace jigsaw

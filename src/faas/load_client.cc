@@ -1,0 +1,250 @@
+#include "faas/load_client.h"
+
+#include <httplib.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "core/error.h"
+#include "core/progress.h"
+#include "core/rng.h"
+#include "core/stats.h"
+
+namespace jigsaw::faas {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Outcome {
+  DagId dag = 0;
+  int status = 0;  // 0: no answer (connection error), -1: dropped by the client
+  double latency_ms = 0;
+  int tasks = 0, cold_starts = 0, retries = 0;
+  std::string error;
+};
+
+double CpuSeconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_stime.tv_sec +
+         (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+Json Latencies(std::vector<double> values) {
+  if (values.empty()) return {{"count", 0}};
+  return {{"count", values.size()},        {"p50", Percentile(values, 50)},
+          {"p99", Percentile(values, 99)}, {"p999", Percentile(values, 99.9)},
+          {"mean", Mean(values)},          {"max", Max(values)}};
+}
+
+}  // namespace
+
+Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* csv_rows) {
+  if (options.rate_per_s <= 0 || options.requests < 1 || options.connections < 1 ||
+      options.warmup < 0 || options.warmup >= options.requests) {
+    throw UsageError(
+        "faas-load: need --rate > 0, --requests >= 1, --connections >= 1 and "
+        "0 <= --warmup < --requests");
+  }
+  std::vector<double> weights;
+  for (const Dag& d : catalog.dags) weights.push_back(d.rate_per_s);
+  Rng rng(options.seed);
+  struct Arrival {
+    int64_t index;
+    DagId dag;
+    Clock::time_point at;
+  };
+  std::vector<Outcome> outcomes(options.requests);
+  std::mutex mu;
+  std::condition_variable ready, room;
+  std::deque<Arrival> queue;
+  const size_t capacity = 4 * static_cast<size_t>(options.connections);
+  bool closed = false;
+  int64_t answered = 0;
+
+  auto sender = [&] {
+    httplib::Client client(options.host, options.port);
+    client.set_keep_alive(true);
+    client.set_tcp_nodelay(true);
+    client.set_connection_timeout(5, 0);
+    client.set_read_timeout(options.timeout_s, 0);
+    for (;;) {
+      Arrival a;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        ready.wait(lock, [&] { return closed || !queue.empty(); });
+        if (queue.empty()) return;
+        a = queue.front();
+        queue.pop_front();
+      }
+      room.notify_one();
+      const std::string body =
+          "request-" + std::to_string(options.seed) + "-" + std::to_string(a.index);
+      auto res =
+          client.Post("/invoke/" + catalog.dags[a.dag].name, body, "application/octet-stream");
+      Outcome o;
+      o.dag = a.dag;
+      o.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - a.at).count();
+      if (!res) {
+        o.error = httplib::to_string(res.error());
+      } else {
+        o.status = res->status;
+        try {
+          const Json j = Json::parse(res->body);
+          o.tasks = j.value("tasks", 0);
+          o.cold_starts = j.value("cold_starts", 0);
+          o.retries = j.value("retries", 0);
+          if (j.contains("error")) o.error = j["error"].get<std::string>();
+        } catch (const std::exception&) {
+          o.error = "unreadable answer";
+        }
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      outcomes[a.index] = o;
+      ++answered;
+    }
+  };
+  std::vector<std::thread> senders;
+  for (int i = 0; i < options.connections; ++i) senders.emplace_back(sender);
+
+  Progress progress("faas-load", !options.quiet);
+  const double cpu_before = CpuSeconds();
+  const Clock::time_point start = Clock::now();
+  Clock::time_point at = start;
+  int64_t dropped = 0;
+  for (int64_t i = 0; i < options.requests; ++i) {
+    at += std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(rng.Exponential(1.0 / options.rate_per_s)));
+    const DagId dag = static_cast<DagId>(rng.WeightedIndex(weights));
+    std::this_thread::sleep_until(at);
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (queue.size() >= capacity) {
+        outcomes[i].dag = dag;
+        outcomes[i].status = -1;
+        outcomes[i].error = "dropped by the client: all connections busy";
+        ++dropped;
+        ++answered;
+      } else {
+        queue.push_back({i, dag, at});
+      }
+    }
+    ready.notify_one();
+    if (progress.Due()) {
+      std::lock_guard<std::mutex> lock(mu);
+      progress.Report(static_cast<double>(i + 1), static_cast<double>(options.requests),
+                      "sent " + std::to_string(i + 1) + ", answered " + std::to_string(answered));
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    closed = true;
+  }
+  ready.notify_all();
+  for (std::thread& t : senders) t.join();
+  const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  const double cpu_s = CpuSeconds() - cpu_before;
+
+  std::vector<double> latencies;
+  std::map<std::string, int64_t> statuses;
+  int64_t met = 0, ok = 0, tasks = 0, cold = 0, retries = 0, measured = 0;
+  std::ostringstream csv;
+  csv << "index,dag,status,latency_ms,deadline_ms,met,tasks,cold_starts,retries,error\n";
+  std::vector<Json> per_dag(catalog.dags.size());
+  std::vector<std::vector<double>> dag_latency(catalog.dags.size());
+  std::vector<int64_t> dag_met(catalog.dags.size(), 0), dag_count(catalog.dags.size(), 0);
+  for (int64_t i = options.warmup; i < options.requests; ++i) {
+    const Outcome& o = outcomes[i];
+    ++measured;
+    ++statuses[std::to_string(o.status)];
+    const double deadline_ms =
+        static_cast<double>(catalog.dags[o.dag].deadline) / net::kMillisecond;
+    const bool is_met = o.status == 200 && o.latency_ms <= deadline_ms;
+    met += is_met;
+    ++dag_count[o.dag];
+    dag_met[o.dag] += is_met;
+    if (o.status == 200) {
+      ++ok;
+      latencies.push_back(o.latency_ms);
+      dag_latency[o.dag].push_back(o.latency_ms);
+    }
+    tasks += o.tasks;
+    cold += o.cold_starts;
+    retries += o.retries;
+    std::string error = o.error;
+    for (char& c : error) {
+      if (c == ',' || c == '\n') c = ';';
+    }
+    csv << i << "," << catalog.dags[o.dag].name << "," << o.status << "," << o.latency_ms << ","
+        << deadline_ms << "," << is_met << "," << o.tasks << "," << o.cold_starts << ","
+        << o.retries << "," << error << "\n";
+  }
+  *csv_rows = csv.str();
+
+  Json summary;
+  summary["format"] = "jigsaw-faas-load-v1";
+  summary["target"] = options.host + ":" + std::to_string(options.port);
+  summary["rate_per_s"] = options.rate_per_s;
+  summary["requests"] = options.requests;
+  summary["warmup"] = options.warmup;
+  summary["measured"] = measured;
+  summary["seed"] = options.seed;
+  summary["ok"] = ok;
+  Json by_status = Json::object();
+  for (const auto& [status, count] : statuses) by_status[status] = count;
+  summary["by_status"] = by_status;  // -1: dropped by the client, 0: no answer
+  summary["dropped_by_client"] = dropped;
+  summary["deadline_met_pct"] = measured ? 100.0 * met / measured : 0.0;
+  summary["latency_ms"] = Latencies(latencies);
+  summary["tasks"] = tasks;
+  summary["cold_starts"] = cold;
+  summary["cold_start_pct"] = tasks ? 100.0 * cold / tasks : 0.0;
+  summary["retries"] = retries;
+  Json dags = Json::object();
+  for (DagId d = 0; d < catalog.dags.size(); ++d) {
+    dags[catalog.dags[d].name] = {
+        {"requests", dag_count[d]},
+        {"deadline_ms", static_cast<double>(catalog.dags[d].deadline) / net::kMillisecond},
+        {"deadline_met_pct", dag_count[d] ? 100.0 * dag_met[d] / dag_count[d] : 0.0},
+        {"latency_ms", Latencies(dag_latency[d])}};
+  }
+  summary["dags"] = dags;
+  summary["client_wall_s"] = wall_s;
+  summary["client_cpu_s"] = cpu_s;
+
+  // The platform's own view: sandbox memory, counters, measured durations and setup times.
+  httplib::Client client(options.host, options.port);
+  client.set_read_timeout(10, 0);
+  auto res = client.Get("/stats");
+  Json platform;
+  if (res && res->status == 200) {
+    try {
+      platform = Json::parse(res->body);
+    } catch (const std::exception&) {
+    }
+  }
+  double rss_mean = 0, rss_peak = 0;
+  if (platform.is_object() && platform.contains("sgs")) {
+    for (const Json& sgs : platform["sgs"]) {
+      if (!sgs.contains("rss_bytes")) continue;
+      rss_mean += sgs["rss_bytes"]["mean"].get<double>();
+      rss_peak += sgs["rss_bytes"]["peak"].get<double>();
+    }
+  }
+  summary["sandbox_rss_mib"] = {{"mean_sum_over_sgs", rss_mean / (1 << 20)},
+                                {"peak_sum_over_sgs", rss_peak / (1 << 20)}};
+  summary["platform"] = platform;
+  progress.Final("faas-load: " + std::to_string(measured) + " measured requests, " +
+                 std::to_string(ok) + " ok, deadline met " +
+                 FormatFixed(summary["deadline_met_pct"].get<double>(), 2) + "%");
+  return summary;
+}
+
+}  // namespace jigsaw::faas

@@ -1,0 +1,50 @@
+// The real platform (`jigsaw faas`): a load-balancer process and K SGS processes on 127.0.0.1.
+//
+// RunPlatform forks the K SGS processes first (each an SgsServer on a free loopback port, which
+// it reports through a pipe; each gets SIGKILL if the platform process dies), then serves the
+// load balancer's HTTP API until SIGTERM or SIGINT:
+//   POST /invoke/{dag} (body: payload, at most 1 MiB): routed with faas::LoadBalancer::Route to
+//     one of the DAG's SGSs (current load = the SGS's last reported load plus what the LB has in
+//     flight there per slot) and forwarded; the SGS's answer is returned as is (see
+//     faas/sgs_server.h) with header X-Faas-Sgs. An SGS that cannot be reached is marked unusable
+//     and the request goes to another usable SGS once; with none left: 502 with the reason.
+//     When every SGS is marked unusable, a request tries them all again first.
+//   GET /stats: the LB's counters, each DAG's SGS set, and every SGS's /stats.
+// Every `epoch` the LB polls each SGS's /stats?reset=1 (connection refused: unusable; a slow or
+// garbled answer keeps the SGS's last state; an answer makes it usable again) and (platform
+// "archipelago") calls
+// LoadBalancer::EndEpoch with their loads and per-DAG demand: scale-out and hysteretic scale-in.
+// Platform "openwhisk" is the OpenWhisk-like baseline on the same processes: each DAG stays on
+// its home SGS (DAG index mod K; overflow as in Route), the SGSs run FIFO without proactive
+// sandboxes (reactive cold starts, fixed keep-alive).
+// At shutdown every SGS gets SIGTERM (SIGKILL after 5 s) and is reaped; with `out` set, the final
+// GET /stats is written to out/platform.json.
+#ifndef JIGSAW_FAAS_PLATFORM_H_
+#define JIGSAW_FAAS_PLATFORM_H_
+
+#include <string>
+
+#include "faas/dag.h"
+#include "faas/load_balancer.h"
+#include "faas/sgs_server.h"
+
+namespace jigsaw::faas {
+
+struct PlatformOptions {
+  std::string platform = "archipelago";  // or "openwhisk"
+  int sgs_count = 2;
+  int port = 8080;        // 0: any free port
+  std::string port_file;  // written once the LB listens (for scripts and tests)
+  std::string out;
+  Time epoch = 500 * net::kMillisecond;
+  int http_threads = 64;
+  LoadBalancerOptions balancer;
+  SgsOptions sgs;
+};
+
+// Returns the exit code. Throws UsageError on bad options.
+int RunPlatform(const Catalog& catalog, PlatformOptions options);
+
+}  // namespace jigsaw::faas
+
+#endif  // JIGSAW_FAAS_PLATFORM_H_

@@ -1,0 +1,249 @@
+#include "faas/sandbox_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <vector>
+
+#include "faas/function_code.h"
+
+namespace jigsaw::faas {
+namespace {
+
+constexpr int kReadyTimeoutMs = 30'000;
+std::atomic<bool> g_isolate{true};
+std::once_flag g_fallback_message;
+
+bool WriteAll(int fd, const char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool ReadAll(int fd, char* data, size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::read(fd, data, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The child between clone/fork and exec: only async-signal-safe calls.
+[[noreturn]] void ExecChild(int in_fd, int out_fd, char* const argv[]) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  ::dup2(in_fd, 0);
+  ::dup2(out_fd, 1);
+  ::execv(argv[0], argv);
+  _exit(127);
+}
+
+}  // namespace
+
+bool WriteFrame(int fd, const std::string& data) {
+  if (data.size() > kMaxFrameBytes) return false;
+  const uint32_t n = static_cast<uint32_t>(data.size());
+  const char header[4] = {static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff),
+                          static_cast<char>((n >> 16) & 0xff), static_cast<char>(n >> 24)};
+  return WriteAll(fd, header, 4) && WriteAll(fd, data.data(), data.size());
+}
+
+bool ReadFrame(int fd, std::string* data) {
+  unsigned char header[4];
+  if (!ReadAll(fd, reinterpret_cast<char*>(header), 4)) return false;
+  const uint32_t n =
+      header[0] | (header[1] << 8) | (header[2] << 16) | (static_cast<uint32_t>(header[3]) << 24);
+  if (n > kMaxFrameBytes) return false;
+  data->resize(n);
+  return ReadAll(fd, data->data(), n);
+}
+
+bool SandboxProcess::Isolated() { return g_isolate.load(); }
+
+std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_exe,
+                                                      const std::string& code,
+                                                      const std::string& cifar_archive,
+                                                      std::string* error) {
+  // A write to a sandbox that just died must fail with EPIPE, not kill the host process.
+  static std::once_flag ignore_sigpipe;
+  std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
+  std::vector<std::string> args = {jigsaw_exe, "faas-sandbox", "--function", code};
+  if (!cifar_archive.empty()) {
+    args.push_back("--data");
+    args.push_back(cifar_archive);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int to_child[2], from_child[2];
+  if (::pipe2(to_child, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    return nullptr;
+  }
+  if (::pipe2(from_child, O_CLOEXEC) != 0) {
+    *error = std::string("pipe: ") + std::strerror(errno);
+    ::close(to_child[0]);
+    ::close(to_child[1]);
+    return nullptr;
+  }
+  pid_t pid = -1;
+  if (g_isolate.load()) {
+    // Raw clone without a new stack behaves like fork (copy-on-write), in new namespaces.
+    pid =
+        static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | SIGCHLD,
+                                     nullptr, nullptr, nullptr, nullptr));
+    if (pid == 0) ExecChild(to_child[0], from_child[1], argv.data());
+    if (pid < 0 && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS)) {
+      const int saved = errno;
+      g_isolate.store(false);
+      std::call_once(g_fallback_message, [saved] {
+        std::fprintf(stderr,
+                     "jigsaw faas: sandboxes run as plain processes without namespaces "
+                     "(clone with CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWNET refused: %s)\n",
+                     std::strerror(saved));
+      });
+    }
+  }
+  if (pid < 0 && !g_isolate.load()) {
+    pid = ::fork();
+    if (pid == 0) ExecChild(to_child[0], from_child[1], argv.data());
+  }
+  const int spawn_errno = errno;
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  if (pid < 0) {
+    *error = std::string("cannot create a sandbox process: ") + std::strerror(spawn_errno);
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    return nullptr;
+  }
+  std::unique_ptr<SandboxProcess> sandbox(new SandboxProcess(pid, to_child[1], from_child[0]));
+  // A sandbox that never finishes initialising must not hold its SGS forever.
+  pollfd ready{sandbox->from_child_, POLLIN, 0};
+  int polled;
+  while ((polled = ::poll(&ready, 1, kReadyTimeoutMs)) < 0 && errno == EINTR) {
+  }
+  if (polled == 0) {
+    *error = "sandbox " + code + " not ready within " + std::to_string(kReadyTimeoutMs / 1000) +
+             " s (" + sandbox->Reap() + ")";
+    return nullptr;
+  }
+  std::string hello;
+  if (!ReadFrame(sandbox->from_child_, &hello)) {
+    *error = "sandbox " + code + " exited before it was ready (" + sandbox->Reap() + ")";
+    return nullptr;
+  }
+  if (hello != "ready") {
+    *error = "sandbox " + code + ": " + hello;
+    return nullptr;
+  }
+  return sandbox;
+}
+
+SandboxProcess::~SandboxProcess() {
+  Kill();
+  Reap();
+  ::close(to_child_);
+  ::close(from_child_);
+}
+
+void SandboxProcess::Kill() {
+  if (!reaped_) ::kill(pid_, SIGKILL);
+}
+
+std::string SandboxProcess::Reap() {
+  if (reaped_) return "already reaped";
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+  if (WIFSIGNALED(status)) {
+    return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+bool SandboxProcess::Invoke(const std::string& payload, bool* ok, std::string* result,
+                            std::string* error) {
+  std::string reply;
+  if (reaped_ || !WriteFrame(to_child_, payload) || !ReadFrame(from_child_, &reply)) {
+    *error = "sandbox pid " + std::to_string(pid_) + " died mid-request: " + Reap();
+    return false;
+  }
+  if (reply.rfind("ok ", 0) == 0) {
+    *ok = true;
+    *result = reply.substr(3);
+  } else {
+    *ok = false;
+    *result = reply;
+  }
+  return true;
+}
+
+uint64_t SandboxProcess::RssBytes() const {
+  if (reaped_) return 0;
+  std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) {
+      return std::strtoull(line.c_str() + 6, nullptr, 10) * 1024;
+    }
+  }
+  return 0;
+}
+
+int RunSandbox(const std::string& code_text, const std::string& cifar_archive) {
+  ::signal(SIGPIPE, SIG_IGN);
+  FunctionCode code;
+  std::string error;
+  if (!ParseFunctionCode(code_text, &code, &error)) {
+    WriteFrame(1, "error: --function " + error);
+    return 2;
+  }
+  std::unique_ptr<FunctionRunner> runner;
+  try {
+    runner = std::make_unique<FunctionRunner>(code, cifar_archive);
+  } catch (const std::exception& e) {
+    WriteFrame(1, std::string("error: ") + e.what());
+    return 2;
+  }
+  if (!WriteFrame(1, "ready")) return 1;
+  std::string payload;
+  while (ReadFrame(0, &payload)) {
+    std::string reply;
+    try {
+      reply = "ok " + runner->Invoke(payload);
+    } catch (const std::exception& e) {
+      reply = std::string("error: ") + e.what();
+    }
+    if (!WriteFrame(1, reply)) return 1;
+  }
+  return 0;
+}
+
+}  // namespace jigsaw::faas

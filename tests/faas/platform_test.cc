@@ -1,0 +1,356 @@
+// The real platform on loopback: `jigsaw faas` (LB + 2 SGS processes + sandbox processes) started
+// as a child process and stopped by pid with SIGTERM. A DAG request end to end (outputs checked
+// against the functions run here), faas-load's summary, a sandbox killed with SIGKILL mid-request
+// (retried, or failed explicitly after the last attempt; never lost), and malformed HTTP refused
+// while other requests are served. Nothing here asserts on time: waits are bounded only so that a
+// broken platform fails the test instead of hanging it.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "faas/function_code.h"
+#include "test_util/shell.h"
+
+namespace jigsaw::faas {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kCifar =
+    std::string(JIGSAW_SHARED_DATA) + "/datasets/cifar10/cifar10-jpeg.tar.gz";
+
+class Platform {
+ public:
+  Platform(const std::string& name, const std::string& dags, std::vector<std::string> args)
+      : dir_(test_util::FreshTempDir("jigsaw_faas_real_", name)) {
+    dags_ = (dir_ / "dags.json").string();
+    std::ofstream(dags_) << dags;
+    const std::string port_file = (dir_ / "port").string();
+    std::vector<std::string> argv = {JIGSAW_BINARY, "faas",    "--dags",  dags_, "--port",  "0",
+                                     "--port-file", port_file, "--sgs",   "2",   "--slots", "1",
+                                     "--epoch",     "200ms",   "--cifar", kCifar};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      const std::string err = (dir_ / "stderr.txt").string();
+      freopen(err.c_str(), "w", stderr);
+      std::vector<char*> raw;
+      for (std::string& a : argv) raw.push_back(a.data());
+      raw.push_back(nullptr);
+      execv(raw[0], raw.data());
+      _exit(127);
+    }
+    // Bounded wait for the port file (a broken platform fails here instead of hanging).
+    for (int i = 0; i < 600 && port_ == 0; ++i) {
+      std::ifstream in(port_file);
+      if (!(in >> port_)) port_ = 0;
+      if (port_ == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        break;
+      }
+    }
+  }
+  ~Platform() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int status = 0;
+      waitpid(pid_, &status, 0);
+    }
+    fs::remove_all(dir_);
+  }
+  int port() const { return port_; }
+  const std::string& dags() const { return dags_; }
+  std::string Stderr() const { return test_util::Slurp(dir_ / "stderr.txt"); }
+  fs::path dir() const { return dir_; }
+
+  httplib::Result Invoke(const std::string& dag, const std::string& body) const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(120, 0);
+    return client.Post("/invoke/" + dag, body, "application/octet-stream");
+  }
+  json Stats() const {
+    httplib::Client client("127.0.0.1", port_);
+    client.set_read_timeout(30, 0);
+    auto res = client.Get("/stats");
+    return res && res->status == 200 ? json::parse(res->body) : json();
+  }
+
+ private:
+  fs::path dir_;
+  std::string dags_;
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+std::string Expected(const std::string& code, const std::string& payload) {
+  FunctionCode parsed;
+  std::string error;
+  EXPECT_TRUE(ParseFunctionCode(code, &parsed, &error)) << error;
+  return FunctionRunner(parsed, kCifar).Invoke(payload);
+}
+
+TEST(FaasPlatform, DagRequestEndToEndThroughLbSgsAndSandboxes) {
+  const bool cifar = fs::exists(kCifar);
+  if (!cifar)
+    std::printf("CIFAR-10 archive %s absent: the resize DAG is skipped\n", kCifar.c_str());
+  std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "fanout", "deadline": "10s", "rate": 3, "functions": [
+      {"name": "a", "duration": "5ms", "code": "sha256:64KiB"},
+      {"name": "b", "duration": "5ms", "code": "sha256:128KiB", "after": ["a"]},
+      {"name": "c", "duration": "5ms", "code": "sha256:1KiB", "after": ["a"]},
+      {"name": "d", "duration": "5ms", "code": "sha256:1KiB", "after": ["b", "c"]}]})";
+  if (cifar) {
+    dags += R"(,
+    {"name": "thumb", "deadline": "10s", "functions": [
+      {"name": "resize", "duration": "5ms", "code": "resize:64x2"}]})";
+  }
+  dags += "]}";
+  Platform platform("e2e", dags, {});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+
+  for (const std::string payload : {"hello", "world"}) {
+    auto res = platform.Invoke("fanout", payload);
+    ASSERT_TRUE(res) << platform.Stderr();
+    ASSERT_EQ(res->status, 200) << res->body;
+    const json body = json::parse(res->body);
+    EXPECT_EQ(body["tasks"], 4);
+    EXPECT_EQ(body["outputs"]["a"], Expected("sha256:64KiB", payload + "#a"));
+    EXPECT_EQ(body["outputs"]["b"], Expected("sha256:128KiB", payload + "#b"));
+    EXPECT_EQ(body["outputs"]["d"], Expected("sha256:1KiB", payload + "#d"));
+    EXPECT_TRUE(res->has_header("X-Faas-Sgs"));
+  }
+  if (cifar) {
+    auto res = platform.Invoke("thumb", "cat");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(json::parse(res->body)["outputs"]["resize"], Expected("resize:64x2", "cat#resize"));
+  }
+  // Every function ran in a sandbox process created for it: cold-started by a waiting task, or
+  // created by the proactive allocator (which of the two depends on timing, so only the sum is
+  // checked).
+  const json stats = platform.Stats();
+  ASSERT_EQ(stats["sgs"].size(), 2u);
+  int64_t completed = 0, created = 0;
+  for (const json& sgs : stats["sgs"]) {
+    completed += sgs["counters"].value("completed", 0);
+    created += sgs["counters"].value("cold_starts", 0);
+    created += sgs["counters"].value("proactive_created", 0);
+  }
+  EXPECT_EQ(completed, cifar ? 3 : 2);
+  EXPECT_GE(created, cifar ? 5 : 4);
+
+  // faas-load: Poisson requests over HTTP, every one answered and accounted for in summary.json.
+  const fs::path out = platform.dir() / "load";
+  const auto run =
+      test_util::RunShell(std::string(JIGSAW_BINARY) + " faas-load --dags " + platform.dags() +
+                          " --port " + std::to_string(platform.port()) +
+                          " --rate 20 --requests 12 --quiet --out " + out.string() + " 2>&1");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const json summary = json::parse(test_util::Slurp(out / "summary.json"));
+  EXPECT_EQ(summary["measured"], 12);
+  EXPECT_EQ(summary["ok"], 12) << summary.dump(2);
+  EXPECT_GE(summary["sandbox_rss_mib"]["peak_sum_over_sgs"].get<double>(),
+            summary["sandbox_rss_mib"]["mean_sum_over_sgs"].get<double>());
+  // Sandbox memory is sampled from /proc once per epoch: wait (bounded) for a sample.
+  double rss = 0;
+  for (int i = 0; i < 100 && rss <= 0; ++i) {
+    const json now = platform.Stats();
+    for (const json& sgs : now["sgs"]) rss += sgs["rss_bytes"]["peak"].get<double>();
+    if (rss <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_GT(rss, 0);
+  EXPECT_EQ(summary["platform"]["sgs"].size(), 2u);
+}
+
+// Polls the platform until some sandbox other than `not_pid` is busy; returns its pid (0 if the
+// request finished first).
+int BusySandbox(const Platform& platform, std::future<httplib::Result>& pending, int not_pid) {
+  while (pending.wait_for(std::chrono::milliseconds(5)) != std::future_status::ready) {
+    const json stats = platform.Stats();
+    if (!stats.contains("sgs")) continue;
+    for (const json& sgs : stats["sgs"]) {
+      if (!sgs.contains("sandboxes")) continue;
+      for (const json& s : sgs["sandboxes"]) {
+        if (s["state"] == "busy" && s["pid"].get<int>() > 0 && s["pid"].get<int>() != not_pid) {
+          return s["pid"].get<int>();
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+TEST(FaasPlatform, SandboxKilledMidRequestIsRetriedOrFailsExplicitly) {
+  // A slow function (hashing 96 MiB of state) so that the kill lands while it runs.
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "slow", "deadline": "60s", "functions": [
+      {"name": "hash", "duration": "500ms", "code": "sha256:96MiB", "memory": "200MB"}]}]})";
+  Platform platform("kill", dags, {"--max-retries", "1", "--no-proactive"});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  bool saw_retry = false, saw_failure = false;
+  for (int round = 0; round < 6 && !(saw_retry && saw_failure); ++round) {
+    const int kills = saw_retry ? 2 : 1;  // 1: retried and served; 2: both attempts die
+    auto pending = std::async(std::launch::async, [&] { return platform.Invoke("slow", "x"); });
+    int killed = 0, last = 0;
+    for (int k = 0; k < kills; ++k) {
+      const int pid = BusySandbox(platform, pending, last);
+      if (pid == 0) break;
+      ASSERT_EQ(kill(pid, SIGKILL), 0);
+      last = pid;
+      ++killed;
+    }
+    httplib::Result res = pending.get();
+    // Never lost: every request gets an answer, success or an explicit failure.
+    ASSERT_TRUE(res) << platform.Stderr();
+    const json body = json::parse(res->body);
+    if (res->status == 200) {
+      EXPECT_EQ(body["outputs"]["hash"], Expected("sha256:96MiB", "x#hash"));
+      if (body["retries"] == 1) saw_retry = true;
+    } else {
+      ASSERT_EQ(res->status, 502) << res->body;
+      const std::string error = body["error"];
+      EXPECT_NE(error.find("after 2 attempt(s)"), std::string::npos) << error;
+      EXPECT_NE(error.find("killed by signal 9"), std::string::npos) << error;
+      EXPECT_EQ(killed, 2);
+      saw_failure = true;
+    }
+  }
+  EXPECT_TRUE(saw_retry);
+  EXPECT_TRUE(saw_failure);
+  int64_t deaths = 0;
+  const json stats = platform.Stats();
+  for (const json& sgs : stats["sgs"]) deaths += sgs["counters"].value("sandbox_deaths", 0);
+  EXPECT_GE(deaths, 3);
+}
+
+bool ProcessGone(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string pid_field, name, state;
+  if (!(stat >> pid_field >> name >> state)) return true;
+  return state == "Z" || state == "X";
+}
+
+TEST(FaasPlatform, KilledSgsIsRoutedAroundAndTakesItsSandboxesWithIt) {
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": "10s", "functions": [
+      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  Platform platform("sgskill", dags, {});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  auto first = platform.Invoke("h", "one");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  const int home = std::stoi(first->get_header_value("X-Faas-Sgs"));
+  const json stats = platform.Stats();
+  const int sgs_pid = stats["sgs"][home]["pid"];
+  std::vector<int> sandboxes;
+  for (const json& s : stats["sgs"][home]["sandboxes"]) sandboxes.push_back(s["pid"]);
+  ASSERT_FALSE(sandboxes.empty());
+  ASSERT_EQ(kill(sgs_pid, SIGKILL), 0);
+  // The LB finds the SGS unreachable (on forwarding or at its next epoch) and serves the DAG on
+  // the other SGS; nothing is lost.
+  for (const std::string payload : {"two", "three"}) {
+    auto res = platform.Invoke("h", payload);
+    ASSERT_TRUE(res) << platform.Stderr();
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_NE(std::stoi(res->get_header_value("X-Faas-Sgs")), home);
+    EXPECT_EQ(json::parse(res->body)["outputs"]["f"], Expected("sha256:1KiB", payload + "#f"));
+  }
+  // The dead SGS's sandboxes got SIGKILL from the kernel (PR_SET_PDEATHSIG); bounded wait.
+  for (int pid : sandboxes) {
+    for (int i = 0; i < 300 && !ProcessGone(pid); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(ProcessGone(pid)) << pid;
+  }
+}
+
+std::string RawExchange(int port, const std::string& request) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return "";
+  }
+  timeval timeout{30, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+  (void)!write(fd, request.data(), request.size());
+  // One answer: the headers, then Content-Length bytes (the connection stays open: keep-alive).
+  std::string reply;
+  char buffer[4096];
+  size_t want = std::string::npos;
+  while (reply.size() < want) {
+    const ssize_t n = read(fd, buffer, sizeof(buffer));
+    if (n <= 0) break;
+    reply.append(buffer, static_cast<size_t>(n));
+    const size_t end = reply.find("\r\n\r\n");
+    const size_t length = reply.find("Content-Length: ");
+    if (end != std::string::npos && length != std::string::npos && length < end) {
+      want = end + 4 + std::stoul(reply.substr(length + 16));
+    }
+  }
+  close(fd);
+  return reply;
+}
+
+TEST(FaasPlatform, MalformedHttpGetsAClearErrorWhileOthersAreServed) {
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": "10s", "functions": [
+      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  Platform platform("malformed", dags, {});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  // A garbage request line.
+  const std::string garbage = RawExchange(platform.port(), "NOT HTTP AT ALL\r\n\r\n");
+  EXPECT_EQ(garbage.rfind("HTTP/1.1 400", 0), 0u) << garbage;
+  EXPECT_NE(garbage.find("expected POST /invoke/{dag}"), std::string::npos) << garbage;
+  // A length field far beyond the 1 MiB body limit is refused, never trusted.
+  const std::string huge = RawExchange(
+      platform.port(), "POST /invoke/h HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n");
+  EXPECT_EQ(huge.rfind("HTTP/1.1 413", 0), 0u) << huge;
+  // An unknown DAG and a wrong method: JSON errors naming what was expected.
+  auto unknown = platform.Invoke("nope", "x");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  EXPECT_NE(json::parse(unknown->body)["error"].get<std::string>().find("unknown DAG 'nope'"),
+            std::string::npos);
+  httplib::Client client("127.0.0.1", platform.port());
+  auto wrong = client.Get("/invoke/h");
+  ASSERT_TRUE(wrong);
+  EXPECT_EQ(wrong->status, 404);
+  EXPECT_NE(wrong->body.find("expected POST /invoke/{dag}"), std::string::npos) << wrong->body;
+  // Meanwhile a well-formed request is served, while a slow-loris peer holds a connection open.
+  const int idle = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(platform.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(connect(idle, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  (void)!write(idle, "POST /invoke/h HTTP/1.1\r\n", 25);
+  auto ok = platform.Invoke("h", "payload");
+  close(idle);
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  EXPECT_EQ(json::parse(ok->body)["outputs"]["f"], Expected("sha256:1KiB", "payload#f"));
+}
+
+}  // namespace
+}  // namespace jigsaw::faas
