@@ -1,5 +1,7 @@
 // `jigsaw fl`: federated learning (FedAvg, FedProx, Auxo on either) with simulated clients
 // (src/fl). Writes OUT/summary.json, OUT/rounds.csv and OUT/clients.csv.
+#include <malloc.h>
+#include <sys/resource.h>
 #include <torch/torch.h>
 
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include "core/output.h"
 #include "core/progress.h"
 #include "core/units.h"
+#include "fl/batched_training.h"
 #include "fl/blobs.h"
 #include "fl/fl_remote.h"
 #include "fl/leaf_reader.h"
@@ -38,6 +41,9 @@ struct FlCommandOptions {
   int known_clients = 0;
   int min_cohort_clients = 0;
   double blob_separation = 10.0;
+  // Adaptive split rules added to the reference's (cohort_table.h); 0 turns each off.
+  double min_side_separation = 3.0;
+  int rebipartition_epochs = 50;
   int threads = 1;
   std::string out = "out/fl";
   bool quiet = false;
@@ -215,6 +221,16 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   for (const RoundRecord& r : result.rounds) lost += static_cast<int>(r.lost_clients.size());
   json["lost_updates"] = lost;
   json["rounds_per_s"] = RoundTo(result.wall_s > 0 ? options.run.rounds / result.wall_s : 0.0, 3);
+  json["local_training"] =
+      options.run.batched_training && SupportsBatchedTraining(options.run.model) && !options.serve
+          ? "batched"
+          : "sequential";
+  // The whole process (data loading included), user + system: comparable on a shared machine.
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double cpu_s = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 +
+                       usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6;
+  json["cpu_s"] = RoundTo(cpu_s, 3);
   return json;
 }
 
@@ -225,7 +241,12 @@ int RunBlobs(FlCommandOptions options) {
     throw UsageError("blobs: --clients in [2, 1000000] and --groups in [1, clients]");
   }
   options.run.cohort.split_epochs = ParseEpochList(options.split_epochs);
+  if (!(options.min_side_separation >= 0) || options.rebipartition_epochs < 0) {
+    throw UsageError("--min-side-separation and --rebipartition-epochs must be >= 0");
+  }
   options.run.cohort.seed = options.run.seed;
+  options.run.cohort.min_side_separation = options.min_side_separation;
+  options.run.cohort.rebipartition_epochs = options.rebipartition_epochs;
   options.run.cohort.known_clients =
       options.known_clients > 0 ? options.known_clients : std::max(1, options.clients / 20);
   options.run.cohort.min_cohort_clients =
@@ -249,6 +270,8 @@ int RunBlobs(FlCommandOptions options) {
   json["ari"] = RoundTo(result.ari, 4);
   json["purity"] = RoundTo(result.purity, 4);
   json["split_epochs"] = result.split_epochs;
+  json["min_side_separation"] = options.min_side_separation;
+  json["rebipartition_epochs"] = options.rebipartition_epochs;
   WriteJsonFile(options.out + "/summary.json", json);
   std::string clients = "client,group,cohort\n";
   for (int c = 0; c < options.clients; ++c) {
@@ -278,10 +301,19 @@ int RunFl(FlCommandOptions options) {
   }
   if (options.threads < 1 || options.threads > 256) throw UsageError("--threads in [1, 256]");
   options.run.cohort.split_epochs = ParseEpochList(options.split_epochs);
+  if (!(options.min_side_separation >= 0) || options.rebipartition_epochs < 0) {
+    throw UsageError("--min-side-separation and --rebipartition-epochs must be >= 0");
+  }
   torch::set_num_threads(options.threads);
+  // Training allocates and frees the same large tensors every step: keep freed memory in the heap
+  // (up to the largest mmap threshold, 32 MB) instead of unmapping it and faulting it in again.
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   const FederatedData data = LoadPopulation(options);
   const int n = static_cast<int>(data.clients.size());
   // The reference's adaptive-split constants: known_clt = N / 20, min_clt = 100 / (K / N).
+  options.run.cohort.min_side_separation = options.min_side_separation;
+  options.run.cohort.rebipartition_epochs = options.rebipartition_epochs;
   options.run.cohort.known_clients =
       options.known_clients > 0 ? options.known_clients : std::max(1, n / 20);
   options.run.cohort.min_cohort_clients =
@@ -452,6 +484,9 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--mu", options->run.local.prox_mu, "FedProx proximal coefficient")
       ->capture_default_str();
+  command->add_flag(
+      "--sequential-training", [options](int64_t) { options->run.batched_training = false; },
+      "train a round's clients one after the other instead of batched (mlp, lenet)");
   command->add_flag("--auxo", options->run.auxo, "Auxo cohort discovery on top of the algorithm");
   command
       ->add_option("--split-epochs", options->split_epochs,
@@ -465,6 +500,16 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
   command
       ->add_option("--min-cohort-clients", options->min_cohort_clients,
                    "Auxo adaptive split: cohort size bar (0: 100 x clients / participants)")
+      ->capture_default_str();
+  command
+      ->add_option("--min-side-separation", options->min_side_separation,
+                   "Auxo adaptive split: after the first split, sides must be this separated "
+                   "(centroid distance / projected spread; 0: off, as the reference)")
+      ->capture_default_str();
+  command
+      ->add_option("--rebipartition-epochs", options->rebipartition_epochs,
+                   "Auxo adaptive split: redraw a cohort's sides after this many cohort epochs "
+                   "without a split (0: never, as the reference)")
       ->capture_default_str();
   command
       ->add_option("--blob-separation", options->blob_separation,

@@ -157,4 +157,44 @@ double Purity(const std::vector<int>& clusters, const std::vector<int>& truth) {
   return static_cast<double>(majority) / clusters.size();
 }
 
+double ProjectedSeparation(const Rows& rows, const std::vector<int>& labels) {
+  if (rows.empty() || rows.size() != labels.size()) return 0.0;
+  const size_t dims = rows[0].size();
+  std::vector<double> centroid[2] = {std::vector<double>(dims, 0.0),
+                                     std::vector<double>(dims, 0.0)};
+  int count[2] = {0, 0};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (labels[i] != 0 && labels[i] != 1) continue;
+    ++count[labels[i]];
+    for (size_t d = 0; d < dims; ++d) centroid[labels[i]][d] += rows[i][d];
+  }
+  if (count[0] < 2 || count[1] < 2) return 0.0;
+  std::vector<double> axis(dims);
+  double distance = 0.0;
+  for (size_t d = 0; d < dims; ++d) {
+    centroid[0][d] /= count[0];
+    centroid[1][d] /= count[1];
+    axis[d] = centroid[1][d] - centroid[0][d];
+    distance += axis[d] * axis[d];
+  }
+  distance = std::sqrt(distance);
+  if (distance == 0.0) return 0.0;
+  for (double& a : axis) a /= distance;
+  double mean[2] = {0.0, 0.0}, square[2] = {0.0, 0.0};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (labels[i] != 0 && labels[i] != 1) continue;
+    double projection = 0.0;
+    for (size_t d = 0; d < dims; ++d) projection += (rows[i][d] - centroid[labels[i]][d]) * axis[d];
+    mean[labels[i]] += projection;
+    square[labels[i]] += projection * projection;
+  }
+  double pooled = 0.0;
+  for (int side = 0; side < 2; ++side) {
+    const double m = mean[side] / count[side];
+    pooled += (square[side] / count[side] - m * m) / 2.0;
+  }
+  if (pooled <= 0.0) return 1e9;
+  return distance / std::sqrt(pooled);
+}
+
 }  // namespace jigsaw

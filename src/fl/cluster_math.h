@@ -26,6 +26,13 @@ std::vector<int> NearestRows(const Rows& rows, const std::vector<float>& query, 
 // Subtracts the column mean from every row (returned) and, separately, the same rows scaled to
 // unit L2 norm (zero rows stay zero).
 Rows CenterRows(const Rows& rows);
+
+// How clearly two labelled groups of rows (label 0 or 1; other labels ignored) are apart: the
+// distance between their centroids divided by the pooled standard deviation of the rows projected
+// onto the line through the centroids. About 2.7 for the two halves of one Gaussian cut through
+// its centre, larger for separate clusters. 0 when a group has fewer than 2 rows; 1e9 when the
+// groups are apart but have no spread.
+double ProjectedSeparation(const Rows& rows, const std::vector<int>& labels);
 Rows NormalizeRows(const Rows& rows);
 
 double AdjustedRandIndex(const std::vector<int>& a, const std::vector<int>& b);

@@ -14,6 +14,8 @@ CohortTable::CohortTable(int clients, const CohortOptions& options)
   affiliation_.assign(clients, 0);
   epoch_.assign(1, 0);
   initialised_.assign(1, false);
+  separation_.assign(1, -1.0);
+  sides_drawn_at_.assign(1, 0);
 }
 
 int CohortTable::PreferredSide(int client, int cohort) const {
@@ -72,6 +74,7 @@ void CohortTable::UpdateSides(int cohort, const std::vector<int>& clients, const
     const std::vector<int> labels = TwoMeans(subset, rng_.NextU64());
     for (size_t i = 0; i < rows.size(); ++i) AddSide(clients[rows[i]], cohort, labels[i]);
     initialised_[cohort] = true;
+    sides_drawn_at_[cohort] = epoch_[cohort];
     return;
   }
   if (!keep_splitting) return;
@@ -136,6 +139,25 @@ bool CohortTable::UpdateRewards(int cohort, const std::vector<int>& clients, con
   return true;
 }
 
+void CohortTable::ForgetSides(int cohort) {
+  for (auto& row : table_) {
+    CohortEntry& e = row[cohort];
+    e.side[0] = e.side[1] = e.reward / 2;
+  }
+  initialised_[cohort] = false;
+  separation_[cohort] = -1.0;
+}
+
+void CohortTable::UpdateSeparation(int cohort, const std::vector<int>& clients,
+                                   const Rows& normalized) {
+  std::vector<int> side;
+  for (int c : clients) side.push_back(PreferredSide(c, cohort));
+  const double value = ProjectedSeparation(normalized, side);
+  if (value <= 0) return;  // a side is missing this round
+  double& running = separation_[cohort];
+  running = running < 0 ? value : 0.9 * running + 0.1 * std::min(value, 1e3);
+}
+
 bool CohortTable::ShouldSplit(int cohort) const {
   if (!options_.split_epochs.empty()) {
     return std::find(options_.split_epochs.begin(), options_.split_epochs.end(), epoch_[cohort]) !=
@@ -151,8 +173,11 @@ bool CohortTable::ShouldSplit(int cohort) const {
   if (members < options_.min_cohort_clients) return false;
   const double min_size = options_.known_clients * std::pow(0.9, num_cohorts_ - 1);
   const double ratio = static_cast<double>(count[0]) / std::max(count[1], 1);
-  const bool balanced = num_cohorts_ == 1 || (ratio > 0.5 && ratio < 2.0);
-  return count[0] > min_size && count[1] > min_size && balanced;
+  const bool balanced = num_cohorts_ == 1 ||
+                        (ratio > 1.0 / options_.max_side_ratio && ratio < options_.max_side_ratio);
+  const bool separate = num_cohorts_ == 1 || options_.min_side_separation <= 0 ||
+                        separation_[cohort] >= options_.min_side_separation;
+  return count[0] > min_size && count[1] > min_size && balanced && separate;
 }
 
 int CohortTable::Grow(int cohort) {
@@ -160,6 +185,9 @@ int CohortTable::Grow(int cohort) {
   epoch_.push_back(epoch_[cohort]);
   initialised_[cohort] = false;
   initialised_.push_back(false);
+  separation_[cohort] = -1.0;
+  separation_.push_back(-1.0);
+  sides_drawn_at_.push_back(0);
   for (auto& row : table_) {
     const CohortEntry parent = row[cohort];
     const int to_parent = parent.side[0] > parent.side[1] ? 1 : 0;
@@ -195,8 +223,14 @@ int CohortTable::Update(int cohort, const std::vector<int>& clients, const Rows&
                         const Rows& centered, bool keep_splitting) {
   if (static_cast<int>(clients.size()) < options_.min_participants) return -1;
   UpdateSides(cohort, clients, normalized, keep_splitting);
+  UpdateSeparation(cohort, clients, normalized);
   UpdateRewards(cohort, clients, centered);
   const int child = ShouldSplit(cohort) ? Grow(cohort) : -1;
+  if (child < 0 && options_.split_epochs.empty() && options_.rebipartition_epochs > 0 &&
+      initialised_[cohort] &&
+      epoch_[cohort] - sides_drawn_at_[cohort] >= options_.rebipartition_epochs) {
+    ForgetSides(cohort);
+  }
   AffiliateAll();
   return child;
 }

@@ -20,8 +20,9 @@
 //     children inherit the parent's), or, with split_epochs empty, adaptively: the cohort has at
 //     least min_cohort_clients affiliated clients, both sides have more than
 //     known_clients * 0.9^(cohorts - 1) clients preferring them, and (after the first split) the
-//     sides' size ratio is within (0.5, 2). A split copies every client's entry to the parent and
-//     a new cohort, each with R + 1 on the side the client preferred.
+//     sides' size ratio is within (0.5, 2) (max_side_ratio), and, when min_side_separation > 0,
+//     the sides are separate clusters (side_separation). A split copies every client's entry to the
+//     parent and a new cohort, each with R + 1 on the side the client preferred.
 //  4. Affiliation of every client (ChooseCohort): a client that never trained anywhere picks a
 //     uniformly random cohort; otherwise epsilon-greedy on R (epsilon multiplied by
 //     epsilon_decay on every choice).
@@ -46,6 +47,18 @@ struct CohortOptions {
   int min_cohort_clients = 100;   // 100 / participation ratio in the reference
   std::vector<int> split_epochs;  // empty: adaptive split test
   int min_participants = 5;       // smaller rounds leave the table unchanged
+  // Adaptive split test: the sides' size ratio must lie in (1 / max_side_ratio, max_side_ratio)
+  // (the reference: 2; waived for the first split).
+  double max_side_ratio = 2.0;
+  // Adaptive split test, not in the reference (0: off): the cohort's sides must be separate
+  // clusters, not two halves of one: a running mean (weight 0.1 per round) of the participants'
+  // ProjectedSeparation (cluster_math.h) by preferred side must reach this (one Gaussian cut in
+  // half: about 2.7).
+  double min_side_separation = 0.0;
+  // Adaptive split test, not in the reference (0: off): a cohort whose sides have not led to a
+  // split this many cohort epochs after they were first drawn forgets them (every client's
+  // sub-rewards reset to R/2) and bipartitions again, from its now better-known clients.
+  int rebipartition_epochs = 0;
   uint64_t seed = 1;
 };
 
@@ -83,6 +96,11 @@ class CohortTable {
                    bool keep_splitting);
   bool UpdateRewards(int cohort, const std::vector<int>& clients, const Rows& centered);
   bool ShouldSplit(int cohort) const;
+  // The running separation of the cohort's sides (-1 before both sides were seen in a round).
+  double side_separation(int cohort) const { return separation_[cohort]; }
+  void UpdateSeparation(int cohort, const std::vector<int>& clients, const Rows& normalized);
+  // Every client's sub-rewards in the cohort back to R/2; the next round draws sides anew.
+  void ForgetSides(int cohort);
   int Grow(int cohort);
   int ChooseCohort(int client);
   void AffiliateAll();
@@ -99,6 +117,8 @@ class CohortTable {
   std::vector<int> affiliation_;
   std::vector<int> epoch_;
   std::vector<bool> initialised_;
+  std::vector<double> separation_;
+  std::vector<int> sides_drawn_at_;  // cohort epoch of the last first-time 2-means
 };
 
 // Auxo's client signature: the last tenth of (w_old - w_new), as float.

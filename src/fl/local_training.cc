@@ -8,7 +8,8 @@
 
 namespace jigsaw {
 
-FlModel::FlModel(const std::string& name, int height, int width, int classes, uint64_t seed) {
+FlModel::FlModel(const std::string& name, int height, int width, int classes, uint64_t seed)
+    : name_(name) {
   torch::manual_seed(seed);
   model_ = MakeModel(name, 1, height, width, classes);
   for (const auto& p : model_->parameters()) num_weights_ += p.numel();
@@ -47,6 +48,23 @@ torch::Tensor PoolImages(const FederatedData& data, bool train, const std::vecto
   return images.to(torch::kFloat32).div_(127.5).sub_(1.0);
 }
 
+BatchSampler::BatchSampler(int n, int batch, uint64_t seed)
+    : rng_(seed), order_(n), next_(order_.size()), batch_size_(std::min(batch, n)) {
+  std::iota(order_.begin(), order_.end(), 0);
+}
+
+void BatchSampler::Next(std::vector<int>* positions) {
+  positions->clear();
+  for (int b = 0; b < batch_size_; ++b) {
+    if (next_ >= order_.size()) {
+      for (size_t i = order_.size(); i > 1; --i)
+        std::swap(order_[i - 1], order_[rng_.UniformInt(i)]);
+      next_ = 0;
+    }
+    positions->push_back(order_[next_++]);
+  }
+}
+
 LocalUpdate TrainLocally(FlModel& model, const torch::Tensor& global, const FederatedData& data,
                          const ClientData& client, const LocalTrainOptions& options,
                          uint64_t seed) {
@@ -59,23 +77,17 @@ LocalUpdate TrainLocally(FlModel& model, const torch::Tensor& global, const Fede
     update.weights = global.clone();
     return update;
   }
-  Rng rng(seed);
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  size_t next = order.size();
+  BatchSampler sampler(n, options.batch, seed);
   std::vector<torch::Tensor> anchor;
   if (options.prox_mu > 0) {
     for (const auto& p : model.module()->parameters()) anchor.push_back(p.detach().clone());
   }
   double loss_sum = 0.0;
+  std::vector<int> positions;
   for (int step = 0; step < options.local_steps; ++step) {
+    sampler.Next(&positions);
     std::vector<int> indices, labels;
-    for (int b = 0; b < std::min(options.batch, n); ++b) {
-      if (next >= order.size()) {
-        for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.UniformInt(i)]);
-        next = 0;
-      }
-      const int s = order[next++];
+    for (int s : positions) {
       indices.push_back(client.train_index[s]);
       labels.push_back(client.train_label[s]);
     }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "core/rng.h"
 #include "fl/federated_data.h"
 #include "runtime/models.h"
 
@@ -32,18 +33,36 @@ class FlModel {
  public:
   FlModel(const std::string& name, int height, int width, int classes, uint64_t seed);
 
+  const std::string& name() const { return name_; }
   int64_t num_weights() const { return num_weights_; }
   torch::Tensor GetWeights();
   void SetWeights(const torch::Tensor& flat);
   BlockModel& module() { return model_; }
 
  private:
+  std::string name_;
   BlockModel model_{nullptr};
   int64_t num_weights_ = 0;
 };
 
 // Images of `indices` from the train or test pool, N x 1 x H x W in [-1, 1].
 torch::Tensor PoolImages(const FederatedData& data, bool train, const std::vector<int>& indices);
+
+// The local batches of a client with n > 0 training samples: each call to Next gives min(batch, n)
+// positions in [0, n), drawn without replacement from a seeded shuffle that is redrawn whenever
+// it is exhausted.
+class BatchSampler {
+ public:
+  BatchSampler(int n, int batch, uint64_t seed);
+  int batch_size() const { return batch_size_; }
+  void Next(std::vector<int>* positions);
+
+ private:
+  Rng rng_;
+  std::vector<int> order_;
+  size_t next_;
+  int batch_size_;
+};
 
 struct LocalUpdate {
   torch::Tensor weights;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "fl/batched_training.h"
 #include "fl/cluster_math.h"
 
 namespace jigsaw {
@@ -49,6 +50,17 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
   const CohortTrainer in_process = [&](FlModel& model, int round, const torch::Tensor& global,
                                        const std::vector<int>& clients) {
     CohortUpdates result;
+    if (options.batched_training && SupportsBatchedTraining(model.name())) {
+      std::vector<const ClientData*> members;
+      std::vector<uint64_t> seeds;
+      for (int c : clients) {
+        members.push_back(&data.clients[c]);
+        seeds.push_back(LocalTrainingSeed(options.seed, round, c));
+      }
+      result.trained = clients;
+      result.updates = TrainLocallyBatched(model, global, data, members, options.local, seeds);
+      return result;
+    }
     for (int c : clients) {
       result.trained.push_back(c);
       result.updates.push_back(TrainLocally(model, global, data, data.clients[c], options.local,

@@ -39,6 +39,9 @@ struct FlOptions {
   int eval_every = 10;
   double target_accuracy = 0.0;  // 0: none
   uint64_t seed = 1;
+  // Simulation: train a cohort's clients of a round together (batched_training.h) when the model
+  // supports it; false: one after the other with TrainLocally (same weights up to float rounding).
+  bool batched_training = true;
 };
 
 struct RoundRecord {

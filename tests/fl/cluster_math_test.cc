@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace jigsaw {
 namespace {
 
@@ -37,6 +39,20 @@ TEST(ClusterMath, CenterNormalizeAndNearest) {
   EXPECT_FLOAT_EQ(normalized[0][0], 0.6f);
   EXPECT_FLOAT_EQ(normalized[1][0], 0.0f);
   EXPECT_EQ(NearestRows({{0, 0}, {10, 0}, {1, 0}}, {0.2f, 0}, 2), (std::vector<int>{0, 2}));
+}
+
+TEST(ClusterMath, ProjectedSeparation) {
+  // Centroids 10 apart, each group's projected spread 0.1: 100. Label 2 is ignored.
+  EXPECT_NEAR(
+      ProjectedSeparation({{0, 5}, {0.2f, 5}, {10, 5}, {10.2f, 5}, {50, 50}}, {0, 0, 1, 1, 2}),
+      100.0, 1e-3);
+  // The halves of 0..9: centroids 2 and 7, variance 2 each: 5 / sqrt(2).
+  Rows line;
+  for (int i = 0; i < 10; ++i) line.push_back({static_cast<float>(i)});
+  EXPECT_NEAR(ProjectedSeparation(line, {0, 0, 0, 0, 0, 1, 1, 1, 1, 1}), 5.0 / std::sqrt(2.0),
+              1e-6);
+  EXPECT_EQ(ProjectedSeparation(line, {0, 1, 1, 1, 1, 1, 1, 1, 1, 1}), 0.0);  // one row on a side
+  EXPECT_EQ(ProjectedSeparation({{0}, {0}, {3}, {3}}, {0, 0, 1, 1}), 1e9);    // no spread
 }
 
 }  // namespace

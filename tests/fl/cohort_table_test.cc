@@ -143,6 +143,98 @@ TEST(CohortTable, SignatureIsTheLastTenthOfOldMinusNew) {
   EXPECT_EQ(UpdateSignature(old_w, new_w), (std::vector<float>{1.0f, -2.0f}));
 }
 
+// Two cohorts (the first split is exempt from the gate), cohort 0's 10 clients known; sides drawn
+// on `rows` by the first-round 2-means.
+CohortTable KnownSecondCohortTable(const CohortOptions& options, const Rows& rows) {
+  CohortTable table(10, options);
+  table.Grow(0);
+  for (int c = 0; c < 10; ++c) {
+    table.mutable_entry(c, 0).reward = 2.0;
+    table.mutable_entry(c, 0).train_times = 1;
+  }
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  table.UpdateSides(0, all, rows, true);
+  table.UpdateSeparation(0, all, rows);
+  return table;
+}
+
+// The separation gate (not in the reference): halves of one even spread of points (separation
+// 5 / sqrt(2) = 3.54) do not split under a bar of 3.6, two clusters 10 apart do; without the gate
+// (bar 0, the reference) the halves split too.
+TEST(CohortTable, SeparationGateSplitsClustersNotHalvesOfOne) {
+  Rows line, clusters;
+  for (int i = 0; i < 10; ++i) {
+    line.push_back({static_cast<float>(i), 0.0f});
+    clusters.push_back({(i < 5 ? 0.0f : 10.0f) + 0.1f * (i % 5), 0.0f});
+  }
+  CohortOptions options;
+  options.known_clients = 1;
+  options.min_cohort_clients = 4;
+  options.min_side_separation = 3.6;
+  const CohortTable halves = KnownSecondCohortTable(options, line);
+  ASSERT_NE(halves.PreferredSide(0, 0), 2);
+  EXPECT_EQ(halves.PreferredSide(0, 0), 1 - halves.PreferredSide(9, 0));
+  EXPECT_NEAR(halves.side_separation(0), 5.0 / std::sqrt(2.0), 1e-6);
+  EXPECT_FALSE(halves.ShouldSplit(0));
+  const CohortTable apart = KnownSecondCohortTable(options, clusters);
+  EXPECT_GT(apart.side_separation(0), 50.0);
+  EXPECT_TRUE(apart.ShouldSplit(0));
+  options.min_side_separation = 0.0;
+  EXPECT_TRUE(KnownSecondCohortTable(options, line).ShouldSplit(0));
+}
+
+// The running separation: first value as is, then 0.9 * old + 0.1 * new; rounds with one side
+// missing leave it unchanged.
+TEST(CohortTable, SeparationIsARunningMeanOverRounds) {
+  Rows line;
+  for (int i = 0; i < 10; ++i) line.push_back({static_cast<float>(i), 0.0f});
+  CohortOptions options;
+  CohortTable table = KnownSecondCohortTable(options, line);
+  const double first = table.side_separation(0);
+  EXPECT_EQ(table.side_separation(1), -1.0);
+  // The same clients, their points squeezed to half the spread within each side: separation is
+  // unchanged in scale (ratio), so squeeze only one side's spread.
+  Rows squeezed = line;
+  for (int i = 0; i < 10; ++i) squeezed[i][0] = i < 5 ? 2.0f + 0.5f * (i - 2) : line[i][0];
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<int> side;
+  for (int c : all) side.push_back(table.PreferredSide(c, 0));
+  const double second = ProjectedSeparation(squeezed, side);
+  table.UpdateSeparation(0, all, squeezed);
+  EXPECT_NEAR(table.side_separation(0), 0.9 * first + 0.1 * second, 1e-9);
+  table.UpdateSeparation(0, {0, 1, 2, 3, 4}, Rows(line.begin(), line.begin() + 5));  // one side
+  EXPECT_NEAR(table.side_separation(0), 0.9 * first + 0.1 * second, 1e-9);
+}
+
+// Re-bipartition (not in the reference): sides that have not split rebipartition_epochs cohort
+// epochs after they were drawn are forgotten (R/2 each) and drawn again in the next round.
+TEST(CohortTable, StaleSidesAreForgottenAndRedrawn) {
+  Rows rows;
+  for (int i = 0; i < 10; ++i) rows.push_back({i < 5 ? 1.0f : -1.0f, 0.01f * i});
+  const std::vector<int> all = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  for (const int epochs : {0, 2}) {
+    CohortOptions options;
+    options.known_clients = 100;  // never splits
+    options.rebipartition_epochs = epochs;
+    CohortTable table(10, options);
+    table.Update(0, all, rows, rows);  // epoch 1: sides drawn
+    table.Update(0, all, rows, rows);  // epoch 2
+    for (int c : all) EXPECT_NE(table.PreferredSide(c, 0), 2) << c;
+    table.Update(0, all, rows, rows);  // epoch 3: 3 - 1 >= 2
+    for (int c : all) {
+      if (epochs == 0) {
+        EXPECT_NE(table.PreferredSide(c, 0), 2) << c;
+      } else {
+        EXPECT_EQ(table.PreferredSide(c, 0), 2) << c;
+        EXPECT_EQ(table.entry(c, 0).side[0], table.entry(c, 0).reward / 2);
+      }
+    }
+    table.Update(0, all, rows, rows);  // epoch 4: drawn again by 2-means
+    for (int c : all) EXPECT_NE(table.PreferredSide(c, 0), 2) << c;
+    EXPECT_EQ(table.PreferredSide(0, 0), 1 - table.PreferredSide(9, 0));
+  }
+}
+
 // FedScale's playground: 1,000 clients in 4 Gaussian blobs (std 2, centres >= 10 apart), 50
 // sampled per epoch, 800 epochs, known_clt 150, min_clt 100 / 0.9. The reference algorithm is
 // not robust on every draw (bench/fl.sh reports the share of 20 seeds that reach ARI 0.9, about
@@ -155,6 +247,26 @@ TEST(BlobDiscovery, RecoversFourBlobs) {
     options.known_clients = 150;
     options.min_cohort_clients = 111;
     options.seed = seed;
+    const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
+    EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
+    EXPECT_GE(result.ari, 0.9) << "seed " << seed;
+    EXPECT_GE(result.purity, 0.9) << "seed " << seed;
+  }
+}
+
+// With the separation gate (3) and re-bipartition after 50 cohort epochs, seeds on which the
+// reference rules fail (bench/fl.sh: ARI 0.36-0.71, 2, 3 or 5 cohorts) recover the four blobs.
+TEST(BlobDiscovery, SeparationGateAndRebipartitionRecoverBlobsTheReferenceMisses) {
+  for (uint64_t seed : {1u, 4u, 6u, 9u, 14u}) {
+    const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
+    CohortOptions options;
+    options.known_clients = 150;
+    options.min_cohort_clients = 111;
+    options.seed = seed;
+    const BlobDiscoveryResult reference = RunBlobDiscovery(population, options, 800, 50, seed);
+    EXPECT_LT(reference.ari, 0.9) << "seed " << seed;
+    options.min_side_separation = 3.0;
+    options.rebipartition_epochs = 50;
     const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
     EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
     EXPECT_GE(result.ari, 0.9) << "seed " << seed;

@@ -61,6 +61,8 @@ TEST_F(FlCliTest, UsageErrorsExit2) {
   EXPECT_EQ(Run("--dataset blobs --clients 1 --out " + (dir_ / "o").string()), 2);
   EXPECT_EQ(Run("--algorithm fedsgd --out " + (dir_ / "o").string()), 2);
   EXPECT_EQ(Run("--split-epochs 5,x --dataset blobs --out " + (dir_ / "o").string()), 2);
+  EXPECT_EQ(Run("--min-side-separation -1 --dataset blobs --out " + (dir_ / "o").string()), 2);
+  EXPECT_EQ(Run("--rebipartition-epochs -5 --dataset blobs --out " + (dir_ / "o").string()), 2);
 }
 
 TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
@@ -72,6 +74,8 @@ TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
   const auto summary = nlohmann::json::parse(Slurp(dir_ / "out/summary.json"));
   EXPECT_GE(summary["cohorts"].get<int>(), 1);
   EXPECT_TRUE(summary.contains("ari"));
+  EXPECT_EQ(summary["min_side_separation"], 3.0);  // the defaults: the added split rules on
+  EXPECT_EQ(summary["rebipartition_epochs"], 50);
   EXPECT_NE(Slurp(dir_ / "out/clients.csv").find("client,group,cohort"), std::string::npos);
 }
 

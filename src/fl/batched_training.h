@@ -1,0 +1,39 @@
+// Local training of many clients at once: the round's clients start from the same global model,
+// so their weights are stacked (one leading "client" dimension per parameter) and trained together,
+// paying LibTorch's per-operation overhead once per step for all of them instead of once per
+// client. Convolutions become grouped convolutions (groups = clients), linear layers batched
+// matrix products (baddbmm), and one SGD update covers every client.
+//
+// TrainLocallyBatched(model, global, data, clients, options, seeds) returns, for each client
+// (same order), what TrainLocally(model, global, data, *clients[i], options, seeds[i]) returns:
+// the same batches are drawn from the same seeded shuffles, the same loss (mean cross-entropy,
+// plus the FedProx term) is minimised with the same steps, so the weights agree up to float
+// rounding (summation order in the grouped kernels). Clients are grouped by their batch size
+// min(batch, samples); a client with no samples returns `global`. Supports the mlp and lenet
+// models (SupportsBatchedTraining); `model` only supplies the architecture and is left with
+// unspecified weights.
+#ifndef JIGSAW_FL_BATCHED_TRAINING_H_
+#define JIGSAW_FL_BATCHED_TRAINING_H_
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "fl/federated_data.h"
+#include "fl/local_training.h"
+
+namespace jigsaw {
+
+bool SupportsBatchedTraining(const std::string& model_name);
+
+std::vector<LocalUpdate> TrainLocallyBatched(FlModel& model, const torch::Tensor& global,
+                                             const FederatedData& data,
+                                             const std::vector<const ClientData*>& clients,
+                                             const LocalTrainOptions& options,
+                                             const std::vector<uint64_t>& seeds);
+
+}  // namespace jigsaw
+
+#endif  // JIGSAW_FL_BATCHED_TRAINING_H_
