@@ -42,11 +42,13 @@ POLICIES="${POLICIES:-fifo srtf las las_perf min_total_duration max_min_fairness
 max_min_fairness_perf finish_time_fairness gandiva_fair allox max_sum_throughput shockwave \
 packing jigsaw spb_only}"
 
-# summary.json without the keys that measure the machine and without the "run" provenance block
-# (version, git commit, the option list - a new option adds a line there - and input paths)
+# summary.json without the keys that measure the machine, without the "run" provenance block
+# (version, git commit, the option list - a new option adds a line there - and input paths), and
+# with the project data folder's path (it depends on where each binary was built) as DATA/
 strip() {
   grep -v -E '"(wall_s|wall_clock_s|sim_wall_s)"' "$1" |
-    awk '/^  "run": \{/ { skip = 1; next } skip && /^  \}/ { skip = 0; next } !skip'
+    awk '/^  "run": \{/ { skip = 1; next } skip && /^  \}/ { skip = 0; next } !skip' |
+    sed 's#[^ ("]*/data/#DATA/#g'
 }
 
 failed=0
