@@ -42,8 +42,14 @@ POLICIES="${POLICIES:-fifo srtf las las_perf min_total_duration max_min_fairness
 max_min_fairness_perf finish_time_fairness gandiva_fair allox max_sum_throughput shockwave \
 packing jigsaw spb_only}"
 
-# summary.json without the keys that measure the machine
-strip() { grep -v -E '"(wall_s|wall_clock_s|sim_wall_s)"' "$1"; }
+# summary.json without the keys that measure the machine, without the "run" provenance block
+# (version, git commit, the option list - a new option adds a line there - and input paths), and
+# with the project data folder's path (it depends on where each binary was built) as DATA/
+strip() {
+  grep -v -E '"(wall_s|wall_clock_s|sim_wall_s)"' "$1" |
+    awk '/^  "run": \{/ { skip = 1; next } skip && /^  \}/ { skip = 0; next } !skip' |
+    sed 's#[^ ("]*/data/#DATA/#g'
+}
 
 failed=0
 while read -r label args; do
@@ -62,7 +68,9 @@ while read -r label args; do
     done
     cmp -s <(strip "$OUT/ref/summary.json" 2>&1) <(strip "$OUT/new/summary.json" 2>&1) ||
       status="DIFFERS (summary.json)"
-    cmp -s "$OUT/ref.err" "$OUT/new.err" || status="$status, stderr differs"
+    # (the project data folder's path depends on where each binary was built)
+    cmp -s <(sed 's#[^ (]*/data/#DATA/#g' "$OUT/ref.err") <(sed 's#[^ (]*/data/#DATA/#g' "$OUT/new.err") ||
+      status="$status, stderr differs"
     [ "$status" = identical ] || failed=1
     echo "$label $policy: $status"
     rm -rf "$OUT/ref" "$OUT/new"

@@ -76,6 +76,8 @@ ShockwaveOptions ResolveShockwaveOptions(const SimOptions& options) {
     if (name == "--shockwave-solver-timeout-s") resolved.solver_timeout_s = cli.solver_timeout_s;
   }
   resolved.reopt_rounds = cli.reopt_rounds;
+  resolved.max_planned_jobs = cli.max_planned_jobs;
+  resolved.event_replan_max_jobs = cli.event_replan_max_jobs;
   resolved.planner_work_limit = cli.planner_work_limit;
   resolved.planner_wall_clock_s = cli.planner_wall_clock_s;
   if (options.shockwave_solver != "planner" && options.shockwave_solver != "cbc") {
@@ -483,6 +485,15 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "Shockwave: planning horizon in rounds (overrides the config)");
   sim->add_option("--shockwave-reopt-rounds", options->shockwave.reopt_rounds,
                   "Shockwave: re-plan at least every this many rounds")
+      ->capture_default_str();
+  sim->add_option("--shockwave-max-planned-jobs", options->shockwave.max_planned_jobs,
+                  "Shockwave: plan at most this many active jobs, the first by Shockwave's "
+                  "priority (0: all, the published algorithm; see docs/shockwave.md)")
+      ->capture_default_str();
+  sim->add_option("--shockwave-event-replan-max-jobs", options->shockwave.event_replan_max_jobs,
+                  "Shockwave: with more active jobs than this, arrivals and completions wait for "
+                  "the periodic re-plan instead of re-planning at once (0: never; see "
+                  "docs/shockwave.md)")
       ->capture_default_str();
   sim->add_option("--shockwave-solver-timeout-s", options->shockwave.solver_timeout_s,
                   "Shockwave: CBC's time limit per plan with --shockwave-solver cbc (overrides the "

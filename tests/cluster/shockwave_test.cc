@@ -9,6 +9,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "cluster/policies/prefix_order.h"
 #include "cluster/policies/shockwave_job.h"
 #include "cluster/policies/shockwave_options.h"
 #include "cluster/policies/shockwave_plan.h"
@@ -498,15 +499,43 @@ TEST(ShockwaveOptions, MalformedFilesNameFileLineAndExpectation) {
   ExpectInputError("[1, 2]", 1, "JSON object");
 }
 
+TEST(PrefixOrder, EveryPrefixIsTheStableSortsOnRandomInputs) {
+  std::mt19937 rng(23);
+  for (int instance = 0; instance < 200; ++instance) {
+    const int n = static_cast<int>(rng() % 700);
+    std::vector<double> key(n);
+    // Few distinct keys: many ties, broken by index.
+    for (double& k : key) k = static_cast<double>(rng() % (1 + instance % 9));
+    std::vector<int> expected(n);
+    for (int i = 0; i < n; ++i) expected[i] = i;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](int a, int b) { return key[a] > key[b]; });
+    PrefixOrder order(n,
+                      [&](int a, int b) { return key[a] > key[b] || (key[a] == key[b] && a < b); });
+    ASSERT_EQ(order.size(), n);
+    // Read in a random pattern: short prefixes first, then jumps, then everything.
+    int k = 0;
+    while (k < n) {
+      const int step = 1 + static_cast<int>(rng() % (instance % 2 == 0 ? 5 : 300));
+      const int until = std::min(n, k + step);
+      for (; k < until; ++k) ASSERT_EQ(order.At(k), expected[k]) << "instance " << instance;
+    }
+  }
+}
+
 struct Outcome {
   double makespan_s = 0;
   double avg_jct_s = 0;
   double worst_rho = 0;
+  int finished = 0;
+  std::vector<double> jct_s;
 };
 
-Outcome Simulate(const Trace& trace, const ThroughputTable& table, const std::string& policy) {
+Outcome Simulate(const Trace& trace, const ThroughputTable& table, const std::string& policy,
+                 const ShockwaveOptions* shockwave = nullptr) {
   PolicyOptions options;
   options.throughputs = &table;
+  options.shockwave = shockwave;
   auto p = MakePolicy(policy, options);
   SimConfig config;
   config.gpus = 32;
@@ -520,6 +549,8 @@ Outcome Simulate(const Trace& trace, const ThroughputTable& table, const std::st
   for (const JobRecord& job : result.jobs) {
     outcome.avg_jct_s += job.jct_s / result.jobs.size();
     outcome.worst_rho = std::max(outcome.worst_rho, job.rho);
+    outcome.finished += job.finish_s >= 0;
+    outcome.jct_s.push_back(job.jct_s);
   }
   return outcome;
 }
@@ -542,6 +573,36 @@ TEST(ShockwaveFidelity, ReproducesThePublished120JobSimulation) {
     EXPECT_LT(shockwave.makespan_s, other.makespan_s) << baseline;
     EXPECT_LT(shockwave.avg_jct_s, other.avg_jct_s) << baseline;
     EXPECT_LT(shockwave.worst_rho, other.worst_rho) << baseline;
+  }
+}
+
+// The bounds on planning work for overloaded clusters: at their defaults they never bind on
+// Shockwave's traces (the run equals the unbounded one job for job); when they bind, every job
+// still finishes and runs stay deterministic.
+TEST(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEveryJob) {
+  const std::string shared = JIGSAW_SHARED_DATA;
+  const std::string trace_path = shared + "/traces/shockwave/shockwave_120.trace";
+  const std::string table_path = shared + "/throughputs/shockwave_tacc_throughputs.json";
+  if (!std::filesystem::exists(trace_path) || !std::filesystem::exists(table_path)) {
+    GTEST_SKIP() << "shared data not found under " << shared;
+  }
+  const Trace trace = ReadTrace(trace_path);
+  const ThroughputTable table = ThroughputTable::Load(table_path);
+  ShockwaveOptions unbounded;
+  unbounded.max_planned_jobs = 0;
+  unbounded.event_replan_max_jobs = 0;
+  const Outcome reference = Simulate(trace, table, "shockwave", &unbounded);
+  const ShockwaveOptions defaults;
+  EXPECT_EQ(Simulate(trace, table, "shockwave", &defaults).jct_s, reference.jct_s);
+
+  for (auto [planned, event] : {std::pair{10, 0}, std::pair{0, 10}, std::pair{10, 10}}) {
+    ShockwaveOptions bounded;
+    bounded.max_planned_jobs = planned;
+    bounded.event_replan_max_jobs = event;
+    const Outcome first = Simulate(trace, table, "shockwave", &bounded);
+    EXPECT_EQ(first.finished, 120) << planned << " " << event;
+    EXPECT_NE(first.jct_s, reference.jct_s) << "the bound should bind: " << planned << " " << event;
+    EXPECT_EQ(Simulate(trace, table, "shockwave", &bounded).jct_s, first.jct_s);
   }
 }
 

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "cluster/policies/policies.h"
+#include "cluster/policies/prefix_order.h"
 #include "cluster/policies/shockwave_job.h"
 #include "cluster/policies/shockwave_options.h"
 #include "cluster/policies/shockwave_plan.h"
@@ -42,10 +43,13 @@ class ShockwavePolicy : public Policy {
     std::fprintf(stderr,
                  "shockwave: %d plans (%d with finish-time constraints relaxed), plan time mean "
                  "%.2f ms, max %.2f ms, total %.2f s; planner work max %lld units, %d plans "
-                 "stopped at the work limit %lld%s\n",
+                 "stopped at the work limit %lld%s; %d plans bounded to %d jobs, %lld "
+                 "arrivals/completions left to the periodic re-plan (over %d active jobs)\n",
                  plans_, relaxed_plans_, 1e3 * plan_s_ / plans_, 1e3 * max_plan_s_, plan_s_,
                  max_work_, limited_plans_, options_.planner_work_limit,
-                 options_.planner_wall_clock_s > 0 ? " or the wall-clock limit" : "");
+                 options_.planner_wall_clock_s > 0 ? " or the wall-clock limit" : "",
+                 bounded_plans_, options_.max_planned_jobs, deferred_events_,
+                 options_.event_replan_max_jobs);
     if (compared_ > 0) {
       std::fprintf(stderr,
                    "shockwave: planner vs CBC on %d plans: planner objective better or equal in "
@@ -88,7 +92,7 @@ class ShockwavePolicy : public Policy {
       if (Find(job.id) != nullptr) continue;
       Index(job.id, &states_.emplace(job.id, State{MakeJob(job, context), {}}).first->second);
       admission_.push_back(job.id);
-      resolve_ = reestimate_ = true;
+      QueueChanged();
     }
     auto stored = schedules_.find(round_ptr_);
     if (resolve_ || stored == schedules_.end()) {
@@ -96,6 +100,7 @@ class ShockwavePolicy : public Policy {
       stored = schedules_.find(round_ptr_);
     }
     last_round_ = stored->second;
+    if (deferred_completion_) TopUp(context);
     return last_round_;
   }
 
@@ -112,7 +117,8 @@ class ShockwavePolicy : public Policy {
     if (states_.erase(job_id) == 0) return;
     Index(job_id, nullptr);
     admission_.erase(std::find(admission_.begin(), admission_.end(), job_id));
-    resolve_ = reestimate_ = true;
+    QueueChanged();
+    if (!resolve_) deferred_completion_ = true;
   }
 
  private:
@@ -120,6 +126,47 @@ class ShockwavePolicy : public Policy {
     ShockwaveJob job;
     FinishTimeTarget target;  // momentum average of the fair-share finish-time estimates
   };
+
+  // An arrival or a completion: re-plan at once (Shockwave), or with more than
+  // event_replan_max_jobs active jobs at the next periodic re-plan (every reopt_rounds rounds).
+  void QueueChanged() {
+    reestimate_ = true;
+    const int bound = options_.event_replan_max_jobs;
+    if (bound <= 0 || static_cast<int>(admission_.size()) <= bound) {
+      resolve_ = true;
+    } else {
+      ++deferred_events_;
+    }
+  }
+
+  // A planned round after completions whose re-plan was deferred: without the jobs that left,
+  // and their GPUs filled in the last plan's fill order (longest predicted remaining time
+  // first; jobs that arrived since wait for the next plan).
+  void TopUp(const PolicyContext& context) {
+    std::vector<int> ids;
+    int idle = context.gpus;
+    for (int id : last_round_) {
+      const State* state = Find(id);
+      if (state == nullptr) continue;
+      ids.push_back(id);
+      idle -= state->job.gpus();
+    }
+    if (ids.size() < last_round_.size()) {
+      std::vector<int> sorted = ids;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t k = 0; k < fill_order_.size() && idle > 0; ++k) {
+        const int id = fill_order_[k];
+        const State* state = Find(id);
+        if (state == nullptr || state->job.gpus() > idle ||
+            std::binary_search(sorted.begin(), sorted.end(), id)) {
+          continue;
+        }
+        idle -= state->job.gpus();
+        ids.push_back(id);
+      }
+    }
+    last_round_ = std::move(ids);
+  }
 
   // The state of a known job, or null; ids index a vector (trace ids are dense), others a map.
   State* Find(int id) {
@@ -211,29 +258,23 @@ class ShockwavePolicy : public Policy {
       reestimate_ = false;
     }
 
-    ShockwavePlanProblem problem;
-    problem.gpus = context.gpus;
-    problem.rounds = horizon;
-    problem.round_s = context.round_s;
-    problem.k = options_.k;
-    problem.bases = options_.log_bases;
     const double horizon_end_s = context.round_s * (round_ptr_ + horizon);
     std::vector<double> remaining(n_jobs), priorities(n_jobs);
     std::vector<int> gpus(n_jobs);
+    std::vector<ShockwavePlanJob> plan_jobs(n_jobs);
     for (int i = 0; i < n_jobs; ++i) {
       const State& state = At(admission_[i]);
       const ShockwaveJob& job = state.job;
       remaining[i] = job.RemainingRuntime();
       gpus[i] = job.gpus();
       const double target = state.target.Value(round_ptr_);
-      ShockwavePlanJob plan_job;
+      ShockwavePlanJob& plan_job = plan_jobs[i];
       plan_job.gpus = job.gpus();
       plan_job.epochs = static_cast<double>(job.epochs());
       plan_job.epochs_done = static_cast<double>(job.progress());
       plan_job.epoch_s = job.InterpolatedEpochDuration();
       plan_job.remaining_s = remaining[i];
       plan_job.max_remaining_s = (options_.rhomax * target - horizon_end_s) * share;
-      problem.jobs.push_back(plan_job);
       const double ratio = (context.round_s * round_ptr_ + remaining[i] / share) / target;
       priorities[i] = 1;
       if (ratio > options_.rhomax) {
@@ -242,45 +283,75 @@ class ShockwavePolicy : public Policy {
       }
     }
 
+    // The jobs the plan covers (indices into admission_, ascending): all of them, or under
+    // max_planned_jobs the first by priority.
+    const std::vector<int> planned = PlannedJobs(priorities);
+    const int n_planned = static_cast<int>(planned.size());
+    if (n_planned < n_jobs) ++bounded_plans_;
+    ShockwavePlanProblem problem;
+    problem.gpus = context.gpus;
+    problem.rounds = horizon;
+    problem.round_s = context.round_s;
+    problem.k = options_.k;
+    problem.bases = options_.log_bases;
+    std::vector<double> planned_priorities(n_planned);
+    std::vector<int> planned_gpus(n_planned);
+    for (int p = 0; p < n_planned; ++p) {
+      problem.jobs.push_back(plan_jobs[planned[p]]);
+      planned_priorities[p] = priorities[planned[p]];
+      planned_gpus[p] = gpus[planned[p]];
+    }
+
     std::vector<std::vector<int>> schedule;
     ShockwavePlan plan = Solve(problem, &schedule);
     bool ranked = !options_.use_cbc;
     if (!plan.feasible) {
       ++relaxed_plans_;
-      for (int i = 0; i < n_jobs; ++i) {
-        problem.jobs[i].weight = priorities[i];
-        problem.jobs[i].max_remaining_s = ShockwavePlanJob().max_remaining_s;
+      for (int p = 0; p < n_planned; ++p) {
+        problem.jobs[p].weight = planned_priorities[p];
+        problem.jobs[p].max_remaining_s = ShockwavePlanJob().max_remaining_s;
       }
       plan = Solve(problem, &schedule);
       ranked = true;
-      if (!plan.feasible) plan.rounds.assign(n_jobs, 0);
+      if (!plan.feasible) plan.rounds.assign(n_planned, 0);
     }
     if (ranked) {
-      schedule = RankRounds(plan.rounds, priorities, gpus, context.gpus, horizon);
+      schedule = RankRounds(plan.rounds, planned_priorities, planned_gpus, context.gpus, horizon);
+    }
+    if (n_planned < n_jobs) {
+      for (std::vector<int>& round : schedule) {
+        for (int& p : round) p = planned[p];  // ascending stays ascending
+      }
     }
 
-    // Work-conserving fill: longest predicted remaining time first.
-    std::vector<int> by_remaining(n_jobs);
-    for (int i = 0; i < n_jobs; ++i) by_remaining[i] = i;
-    std::stable_sort(by_remaining.begin(), by_remaining.end(),
-                     [&](int a, int b) { return remaining[a] > remaining[b]; });
+    // Work-conserving fill: longest predicted remaining time first (ties: admission order). The
+    // order is sorted only as far as the fill reads it.
+    PrefixOrder by_remaining(n_jobs, [&](int a, int b) {
+      return remaining[a] > remaining[b] || (remaining[a] == remaining[b] && a < b);
+    });
+    chosen_.assign(n_jobs, 0);
     schedules_.clear();
     for (int t = 0; t < horizon; ++t) {
-      std::vector<bool> chosen(n_jobs, false);
       std::vector<int> ids;
       int idle = context.gpus;
       for (int i : schedule[t]) {
-        chosen[i] = true;
+        chosen_[i] = 1;
         ids.push_back(admission_[i]);
         idle -= gpus[i];
       }
-      for (int i : by_remaining) {
-        if (idle <= 0) break;
-        if (chosen[i] || gpus[i] > idle) continue;
+      for (int k = 0; k < n_jobs && idle > 0; ++k) {
+        const int i = by_remaining.At(k);
+        if (chosen_[i] || gpus[i] > idle) continue;
         idle -= gpus[i];
         ids.push_back(admission_[i]);
       }
+      for (int i : schedule[t]) chosen_[i] = 0;
       schedules_[round_ptr_ + t] = std::move(ids);
+    }
+    fill_order_.clear();
+    deferred_completion_ = false;
+    if (options_.event_replan_max_jobs > 0 && n_jobs > options_.event_replan_max_jobs) {
+      for (int k = 0; k < n_jobs; ++k) fill_order_.push_back(admission_[by_remaining.At(k)]);
     }
     resolve_ = false;
     const double elapsed =
@@ -288,6 +359,22 @@ class ShockwavePolicy : public Policy {
     ++plans_;
     plan_s_ += elapsed;
     max_plan_s_ = std::max(max_plan_s_, elapsed);
+  }
+
+  // Indices into admission_ (ascending) of the jobs a plan covers: all, or with more than
+  // max_planned_jobs, that many with the highest priority (ties: admission order).
+  std::vector<int> PlannedJobs(const std::vector<double>& priorities) const {
+    const int n_jobs = static_cast<int>(priorities.size());
+    std::vector<int> planned(n_jobs);
+    for (int i = 0; i < n_jobs; ++i) planned[i] = i;
+    const int bound = options_.max_planned_jobs;
+    if (bound <= 0 || n_jobs <= bound) return planned;
+    std::nth_element(planned.begin(), planned.begin() + bound, planned.end(), [&](int a, int b) {
+      return priorities[a] > priorities[b] || (priorities[a] == priorities[b] && a < b);
+    });
+    planned.resize(bound);
+    std::sort(planned.begin(), planned.end());
+    return planned;
   }
 
   ShockwavePlan Solve(const ShockwavePlanProblem& problem,
@@ -318,6 +405,10 @@ class ShockwavePolicy : public Policy {
   std::vector<int> admission_;   // active job ids in admission order
   std::map<int, std::vector<int>> schedules_;
   std::vector<int> last_round_;
+  std::vector<char> chosen_;  // Replan's scratch: by admission index, planned in the round
+  // With deferred re-plans: the last plan's fill order (ids), and whether a job left since.
+  std::vector<int> fill_order_;
+  bool deferred_completion_ = false;
   int round_ptr_ = 0;
   int rounds_since_reopt_ = 0;
   bool planned_before_ = false;
@@ -326,6 +417,8 @@ class ShockwavePolicy : public Policy {
   // Statistics.
   int plans_ = 0;
   int relaxed_plans_ = 0;
+  int bounded_plans_ = 0;
+  long long deferred_events_ = 0;
   long long max_work_ = 0;
   int limited_plans_ = 0;
   double plan_s_ = 0;

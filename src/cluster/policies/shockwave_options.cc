@@ -121,6 +121,9 @@ void ValidateShockwaveOptions(const ShockwaveOptions& options) {
   RequireOptionInRange("--shockwave-lambda", options.lambda, 0, 1000);
   RequireOptionInRange("--shockwave-rhomax", options.rhomax, 1e-6, 1e6);
   RequireCountInRange("--shockwave-reopt-rounds", options.reopt_rounds, 1, 1'000'000);
+  RequireCountInRange("--shockwave-max-planned-jobs", options.max_planned_jobs, 0, 1'000'000'000);
+  RequireCountInRange("--shockwave-event-replan-max-jobs", options.event_replan_max_jobs, 0,
+                      1'000'000'000);
   RequireOptionInRange("--shockwave-solver-timeout-s", options.solver_timeout_s, 1e-3, 1e6);
   RequireCountInRange("--shockwave-work-limit", options.planner_work_limit, 1, 1'000'000'000'000);
   RequireOptionInRange("--shockwave-wall-clock-limit-s", options.planner_wall_clock_s, 0, 1e6);

@@ -13,6 +13,9 @@
 
 namespace jigsaw {
 
+inline constexpr int kDefaultShockwaveMaxPlannedJobs = 0;
+inline constexpr int kDefaultShockwaveEventReplanMaxJobs = 1024;
+
 struct ShockwaveOptions {
   int future_rounds = 20;  // planning horizon F
   double k = 1e-3;         // weight of the max-remaining-time (makespan) term
@@ -27,7 +30,17 @@ struct ShockwaveOptions {
   // limit only when asked for (0: none), and then results depend on the machine's speed.
   long long planner_work_limit = 50'000'000;
   double planner_wall_clock_s = 0;
-  int reopt_rounds = 8;       // re-plan at least this often (not a config-file key)
+  int reopt_rounds = 8;  // re-plan at least this often (not a config-file key)
+  // Bound on planning work for overloaded clusters (not a config-file key; 0: none): with more
+  // active jobs than this, only this many, the first by Shockwave's own priority (the
+  // finish-time-fairness weight, then admission order), enter the plan; the others get no
+  // planned rounds but still fill idle GPUs. A departure from the published algorithm
+  // (docs/shockwave.md, "At Philly scale"); the default never binds on Shockwave's traces.
+  int max_planned_jobs = kDefaultShockwaveMaxPlannedJobs;
+  // The other bound (not a config-file key; 0: none): with more active jobs than this, an
+  // arrival or completion no longer re-plans at once; the next periodic re-plan (reopt_rounds)
+  // takes it in, and meanwhile the GPUs of jobs that left go to the last plan's fill order.
+  int event_replan_max_jobs = kDefaultShockwaveEventReplanMaxJobs;
   bool use_cbc = false;       // solve the per-round MILP with CBC instead of the planner
   bool report_stats = false;  // print plan counts and times on stderr at the end
 };

@@ -96,13 +96,21 @@ class RoundPacking {
  public:
   RoundPacking(int horizon, int capacity, size_t jobs) { Reset(horizon, capacity, jobs); }
 
-  // Empties the packing (reusing its storage).
+  // Empties the packing (reusing its storage; with the same shape, clearing only the jobs placed).
   void Reset(int horizon, int capacity, size_t jobs) {
+    static_assert(kIn < -(1 << 29), "kIn must keep free + kIn negative");
+    if (horizon == horizon_ && jobs == count_.size()) {
+      for (size_t job : placed_) {
+        std::fill_n(in_.begin() + job * horizon_, horizon_, 0);
+        count_[job] = 0;
+      }
+    } else {
+      in_.assign(jobs * horizon, 0);
+      count_.assign(jobs, 0);
+    }
+    placed_.clear();
     horizon_ = horizon;
     free_.assign(horizon, capacity);
-    in_.assign(jobs * horizon, 0);
-    static_assert(kIn < -(1 << 29), "kIn must keep free + kIn negative");
-    count_.assign(jobs, 0);
     total_free_ = static_cast<long long>(horizon) * capacity;
   }
 
@@ -120,15 +128,17 @@ class RoundPacking {
     in[best] = kIn;
     free_[best] -= gpus;
     total_free_ -= gpus;
-    ++count_[job];
+    if (count_[job]++ == 0) placed_.push_back(job);
     return true;
   }
   int count(size_t job) const { return count_[job]; }
   // GPUs free over all rounds: no gang larger than this can be added any more.
   long long total_free() const { return total_free_; }
   std::vector<std::vector<int>> schedule() const {
+    std::vector<size_t> jobs = placed_;
+    std::sort(jobs.begin(), jobs.end());
     std::vector<std::vector<int>> rounds(horizon_);
-    for (size_t job = 0; job < count_.size(); ++job) {
+    for (size_t job : jobs) {
       for (int t = 0; t < horizon_; ++t) {
         if (in_[job * horizon_ + t]) rounds[t].push_back(static_cast<int>(job));
       }
@@ -137,11 +147,12 @@ class RoundPacking {
   }
 
  private:
-  int horizon_ = 0;
+  int horizon_ = -1;
   std::vector<int> free_;
   static constexpr int kIn = -(1 << 30);  // added to a round's free GPUs when the job is in it
   std::vector<int> in_;                   // job-major: job * horizon + round, 0 or kIn
   std::vector<int> count_;
+  std::vector<size_t> placed_;  // jobs with a copy placed, in placement order
   long long total_free_ = 0;
 };
 
@@ -209,11 +220,19 @@ class RoomChooser {
   // rounds first on ties, into `chosen` (cleared first; in round order).
   void MostRoom(const std::vector<int>& free_gpus, int gpus, int count, std::vector<int>* chosen) {
     chosen->clear();
+    const int horizon = static_cast<int>(free_gpus.size());
+    if (count == 1) {  // the earliest round with the most room, if it has room
+      int best = -1;
+      for (int t = 0; t < horizon; ++t) {
+        if (free_gpus[t] >= gpus && (best < 0 || free_gpus[t] > free_gpus[best])) best = t;
+      }
+      if (best >= 0) chosen->push_back(best);
+      return;
+    }
     room_.clear();
     for (int free : free_gpus) {
       if (free >= gpus) room_.push_back(free);
     }
-    const int horizon = static_cast<int>(free_gpus.size());
     if (static_cast<int>(room_.size()) <= count) {
       for (int t = 0; t < horizon; ++t) {
         if (free_gpus[t] >= gpus) chosen->push_back(t);
@@ -354,6 +373,14 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
     return best;
   }
 
+  // The caps on rem (Shockwave's fairness constraints) are often infeasible under load: find out
+  // before computing every job's curves.
+  for (const ShockwavePlanJob& job : problem.jobs) {
+    if (PlannedRemaining(job, SaturationRounds(job, problem), problem.round_s) >
+        job.max_remaining_s + kEpsilon) {
+      return best;
+    }
+  }
   const JobCurves curves(problem);
   // Lower bounds from the caps on rem, and the largest max-rem worth considering.
   std::vector<int> capped_min(n_jobs);
@@ -425,7 +452,10 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
   std::iota(biggest_first.begin(), biggest_first.end(), 0);
   std::stable_sort(biggest_first.begin(), biggest_first.end(),
                    [&](size_t a, size_t b) { return problem.jobs[a].gpus > problem.jobs[b].gpus; });
+  // The packing of the current level and of the best so far (swapped, not copied, on a better
+  // level; the best one's schedule is read once at the end).
   RoundPacking packing(problem.rounds, problem.gpus, n_jobs);
+  RoundPacking best_packing(problem.rounds, problem.gpus, n_jobs);
   std::vector<int> rounds(n_jobs);
   for (size_t l = 0; l <= last_feasible; ++l) {
     minimum_rounds(levels[l]);
@@ -455,7 +485,7 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
     if (objective > best.objective) {
       best.objective = objective;
       best.rounds = rounds;
-      best.schedule = packing.schedule();
+      std::swap(packing, best_packing);
       best.feasible = true;
     }
     // Lower levels only lose utility, and max-rem cannot drop below the lowest feasible level.
@@ -466,6 +496,7 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
       break;
     }
   }
+  if (best.feasible) best.schedule = best_packing.schedule();
   // Local search costs O(jobs^3) per plan; on large problems the greedy alone is kept.
   if (best.feasible && n_jobs <= kLocalSearchMaxJobs && !budget->exhausted()) {
     ImproveLocally(problem, capped_min, budget, &best);
