@@ -10,6 +10,7 @@
 #include "core/progress.h"
 #include "net/homa.h"
 #include "net/pl2.h"
+#include "net/queue_pair.h"
 
 namespace jigsaw::net {
 namespace {
@@ -27,6 +28,8 @@ enum EventType : uint8_t {
   kSample,          // time-series sample (not counted as an event)
 };
 
+static_assert(kRetransmit == kEventRetransmit);
+
 constexpr uint32_t kNoRoute = UINT32_MAX;
 
 uint64_t Mix(uint64_t x) {
@@ -34,10 +37,6 @@ uint64_t Mix(uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
   return x ^ (x >> 31);
-}
-
-Time PacingTime(uint32_t bytes, double rate_bps) {
-  return SaturatingTime(static_cast<double>(bytes) * 8e12 / rate_bps);
 }
 
 // Bytes in flight over `picoseconds` at `rate_bps`, saturated far above any buffer.
@@ -49,7 +48,7 @@ uint64_t BytesInFlight(double rate_bps, double picoseconds) {
 }  // namespace
 
 Network::Network(const Topology& topology, const NetConfig& config)
-    : config_(config), topology_name_(topology.name), cc_(config_, &events_), rng_(config.seed) {
+    : config_(config), topology_name_(topology.name), rng_(config.seed) {
   static_assert(offsetof(Port, queued_bytes) + sizeof(uint64_t) <= 64, "Port line 0 overflows");
   static_assert(offsetof(Port, data) + sizeof(PacketFifo) <= 128, "Port line 1 overflows");
   const uint32_t num_nodes = topology.num_nodes();
@@ -152,6 +151,10 @@ Network::Network(const Topology& topology, const NetConfig& config)
     } else {
       transport_ = std::make_unique<Pl2Transport>(this);
     }
+  } else {
+    auto queue_pairs = std::make_unique<QueuePairTransport>(this);
+    queue_pairs_ = queue_pairs.get();
+    transport_ = std::move(queue_pairs);
   }
 }
 
@@ -360,19 +363,7 @@ void Network::Sample() {
     }
   }
   for (Port& port : ports_) port.sample_max = port.queued_bytes;
-  if (transport_ == nullptr) {
-    const size_t first = rate_samples_.size();
-    for (uint32_t host_port : host_port_) {
-      const Node& node = nodes_[ports_[host_port].node];
-      for (uint32_t p = 0; p < node.num_ports; ++p) {
-        for (uint32_t id : ports_[node.first_port + p].flows) {
-          rate_samples_.push_back({now_, id, flows_[id].rate});
-        }
-      }
-    }
-    std::sort(rate_samples_.begin() + static_cast<std::ptrdiff_t>(first), rate_samples_.end(),
-              [](const RateSample& x, const RateSample& y) { return x.flow < y.flow; });
-  }
+  if (queue_pairs_ != nullptr) queue_pairs_->SampleRates(now_, &rate_samples_);
   if (events_.empty()) {
     sample_pending_ = false;
     return;
@@ -451,12 +442,7 @@ bool Network::Dispatch(const Event& event) {
       if (observer_ != nullptr) observer_->OnTimer(event.a);
       break;
     case kRetransmit:
-      if (flows_[event.a].acked >= 0) {
-        flows_[event.a].rto_armed = false;
-        return false;
-      }
-      RetransmitTimeout(event.a);
-      break;
+      return transport_->OnTypedTimer(event.type(), event.a, event.b);
     case kTransportTimer:
       transport_->OnTimer(event.a, event.b);
       break;
@@ -464,30 +450,13 @@ bool Network::Dispatch(const Event& event) {
       TakeLinkDown(event.a);
       break;
     case kEventDcqcnDecrease:
-    case kEventDcqcnIncrease: {
-      Flow& flow = flows_[event.a];
-      if (flow.acked >= 0) return false;
-      double before = flow.rate;
-      cc_.OnTimer(event.type(), event.a, event.b, flow, now_);
-      if (flow.rate < before) CountRateCut(event.a);
-      if (flow.rate != before) RateChanged(flow);
-      break;
-    }
+    case kEventDcqcnIncrease:
+      return transport_->OnTypedTimer(event.type(), event.a, event.b);
   }
   return true;
 }
 
-void Network::StartFlow(uint32_t id) {
-  Flow& flow = flows_[id];
-  if (transport_ != nullptr) {
-    transport_->Start(id);
-    return;
-  }
-  cc_.Start(flow);
-  flow.next_avail = now_;
-  ports_[flow.src_port].flows.push_back(id);
-  Kick(flow.src_port);
-}
+void Network::StartFlow(uint32_t id) { transport_->Start(id); }
 
 void Network::Kick(uint32_t port_index) {
   Port& port = ports_[port_index];
@@ -506,17 +475,13 @@ void Network::Kick(uint32_t port_index) {
     Transmit(port_index, packet);
     return;
   }
-  if (transport_ != nullptr) {
-    TransportSend(port_index);
-    return;
-  }
-  HostSend(port_index);
+  TransportSend(port_index);
 }
 
 void Network::TransportSend(uint32_t port_index) {
   Port& port = ports_[port_index];
   Time wake = kNever;
-  const uint32_t handle = transport_->NextPacket(nodes_[port.node].index, &wake);
+  const uint32_t handle = transport_->NextPacketOnPort(nodes_[port.node].index, port_index, &wake);
   if (handle != kNoPacket) {
     ++stats_.data_packets;
     stats_.payload_sent += packets_[handle].payload;
@@ -583,58 +548,6 @@ uint32_t Network::SwitchNumPorts(uint32_t switch_index) const {
   return nodes_[switch_nodes_[switch_index]].num_ports;
 }
 
-void Network::HostSend(uint32_t port_index) {
-  Port& port = ports_[port_index];
-  const size_t count = port.flows.size();
-  Time earliest = kNever;
-  for (size_t i = 0; i < count; ++i) {
-    size_t slot = port.next_flow + i;
-    if (slot >= count) slot -= count;
-    uint32_t id = port.flows[slot];
-    const Flow& flow = flows_[id];
-    if (flow.snd_nxt >= flow.bytes) continue;
-    if (config_.window && !flow.WindowOpen(config_.var_window)) continue;
-    if (flow.next_avail > now_) {
-      earliest = std::min(earliest, flow.next_avail);
-      continue;
-    }
-    port.next_flow = slot + 1 == count ? 0 : slot + 1;
-    SendData(port_index, id);
-    return;
-  }
-  if (earliest < port.wake_at) {
-    port.wake_at = earliest;
-    events_.Push(earliest, kWake, port_index, 0);
-  }
-}
-
-void Network::SendData(uint32_t port_index, uint32_t id) {
-  Flow& flow = flows_[id];
-  const uint32_t handle = packets_.Allocate();
-  Packet& packet = packets_[handle];
-  const uint64_t remaining = flow.bytes - flow.snd_nxt;
-  packet.payload = static_cast<uint32_t>(std::min<uint64_t>(config_.payload_bytes, remaining));
-  packet.size = config_.data_packet_bytes(packet.payload);
-  packet.seq = flow.snd_nxt;
-  packet.sent_at = now_;
-  packet.flow = id;
-  packet.dst_host = flow.dst_host;
-  packet.type = PacketType::kData;
-  packet.ecn = 0;
-  packet.hops = 0;
-  packet.prio = flow.priority;
-  if (flow.snd_nxt < flow.snd_max) ++stats_.retransmitted_packets;
-  flow.snd_nxt += packet.payload;
-  flow.snd_max = std::max(flow.snd_max, flow.snd_nxt);
-  stats_.payload_sent += packet.payload;
-  flow.last_send = now_;
-  flow.last_size = packet.size;
-  flow.next_avail = now_ + PacingTime(packet.size, flow.rate);
-  ++stats_.data_packets;
-  if (losses_possible_ && !flow.rto_armed) ArmRetransmitTimer(id);
-  Transmit(port_index, handle);
-}
-
 void Network::Transmit(uint32_t port_index, uint32_t handle) {
   Port& port = ports_[port_index];
   const uint32_t size = packets_[handle].size;
@@ -655,31 +568,17 @@ void Network::Arrive(uint32_t port_index, uint32_t handle) {
     Drop(handle);
     return;
   }
-  if (port.is_switch && transport_ == nullptr) {
-    SwitchReceive(port_index, handle);
+  const Packet& packet = packets_[handle];
+  if (port.is_switch) {
+    if (packet.type == PacketType::kRequest) [[unlikely]] {
+      transport_->SwitchReceive(nodes_[port.node].index, port.local, handle);
+    } else {
+      SwitchReceive(port_index, handle);
+    }
     return;
   }
-  const Node& node = nodes_[port.node];
-  if (!node.is_switch && packets_[handle].type == PacketType::kData) {
-    stats_.payload_received += packets_[handle].payload;
-  }
-  if (transport_ != nullptr) {
-    if (!node.is_switch) {
-      transport_->Receive(node.index, handle);
-      return;
-    }
-    if (packets_[handle].type == PacketType::kRequest) {
-      transport_->SwitchReceive(node.index, port.local, handle);
-      return;
-    }
-  }
-  if (node.is_switch) {
-    SwitchReceive(port_index, handle);
-  } else if (packets_[handle].type == PacketType::kData) {
-    HostReceiveData(port.node, handle);
-  } else {
-    HostReceiveAck(handle);
-  }
+  if (packet.type == PacketType::kData) stats_.payload_received += packet.payload;
+  transport_->Receive(nodes_[port.node].index, handle);
 }
 
 void Network::Drop(uint32_t handle) {
@@ -689,13 +588,7 @@ void Network::Drop(uint32_t handle) {
   if (!losses_possible_) {
     losses_possible_ = true;
   }
-  // A lost ACK matters too once links fail: the last one may be the one lost.
-  if (transport_ == nullptr &&
-      (packet.type == PacketType::kData || packet.type == PacketType::kAck ||
-       packet.type == PacketType::kNack) &&
-      !flows_[packet.flow].rto_armed && flows_[packet.flow].acked < 0) {
-    ArmRetransmitTimer(packet.flow);
-  }
+  transport_->OnDrop(handle);
   packets_.Free(handle);
 }
 
@@ -817,7 +710,7 @@ uint32_t Network::PauseRoot(uint32_t switch_node) const {
 // Every data packet queued at a switch port when its pause ends waited through (part of) it:
 // nothing leaves a paused port's data queues. At a NIC, the queue pairs with data left waited.
 void Network::RecordBlocked(uint32_t port_index) {
-  if (transport_ != nullptr) return;
+  if (queue_pairs_ == nullptr) return;
   const uint32_t root = pause_root_[port_index];
   if (root == kNoRoute) return;
   const Port& port = ports_[port_index];
@@ -830,7 +723,7 @@ void Network::RecordBlocked(uint32_t port_index) {
     }
     return;
   }
-  for (uint32_t id : port.flows) {
+  for (uint32_t id : queue_pairs_->active_flows(port_index)) {
     if (flows_[id].snd_nxt < flows_[id].bytes) MarkBlocked(id, root);
   }
 }
@@ -858,102 +751,6 @@ bool Network::PathCrosses(uint32_t id, uint32_t port) const {
     node = ports_[ports_[out].peer].node;
   }
   return false;
-}
-
-void Network::HostReceiveData(uint32_t node, uint32_t handle) {
-  Packet& packet = packets_[handle];
-  const uint32_t id = packet.flow;
-  Flow& flow = flows_[id];
-  bool just_delivered = false;
-  PacketType reply = PacketType::kAck;
-  if (packet.seq == flow.rcv_nxt) {
-    flow.rcv_nxt += packet.payload;
-    if (flow.rcv_nxt == flow.bytes && flow.delivered < 0) {
-      flow.delivered = now_;
-      just_delivered = true;
-    }
-  } else if (packet.seq > flow.rcv_nxt) {
-    // One NACK per gap: repeating it while queues are deep would rewind the sender again and
-    // again (go-back-N collapse); a lost retransmission is left to the sender's timeout.
-    if (flow.last_nack_seq == flow.rcv_nxt) {
-      packets_.Free(handle);
-      return;
-    }
-    reply = PacketType::kNack;
-    flow.last_nack_seq = flow.rcv_nxt;
-  }
-  packet.type = reply;
-  packet.seq = flow.rcv_nxt;
-  packet.size = config_.ack_bytes;
-  packet.payload = 0;
-  packet.dst_host = flow.src_host;
-  ++stats_.ack_packets;
-  const uint32_t out = RoutePort(node, flow.src_host, id);
-  if (out == kNoRoute) [[unlikely]] {
-    Drop(handle);
-    if (just_delivered && observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
-    return;
-  }
-  PushControl(ports_[out], handle);
-  Kick(out);
-  if (just_delivered && observer_ != nullptr) observer_->OnFlowDelivered(id, flow.tag);
-}
-
-void Network::HostReceiveAck(uint32_t handle) {
-  const Packet& packet = packets_[handle];
-  const uint32_t id = packet.flow;
-  Flow& flow = flows_[id];
-  if (packet.seq > flow.snd_una) flow.snd_una = std::min(packet.seq, flow.bytes);
-  if (packet.type == PacketType::kNack && packet.seq < flow.snd_nxt) flow.snd_nxt = packet.seq;
-  if (config_.cc != CcMode::kNone && flow.acked < 0) {
-    double before = flow.rate;
-    cc_.OnAck(id, flow, packet, packets_.hops(handle), now_);
-    if (flow.rate < before) CountRateCut(id);
-    if (flow.rate != before) RateChanged(flow);
-  }
-  packets_.Free(handle);
-  if (flow.snd_una >= flow.bytes && flow.acked < 0) {
-    flow.acked = now_;
-    FinishSending(id);
-  }
-  Kick(flow.src_port);
-}
-
-void Network::RateChanged(Flow& flow) {
-  if (flow.last_size > 0) flow.next_avail = flow.last_send + PacingTime(flow.last_size, flow.rate);
-  Kick(flow.src_port);
-}
-
-void Network::FinishSending(uint32_t id) {
-  Port& port = ports_[flows_[id].src_port];
-  auto it = std::find(port.flows.begin(), port.flows.end(), id);
-  if (it == port.flows.end()) {
-    throw std::logic_error("net: flow " + std::to_string(id) + " finished twice");
-  }
-  size_t slot = static_cast<size_t>(it - port.flows.begin());
-  port.flows.erase(it);
-  if (slot < port.next_flow) --port.next_flow;
-  if (port.next_flow >= port.flows.size()) port.next_flow = 0;
-}
-
-void Network::ArmRetransmitTimer(uint32_t id) {
-  Flow& flow = flows_[id];
-  // Without any path left (a failed link cut the hosts apart) the flow gives up.
-  if (links_failed_ && !HasPath(flow.src_host, flow.dst_host)) return;
-  flow.rto_armed = true;
-  flow.rto_una = flow.snd_una;
-  events_.Push(now_ + config_.retransmit_timeout, kRetransmit, id, 0);
-}
-
-void Network::RetransmitTimeout(uint32_t id) {
-  Flow& flow = flows_[id];
-  flow.rto_armed = false;
-  if (flow.acked >= 0) return;
-  if (flow.snd_una == flow.rto_una && flow.snd_nxt > flow.snd_una) {
-    flow.snd_nxt = flow.snd_una;
-    Kick(flow.src_port);
-  }
-  if (flow.snd_una < flow.bytes) ArmRetransmitTimer(id);
 }
 
 void Network::PushControl(Port& port, uint32_t handle) {

@@ -7,10 +7,11 @@
 // subject to each one's rate limiter and window, ACKs every data packet and runs the configured
 // congestion-control law (cc.h). Routing is per-flow ECMP over shortest paths.
 //
-// With NetConfig::transport other than kRdma, hosts run a Transport (transport.h) instead of the
-// queue pairs: the fabric then calls it for every host-side decision, and it acts through the
-// "for transports" methods below. Data packets wait at each egress in one of kNumPriorities
-// strict-priority queues by Packet::prio (always 0 for queue pairs).
+// Hosts run a Transport (transport.h): the RDMA queue pairs (queue_pair.h) with
+// NetConfig::transport kRdma, Homa-like or PL2 otherwise. The fabric calls it for every host-side
+// decision, and it acts through the "for transports" methods below. Data packets wait at each
+// egress in one of kNumPriorities strict-priority queues by Packet::prio (always 0 for queue
+// pairs).
 //
 // Users add flows and timers, then Run(); a NetObserver hears when a flow's last byte is delivered
 // and when a timer fires, and may add more flows from there. Everything is deterministic for a
@@ -23,7 +24,6 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "net/cc.h"
 #include "net/config.h"
 #include "net/event_queue.h"
 #include "net/flow.h"
@@ -118,6 +118,8 @@ struct PortReport {
   uint64_t tx_bytes = 0;
 };
 
+class QueuePairTransport;
+
 class Network {
  public:
   // Throws UsageError if, with PFC on, a switch's buffer is smaller than its ports' PFC headroom
@@ -189,6 +191,8 @@ class Network {
   uint32_t SwitchNumPorts(uint32_t switch_index) const;
 
  private:
+  friend class QueuePairTransport;  // the fabric's built-in transport
+
   // The fields a forwarded packet touches fill the first two cache lines (checked below): line 0
   // what Kick, Transmit and Arrive read, line 1 the first data queue and the queue accounting.
   struct alignas(64) Port {
@@ -217,9 +221,6 @@ class Network {
     uint64_t kmin = 0;
     uint64_t kmax = 0;
     uint64_t max_control = 0;  // packets
-    // Host NIC ports: the queue pairs with data to send or to have acknowledged.
-    std::vector<uint32_t> flows;
-    size_t next_flow = 0;
     Time wake_at = kNever;
     Time paused_since = 0;
     Time pause_time = 0;
@@ -243,21 +244,13 @@ class Network {
   uint32_t RoutePort(uint32_t node, uint32_t dst_host, uint32_t flow);
   uint32_t ComputeRoute(uint32_t node, uint32_t dst_host, uint32_t flow) const;
   void Kick(uint32_t port);
-  void HostSend(uint32_t port);
-  void SendData(uint32_t port, uint32_t flow);
   void Transmit(uint32_t port, uint32_t packet);
   void Arrive(uint32_t port, uint32_t packet);
   void SwitchReceive(uint32_t port, uint32_t packet);
   void SwitchDequeue(uint32_t port, uint32_t packet);
-  void HostReceiveData(uint32_t node, uint32_t packet);
-  void HostReceiveAck(uint32_t packet);
   void StartFlow(uint32_t flow);
-  void FinishSending(uint32_t flow);
   void SendPfc(uint32_t ingress_port, bool pause);
   void ApplyPfc(uint32_t port, bool pause);
-  void ArmRetransmitTimer(uint32_t flow);
-  void RetransmitTimeout(uint32_t flow);
-  void RateChanged(Flow& flow);
   void CountQueue(Port& port, int64_t delta);
   double AverageQueue(const Port& port) const;  // bytes, time average over [0, stats_.end]
   void Drop(uint32_t packet);
@@ -309,10 +302,10 @@ class Network {
   std::vector<FlowRoutes> route_cache_;
   PacketPool packets_;
   EventQueue events_;
-  CongestionControl cc_;
   Rng rng_;
   NetObserver* observer_ = nullptr;
-  std::unique_ptr<Transport> transport_;
+  std::unique_ptr<Transport> transport_;       // always set once constructed
+  QueuePairTransport* queue_pairs_ = nullptr;  // transport_ with kRdma
   Time now_ = 0;
   bool losses_possible_ = false;
   bool acks_in_data_ = false;  // AckPriority::kData with the queue pairs

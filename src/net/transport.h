@@ -6,9 +6,10 @@
 // when a host NIC is idle with no control packet waiting (NextPacket), when any packet reaches a
 // host, when one of the transport's timers fires, and, for packets the transport marks as switch
 // control (PacketType::kRequest), when such a packet reaches a switch. The transport uses the
-// fabric's TransportApi methods (Network::Allocate, SendControl, ...) to act. Transports run
-// without PFC and without ECN; the built-in RDMA queue-pair transport (rate-based CC laws, cc.h)
-// is what runs when Network has no Transport.
+// fabric's TransportApi methods (Network::Allocate, SendControl, ...) to act. Homa-like and PL2
+// run without PFC and without ECN; the built-in RDMA queue-pair transport (queue_pair.h: rate-based
+// CC laws, cc.h) runs with the fabric's PFC, ECN and INT and uses the optional hooks below, whose
+// defaults leave the other transports unchanged.
 #ifndef JIGSAW_NET_TRANSPORT_H_
 #define JIGSAW_NET_TRANSPORT_H_
 
@@ -30,10 +31,28 @@ class Transport {
   // Host `host`'s NIC is idle: returns a packet handle to transmit now, or kNoPacket and sets
   // *wake to when it might have one (kNever: when told by Start, Receive or a timer).
   virtual uint32_t NextPacket(uint32_t host, Time* wake) = 0;
+  // Host `host`'s NIC port `port` (a global port index; hosts with several NIC ports call it per
+  // port) is idle: as NextPacket. The fabric counts a returned packet as data sent and transmits
+  // it. Default: NextPacket(host, wake).
+  virtual uint32_t NextPacketOnPort(uint32_t host, uint32_t port, Time* wake) {
+    (void)port;
+    return NextPacket(host, wake);
+  }
   // A packet reached host `host`; the transport frees or reuses it.
   virtual void Receive(uint32_t host, uint32_t packet) = 0;
   // A timer the transport set with Network::SetTransportTimer fired.
   virtual void OnTimer(uint32_t a, uint32_t b) = 0;
+  // An event of a transport-specific type (not kTransportTimer) that the transport pushed on the
+  // fabric's event queue itself fired (the queue pairs' kRetransmit and DCQCN timers). Returns
+  // whether it changed anything: false keeps it from extending NetStats::end. Default: true.
+  virtual bool OnTypedTimer(uint8_t type, uint32_t a, uint32_t b) {
+    (void)type;
+    (void)a;
+    (void)b;
+    return true;
+  }
+  // The fabric is about to drop packet `packet` (it frees it right after). Default: nothing.
+  virtual void OnDrop(uint32_t packet) { (void)packet; }
   // A kRequest packet reached switch `switch_index` on its local port `in_local`.
   virtual void SwitchReceive(uint32_t switch_index, uint16_t in_local, uint32_t packet) {
     (void)switch_index;
