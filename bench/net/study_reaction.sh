@@ -70,7 +70,7 @@ add ft16-allreduce-bg30 1 --topology fattree:k=16,rate=100Gbps,delay=1us \
 echo "study_reaction: $(wc -l < "$LIST") runs, ${JOBS:-2} at a time" >&2
 # One run: its user+system CPU seconds go to cpu.txt; exit 3 (unfinished) still writes results.
 export BIN OUT
-xargs -P "${JOBS:-2}" -L 1 sh -c '
+xargs -r -P "${JOBS:-2}" -L 1 sh -c '
   name=$0
   /usr/bin/time -f "$name %U %S" -a -o "$OUT/cpu.txt" nice -n 5 "$BIN" net --quiet \
     --out "$OUT/$name" "$@" || echo "$name: exit $?" >&2

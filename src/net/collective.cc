@@ -113,8 +113,8 @@ uint32_t CollectiveEngine::RingNext(const Collective& c, int dim, uint32_t rank)
 void CollectiveEngine::Send(uint32_t id, uint32_t chunk, uint32_t phase, uint32_t src_rank,
                             uint32_t dst_rank, uint64_t bytes) {
   const Collective& c = collectives_[id];
-  const uint64_t tag = messages_.size();
   messages_.push_back({id, chunk, phase, dst_rank});
+  const uint64_t tag = messages_.size();  // 1-based: tag 0 is a flow that is not a message
   network_->AddFlow(c.hosts[src_rank], c.hosts[dst_rank], bytes, network_->now(), tag);
 }
 
@@ -154,7 +154,9 @@ void CollectiveEngine::Advance(uint32_t id, uint32_t chunk, uint32_t rank) {
 }
 
 void CollectiveEngine::OnFlowDelivered(uint32_t flow, uint64_t tag) {
-  const Message message = messages_[tag];
+  // Flows added by others (background traffic, flow files) share the Network and its observer.
+  if (tag == 0 || tag > messages_.size()) return;
+  const Message message = messages_[tag - 1];
   Collective& c = collectives_[message.collective];
   const size_t slot = static_cast<size_t>(message.chunk) * c.hosts.size() + message.dst_rank;
   ++c.received[slot * c.phases.size() + message.phase];

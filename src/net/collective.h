@@ -6,7 +6,9 @@
 // directly to every peer. The buffer is split into `chunks` independent pipelines that run
 // concurrently. In a ring step a rank forwards to its successor once it has received the previous
 // step from its predecessor. Rank r of a collective is hosts[r]; dimension 0 varies fastest.
-// CollectiveEngine is the Network's observer: it also forwards timers to its client.
+// CollectiveEngine is the Network's observer: it also forwards timers to its client. Its messages'
+// flows carry tags 1..N; deliveries of any other flow (tag 0: background traffic or a flow file
+// sharing the Network) are ignored.
 #ifndef JIGSAW_NET_COLLECTIVE_H_
 #define JIGSAW_NET_COLLECTIVE_H_
 

@@ -190,5 +190,49 @@ TEST(NetWorkload, SameSeedGivesIdenticalRuns) {
   EXPECT_EQ(run(), run());
 }
 
+// Background flows (tag 0) on hosts outside the ring share the Network and its observer; in a star
+// they share no link with the ring, so the all-reduce must take exactly as long as alone (the old
+// engine counted each background delivery as the receipt of its first message). 4 ranks x (3
+// reduce-scatter + 3 all-gather steps) = 24 messages.
+Time RingWithBackground(int background_flows) {
+  NetConfig config;
+  Network network(Star(6), config);
+  CollectiveEngine engine(&network);
+  for (int i = 0; i < background_flows; ++i) network.AddFlow(4, 5, 20'000, i * kMicrosecond, 0);
+  CollectiveSpec spec;
+  spec.bytes = 4'000'000;
+  spec.hosts = Ranks(4);
+  Recorder recorder;
+  const uint32_t id = engine.Start(spec, &recorder);
+  network.Run();
+  EXPECT_EQ(recorder.done.size(), 1u);
+  EXPECT_EQ(network.num_flows(), static_cast<size_t>(24 + background_flows));
+  for (size_t f = 0; f < network.num_flows(); ++f) EXPECT_GE(network.flow(f).delivered, 0);
+  return engine.end_time(id) - engine.start_time(id);
+}
+
+TEST(NetCollective, IgnoresDeliveriesOfFlowsThatAreNotItsMessages) {
+  const Time alone = RingWithBackground(0);
+  EXPECT_GT(alone, 0);
+  EXPECT_EQ(RingWithBackground(1), alone);
+  EXPECT_EQ(RingWithBackground(50), alone);
+}
+
+TEST(NetCollective, BackgroundDeliveredBeforeTheFirstMessageIsIgnored) {
+  NetConfig config;
+  Network network(Star(4), config);
+  CollectiveEngine engine(&network);
+  network.AddFlow(2, 3, 1'000, 0, 0);
+  network.Run();  // delivered while the engine has sent nothing
+  EXPECT_GE(network.flow(0).delivered, 0);
+  CollectiveSpec spec;
+  spec.bytes = 1'000'000;
+  spec.hosts = Ranks(4);
+  Recorder recorder;
+  engine.Start(spec, &recorder);
+  network.Run();
+  EXPECT_EQ(recorder.done.size(), 1u);
+}
+
 }  // namespace
 }  // namespace jigsaw::net
