@@ -28,6 +28,43 @@ KnnCache::KnnCache(KnnCacheOptions options) : options_(std::move(options)), rng_
   }
 }
 
+namespace {
+
+constexpr size_t kLanes = 8;
+
+float Total(const float (&lanes)[kLanes]) {
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// Squared L2 distance of two width-long rows, or some partial sum above `worst` as soon as one
+// is seen (checked every 32 values). Eight independent accumulators so the compiler can keep
+// them in one vector register (a single running sum would serialise every add).
+float SquaredDistance(const float* row, const float* query, size_t width, float worst) {
+  float lanes[kLanes] = {};
+  const size_t whole = width - width % kLanes;
+  size_t i = 0;
+  while (i < whole) {
+    const size_t end = std::min(whole, i + 4 * kLanes);
+    for (; i < end; i += kLanes) {
+      for (size_t j = 0; j < kLanes; ++j) {
+        const float d = row[i + j] - query[i + j];
+        lanes[j] += d * d;
+      }
+    }
+    const float partial = Total(lanes);
+    if (partial > worst) return partial;
+  }
+  float sum = Total(lanes);
+  for (; i < width; ++i) {
+    const float d = row[i] - query[i];
+    sum += d * d;
+  }
+  return sum;
+}
+
+}  // namespace
+
 int KnnCache::Slot(int layer) const {
   const auto it = std::lower_bound(options_.layers.begin(), options_.layers.end(), layer);
   if (it == options_.layers.end() || *it != layer) return -1;
@@ -70,16 +107,7 @@ std::optional<KnnCache::Probed> KnnCache::Nearest(int slot, std::span<const floa
     const std::vector<float>& rows = store.rows[label];
     for (size_t start = 0; start < rows.size(); start += store.width) {
       const float* row = rows.data() + start;
-      float sum = 0;
-      size_t i = 0;
-      while (i < store.width) {
-        const size_t end = std::min(store.width, i + 16);
-        for (; i < end; ++i) {
-          const float d = row[i] - features[i];
-          sum += d * d;
-        }
-        if (sum > worst) break;
-      }
+      const float sum = SquaredDistance(row, features.data(), store.width, worst);
       if (sum > worst) continue;
       const auto at = std::upper_bound(
           best.begin(), best.end(), sum,
