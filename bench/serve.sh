@@ -80,8 +80,9 @@ echo "checkpoint $CKPT, $DATASET test images from $CALIB on (count $COUNT; 0 = a
   "(Poisson), $CONNECTIONS keep-alive connections, seeds: $SEEDS"
 echo
 echo "| cache | stream | seed | mean ms | p50 ms | p99 ms | max ms | req/s | agreement | accuracy |" \
-  "mean blocks | <= half blocks | answered after k blocks | cache bytes | cache ms/req |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  "mean blocks | <= half blocks | answered after k blocks | cache bytes | cache ms/req |" \
+  "insert ms/req | infer ms/req | server CPU ms/req |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for seed in $SEEDS; do
   for kind in $KINDS; do
     for stream in zipf uniform; do
@@ -90,7 +91,9 @@ for seed in $SEEDS; do
         " \(.throughput*10|round/10) | \(.agreement*10000|round/10000) |" +
         " \(.accuracy*10000|round/10000) | \(.mean_blocks*1000|round/1000) of \(.blocks) |" +
         " \(.half_or_fewer*10000|round/10000) | \(.answered_after_blocks|map(tostring)|join(" ")) |" +
-        " \(.cache_bytes) | \(.cache_ms*10000|round/10000) |"' "$OUT/$kind-$stream-$seed/summary.json"
+        " \(.cache_bytes) | \(.cache_ms*10000|round/10000) |" +
+        " \((.insert_ms // 0)*10000|round/10000) | \((.infer_ms // 0)*10000|round/10000) |" +
+        " \((.cpu_ms // 0)*1000|round/1000) |"' "$OUT/$kind-$stream-$seed/summary.json"
     done
   done
 done

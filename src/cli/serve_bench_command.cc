@@ -28,11 +28,13 @@ int RunServeBenchCommand(const ServeBenchCommandOptions& options) {
       "%.1f req/s\n"
       "latency ms: mean %.3f  p50 %.3f  p99 %.3f  max %.3f\n"
       "accuracy %.4f  agreement %s  mean blocks %.3f of %d  <= half the blocks %.4f\n"
-      "answered after k blocks: [%s]  cache bytes %lld  cache ms/request %.4f\n",
+      "answered after k blocks: [%s]  cache bytes %lld  cache ms/request %.4f (inserts %.4f)\n"
+      "server ms/request: inference %.4f  process CPU %.4f\n",
       r.cache.c_str(), options.bench.stream.c_str(), r.sent, r.ok, r.failed, r.dropped, r.seconds,
       r.throughput, r.mean_ms, r.p50_ms, r.p99_ms, r.max_ms, r.accuracy,
       r.agreement < 0 ? "n/a" : std::to_string(r.agreement).c_str(), r.mean_blocks, r.blocks,
-      r.half_or_fewer, after.c_str(), static_cast<long long>(r.cache_bytes), r.cache_ms);
+      r.half_or_fewer, after.c_str(), static_cast<long long>(r.cache_bytes), r.cache_ms,
+      r.insert_ms, r.infer_ms, r.cpu_ms);
   if (!options.out.empty()) {
     std::filesystem::create_directories(options.out);
     const nlohmann::json summary = {{"cache", r.cache},
@@ -55,7 +57,10 @@ int RunServeBenchCommand(const ServeBenchCommandOptions& options) {
                                     {"half_or_fewer", r.half_or_fewer},
                                     {"answered_after_blocks", r.answered_after},
                                     {"cache_bytes", r.cache_bytes},
-                                    {"cache_ms", r.cache_ms}};
+                                    {"cache_ms", r.cache_ms},
+                                    {"insert_ms", r.insert_ms},
+                                    {"infer_ms", r.infer_ms},
+                                    {"cpu_ms", r.cpu_ms}};
     std::ofstream file(options.out + "/summary.json");
     file << summary.dump(2) << "\n";
     if (!file.flush()) throw UsageError("--out: cannot write " + options.out + "/summary.json");

@@ -24,6 +24,8 @@ struct BackendStats {
   size_t cache_bytes = 0;
   // Wall-clock seconds spent in cache lookups and inserts (the caches' cost on the request path).
   double cache_seconds = 0;
+  double cache_insert_seconds = 0;  // the inserts' part of cache_seconds
+  double infer_seconds = 0;         // wall-clock seconds in Infer (model + caches)
 };
 
 // What caches see of a batch, for warming and calibrating them offline: features[j] holds the

@@ -1,6 +1,7 @@
 #include "serve/http_server.h"
 
 #include <httplib.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -15,6 +16,14 @@
 
 namespace jigsaw {
 namespace {
+
+// User + system CPU seconds of this process (all threads) so far.
+double ProcessCpuSeconds() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec * 1e-6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 std::string Dump(const nlohmann::json& json) {
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -147,7 +156,10 @@ void HttpServer::InstallRoutes() {
            {"samples", b.samples},
            {"answered_after_blocks", b.answered_after},
            {"cache_bytes", b.cache_bytes},
-           {"cache_seconds", b.cache_seconds}});
+           {"cache_seconds", b.cache_seconds},
+           {"cache_insert_seconds", b.cache_insert_seconds},
+           {"infer_seconds", b.infer_seconds},
+           {"process_cpu_seconds", ProcessCpuSeconds()}});
   });
   auto unknown_model = [&model](const std::string& name, httplib::Response& res) {
     if (name == model.name) return false;

@@ -28,6 +28,43 @@ KnnCache::KnnCache(KnnCacheOptions options) : options_(std::move(options)), rng_
   }
 }
 
+namespace {
+
+constexpr size_t kLanes = 8;
+
+float Total(const float (&lanes)[kLanes]) {
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+         ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
+
+// Squared L2 distance of two width-long rows, or some partial sum above `worst` as soon as one
+// is seen (checked every 32 values). Eight independent accumulators so the compiler can keep
+// them in one vector register (a single running sum would serialise every add).
+float SquaredDistance(const float* row, const float* query, size_t width, float worst) {
+  float lanes[kLanes] = {};
+  const size_t whole = width - width % kLanes;
+  size_t i = 0;
+  while (i < whole) {
+    const size_t end = std::min(whole, i + 4 * kLanes);
+    for (; i < end; i += kLanes) {
+      for (size_t j = 0; j < kLanes; ++j) {
+        const float d = row[i + j] - query[i + j];
+        lanes[j] += d * d;
+      }
+    }
+    const float partial = Total(lanes);
+    if (partial > worst) return partial;
+  }
+  float sum = Total(lanes);
+  for (; i < width; ++i) {
+    const float d = row[i] - query[i];
+    sum += d * d;
+  }
+  return sum;
+}
+
+}  // namespace
+
 int KnnCache::Slot(int layer) const {
   const auto it = std::lower_bound(options_.layers.begin(), options_.layers.end(), layer);
   if (it == options_.layers.end() || *it != layer) return -1;
@@ -53,28 +90,24 @@ size_t KnnCache::MemoryBytes() const {
 std::optional<KnnCache::Probed> KnnCache::Probe(int layer, std::span<const float> features) const {
   const int slot = Slot(layer);
   if (slot < 0) return std::nullopt;
+  return Nearest(slot, features, std::numeric_limits<float>::infinity());
+}
+
+std::optional<KnnCache::Probed> KnnCache::Nearest(int slot, std::span<const float> features,
+                                                  float limit) const {
   const Store& store = stores_[slot];
   if (store.width == 0 || features.size() != store.width) return std::nullopt;
   // The k smallest (distance^2, class), ascending; a row is abandoned as soon as its partial
-  // sum exceeds the current k-th smallest.
+  // sum exceeds the current k-th smallest (or `limit` while fewer than k are kept).
   const size_t k = static_cast<size_t>(options_.k);
   std::vector<std::pair<float, int>> best;
   best.reserve(k + 1);
-  float worst = std::numeric_limits<float>::infinity();
+  float worst = limit;
   for (int label = 0; label < options_.classes; ++label) {
     const std::vector<float>& rows = store.rows[label];
     for (size_t start = 0; start < rows.size(); start += store.width) {
       const float* row = rows.data() + start;
-      float sum = 0;
-      size_t i = 0;
-      while (i < store.width) {
-        const size_t end = std::min(store.width, i + 16);
-        for (; i < end; ++i) {
-          const float d = row[i] - features[i];
-          sum += d * d;
-        }
-        if (sum > worst) break;
-      }
+      const float sum = SquaredDistance(row, features.data(), store.width, worst);
       if (sum > worst) continue;
       const auto at = std::upper_bound(
           best.begin(), best.end(), sum,
@@ -94,8 +127,21 @@ std::optional<KnnCache::Probed> KnnCache::Probe(int layer, std::span<const float
 }
 
 std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> features) {
-  const std::optional<Probed> probed = Probe(layer, features);
-  if (!probed || probed->mean_distance > options_.max_distance[Slot(layer)]) return std::nullopt;
+  const int slot = Slot(layer);
+  if (slot < 0) return std::nullopt;
+  const double bound = options_.max_distance[slot];
+  // A hit needs the k nearest distances to average at most `bound`, so none of them exceeds
+  // k * bound: rows farther than that can be abandoned from the first one on. The answer is the
+  // same as Probe's (fewer than k rows within k * bound means the true mean exceeds the bound);
+  // the slack keeps float rounding from dropping a row exactly at the limit.
+  float limit = std::numeric_limits<float>::infinity();
+  if (std::isfinite(bound) && bound >= 0) {
+    const double reach = options_.k * bound;
+    const double squared = reach * reach * (1 + 1e-4) + 1e-12;
+    if (squared < std::numeric_limits<float>::max()) limit = static_cast<float>(squared);
+  }
+  const std::optional<Probed> probed = Nearest(slot, features, limit);
+  if (!probed || probed->mean_distance > bound) return std::nullopt;
   return CacheAnswer{probed->label, {}};
 }
 

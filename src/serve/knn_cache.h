@@ -5,9 +5,10 @@
 //
 // Size reduction (Freeze discusses it): each layer keeps at most `per_class_capacity` entries per
 // class, a uniform reservoir sample of the inserts of that class (seeded, so runs repeat).
-// Fewer than k stored entries at a layer is a miss. A layer's feature width is fixed by its first
-// insert; a lookup of another width is a miss, an insert of another width throws
-// std::invalid_argument (a serving-path bug, not user input).
+// Fewer than k stored entries at a layer is a miss. Lookup abandons rows farther than k times the
+// bound (none of them can be among a hit's neighbours), so misses on far-away inputs are cheap. A
+// layer's feature width is fixed by its first insert; a lookup of another width is a miss, an
+// insert of another width throws std::invalid_argument (a serving-path bug, not user input).
 //
 // Calibration (calibration.h): Probe gives the score of a would-be hit ignoring the bound (the k
 // neighbours' common label and mean distance); set_max_distance installs a calibrated bound.
@@ -62,6 +63,8 @@ class KnnCache : public LayerCache {
     std::vector<int64_t> seen;             // per class: inserts so far (reservoir sampling)
   };
   int Slot(int layer) const;  // index into stores_, -1 if not a cached layer
+  // Probe at stores_[slot], ignoring rows whose squared distance exceeds `limit`.
+  std::optional<Probed> Nearest(int slot, std::span<const float> features, float limit) const;
 
   KnnCacheOptions options_;
   std::vector<Store> stores_;

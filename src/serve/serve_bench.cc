@@ -329,8 +329,13 @@ ServeBenchResult RunServeBench(const ServeBenchOptions& options) {
   result.half_or_fewer = answered > 0 ? static_cast<double>(half) / answered : 0;
   result.cache_bytes = after.at("cache_bytes").get<int64_t>();
   if (answered > 0) {
-    result.cache_ms = (after.value("cache_seconds", 0.0) - before.value("cache_seconds", 0.0)) *
-                      1e3 / static_cast<double>(answered);
+    auto per_request_ms = [&](const char* key) {
+      return (after.value(key, 0.0) - before.value(key, 0.0)) * 1e3 / static_cast<double>(answered);
+    };
+    result.cache_ms = per_request_ms("cache_seconds");
+    result.insert_ms = per_request_ms("cache_insert_seconds");
+    result.infer_ms = per_request_ms("infer_seconds");
+    result.cpu_ms = per_request_ms("process_cpu_seconds");
   }
   result.cache = after.at("cache").get<std::string>();
   return result;

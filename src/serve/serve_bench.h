@@ -55,7 +55,10 @@ struct ServeBenchResult {
   std::vector<int64_t> answered_after;  // from /v2/stats (difference over the run)
   double half_or_fewer = 0;             // fraction answered after <= blocks / 2 blocks
   int64_t cache_bytes = 0;
-  double cache_ms = 0;  // server time in cache lookups + inserts per answered request
+  double cache_ms = 0;   // server time in cache lookups + inserts per answered request
+  double insert_ms = 0;  // the inserts' part of cache_ms
+  double infer_ms = 0;   // server time in inference (model + caches) per answered request
+  double cpu_ms = 0;     // server process CPU (user + system, all threads) per answered request
 
   std::string cache;
 };

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "core/error.h"
+#include "core/rng.h"
 #include "serve/calibration.h"
 
 namespace jigsaw {
@@ -125,6 +127,41 @@ TEST(KnnCache, ProbeAndCalibrationSetABoundForTheTarget) {
   }
   EXPECT_FALSE(cache.Lookup(2, split[4].first));
   EXPECT_THROW(cache.set_max_distance(3, 1.0), UsageError);
+}
+
+// Lookup abandons rows beyond k times the bound; its answers must stay those of the plain rule
+// (Probe's k nearest, hit iff they agree and average within the bound), whatever the bound.
+TEST(KnnCache, PrunedLookupAnswersAsTheFullSearch) {
+  Rng rng(7);
+  KnnCache cache(Options(3, 0.0, 40));
+  for (int i = 0; i < 120; ++i) {
+    const int64_t label = static_cast<int64_t>(rng.UniformInt(3));
+    const std::vector<float> row = {static_cast<float>(label + rng.Uniform(-0.6, 0.6)),
+                                    static_cast<float>(rng.Uniform(-1, 1)),
+                                    static_cast<float>(rng.Uniform(-1, 1))};
+    cache.Insert(2, row, label, kNoLogits);
+  }
+  int hits = 0, misses = 0;
+  for (const double bound : {0.05, 0.2, 0.4, 0.8, 3.0}) {
+    cache.set_max_distance(2, bound);
+    for (int q = 0; q < 200; ++q) {
+      const std::vector<float> query = {static_cast<float>(rng.Uniform(-1, 3)),
+                                        static_cast<float>(rng.Uniform(-1.5, 1.5)),
+                                        static_cast<float>(rng.Uniform(-1.5, 1.5))};
+      const std::optional<KnnCache::Probed> probed = cache.Probe(2, query);
+      const bool expect_hit = probed && probed->mean_distance <= bound;
+      const std::optional<CacheAnswer> answer = cache.Lookup(2, query);
+      ASSERT_EQ(answer.has_value(), expect_hit) << "bound " << bound << " query " << q;
+      if (answer) {
+        EXPECT_EQ(answer->label, probed->label);
+        ++hits;
+      } else {
+        ++misses;
+      }
+    }
+  }
+  EXPECT_GT(hits, 50);  // both outcomes exercised
+  EXPECT_GT(misses, 50);
 }
 
 TEST(KnnCache, RefusesInconsistentOptions) {
