@@ -15,16 +15,7 @@ import json
 import os
 import statistics
 
-
-def load_jobs(out):
-    jobs = []
-    with open(os.path.join(out, "jobs.txt")) as f:
-        for line in f:
-            if line.strip():
-                name, params, workers, compute, iters = line.split()
-                jobs.append(dict(name=name, params=int(params), workers=int(workers),
-                                 compute_ms=float(compute), iters=int(iters)))
-    return jobs
+from report import load_jobs, spread  # bench/paramsvc/report.py: same jobs.txt and format
 
 
 def load_run(directory, jobs):
@@ -67,13 +58,6 @@ def load_run(directory, jobs):
         run["pool_peak"] = max((n for _, n, _ in run["timeline"]), default=0)
         run["pool_final"] = run["timeline"][-1][1] if run["timeline"] else 0
     return run
-
-
-def spread(values, fmt="{:.2f}"):
-    mean = statistics.mean(values)
-    if len(values) == 1:
-        return fmt.format(mean)
-    return (fmt + " ({}-{})").format(mean, fmt.format(min(values)), fmt.format(max(values)))
 
 
 def main():
