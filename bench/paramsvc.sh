@@ -133,38 +133,50 @@ start_job_workers() {  # dir name params workers compute iters address token_fil
 
 wait_until() { python3 -c "import time; time.sleep(max(0, $1 - time.time()))"; }
 
-run_elastic_dedicated() {
-  local dir="$1" t0="$2" k=0 jobs=()
-  mkdir -p "$dir"
-  : >"$dir/pids"
-  python3 bench/paramsvc/sample.py --pids "$dir/pids" --out "$dir/samples.csv" \
-    --stop "$dir/stop" &
-  local sampler=$!
+# Job k joins k x STEP s after t0 (logged in joins.txt) through JOIN (dir name params workers
+# compute iters), each in the background; returns when every job has finished.
+join_jobs_in_steps() {  # dir t0 join_function
+  local dir="$1" t0="$2" join="$3" k=0 jobs=()
   for spec in "${JOBS[@]}"; do
     read -r name params workers compute iters <<<"$spec"
     iters=$(python3 -c "print(max(1, round($iters * $SCALE)))")
     (
       wait_until "$t0 + $k * $STEP"
       echo "$name $(python3 -c 'import time; print(time.time())')" >>"$dir/joins.txt"
-      "$J" ps --job "$name" --workers "$workers" --token-file "$dir/$name.tok" \
-        --port-file "$dir/$name.port" --out "$dir/$name.ps" --timeout-s 300 --quiet &
-      echo $! >>"$dir/pids"
-      while [ ! -s "$dir/$name.port" ]; do sleep 0.02; done
-      start_job_workers "$dir" "$name" "$params" "$workers" "$compute" "$iters" \
-        "127.0.0.1:$(cat "$dir/$name.port")" "$dir/$name.tok"
-      wait
+      "$join" "$dir" "$name" "$params" "$workers" "$compute" "$iters"
     ) &
     jobs+=($!)
     k=$((k + 1))
   done
   for p in "${jobs[@]}"; do wait "$p"; done
+}
+
+run_elastic_dedicated() {
+  local dir="$1" t0="$2"
+  mkdir -p "$dir"
+  : >"$dir/pids"
+  python3 bench/paramsvc/sample.py --pids "$dir/pids" --out "$dir/samples.csv" \
+    --stop "$dir/stop" &
+  local sampler=$!
+  # shellcheck disable=SC2317  # called through join_jobs_in_steps
+  join_dedicated() {  # dir name params workers compute iters
+    local dir="$1" name="$2"
+    "$J" ps --job "$name" --workers "$4" --token-file "$dir/$name.tok" \
+      --port-file "$dir/$name.port" --out "$dir/$name.ps" --timeout-s 300 --quiet &
+    echo $! >>"$dir/pids"
+    while [ ! -s "$dir/$name.port" ]; do sleep 0.02; done
+    start_job_workers "$dir" "$name" "$3" "$4" "$5" "$6" \
+      "127.0.0.1:$(cat "$dir/$name.port")" "$dir/$name.tok"
+    wait
+  }
+  join_jobs_in_steps "$dir" "$t0" join_dedicated
   sleep 1  # the idle tail, as on the service
   touch "$dir/stop"
   wait "$sampler"
 }
 
 run_elastic_service() {
-  local dir="$1" t0="$2" k=0 jobs=()
+  local dir="$1" t0="$2"
   mkdir -p "$dir"
   "$J" paramsvc --token-file "$dir/svc.tok" --port-file "$dir/svc.port" \
     --initial-aggregators 1 --min-aggregators 1 --max-aggregators "${MAX_AGG:-4}" \
@@ -176,23 +188,15 @@ run_elastic_service() {
   python3 bench/paramsvc/sample.py --parent "$coordinator" --out "$dir/samples.csv" \
     --stop "$dir/stop" &
   local sampler=$!
-  for spec in "${JOBS[@]}"; do
-    read -r name params workers compute iters <<<"$spec"
-    iters=$(python3 -c "print(max(1, round($iters * $SCALE)))")
-    (
-      wait_until "$t0 + $k * $STEP"
-      echo "$name $(python3 -c 'import time; print(time.time())')" >>"$dir/joins.txt"
-      "$J" paramsvc-register --service "$service" --token-file "$dir/svc.tok" --job "$name" \
-        --parameters "$params" --workers "$workers" \
-        --iter-rate "$(python3 -c "print(1000 / ($compute + 2))")" \
-        --job-token-file "$dir/$name.tok" >/dev/null
-      start_job_workers "$dir" "$name" "$params" "$workers" "$compute" "$iters" "$service" \
-        "$dir/$name.tok" --service
-    ) &
-    jobs+=($!)
-    k=$((k + 1))
-  done
-  for p in "${jobs[@]}"; do wait "$p"; done
+  # shellcheck disable=SC2317  # called through join_jobs_in_steps
+  join_service() {  # dir name params workers compute iters
+    local dir="$1" name="$2"
+    "$J" paramsvc-register --service "$service" --token-file "$dir/svc.tok" --job "$name" \
+      --parameters "$3" --workers "$4" --iter-rate "$(python3 -c "print(1000 / ($5 + 2))")" \
+      --job-token-file "$dir/$name.tok" >/dev/null
+    start_job_workers "$dir" "$name" "$3" "$4" "$5" "$6" "$service" "$dir/$name.tok" --service
+  }
+  join_jobs_in_steps "$dir" "$t0" join_service
   # After the load: wait (bounded) for the pool to drain back to one aggregator.
   for _ in $(seq 120); do
     "$J" paramsvc-status --service "$service" --token-file "$dir/svc.tok" >"$dir/status.json"
