@@ -555,15 +555,27 @@ Outcome Simulate(const Trace& trace, const ThroughputTable& table, const std::st
   return outcome;
 }
 
-TEST(ShockwaveFidelity, ReproducesThePublished120JobSimulation) {
-  const std::string shared = JIGSAW_SHARED_DATA;
-  const std::string trace_path = shared + "/traces/shockwave/shockwave_120.trace";
-  const std::string table_path = shared + "/throughputs/shockwave_tacc_throughputs.json";
-  if (!std::filesystem::exists(trace_path) || !std::filesystem::exists(table_path)) {
-    GTEST_SKIP() << "shared data not found under " << shared;
+// Shockwave's 120-job trace and the TACC throughputs from the shared data (skipped when absent).
+class Shockwave120Trace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string shared = JIGSAW_SHARED_DATA;
+    const std::string trace_path = shared + "/traces/shockwave/shockwave_120.trace";
+    const std::string table_path = shared + "/throughputs/shockwave_tacc_throughputs.json";
+    if (!std::filesystem::exists(trace_path) || !std::filesystem::exists(table_path)) {
+      GTEST_SKIP() << "shared data not found under " << shared;
+    }
+    trace = ReadTrace(trace_path);
+    table = ThroughputTable::Load(table_path);
   }
-  const Trace trace = ReadTrace(trace_path);
-  const ThroughputTable table = ThroughputTable::Load(table_path);
+
+  Trace trace;
+  ThroughputTable table;
+};
+class ShockwaveFidelity : public Shockwave120Trace {};
+class ShockwaveBounds : public Shockwave120Trace {};
+
+TEST_F(ShockwaveFidelity, ReproducesThePublished120JobSimulation) {
   const Outcome shockwave = Simulate(trace, table, "shockwave");
   EXPECT_NEAR(shockwave.makespan_s, 24197, 0.1 * 24197);
   EXPECT_NEAR(shockwave.avg_jct_s, 9958, 0.1 * 9958);
@@ -579,15 +591,7 @@ TEST(ShockwaveFidelity, ReproducesThePublished120JobSimulation) {
 // The bounds on planning work for overloaded clusters: at their defaults they never bind on
 // Shockwave's traces (the run equals the unbounded one job for job); when they bind, every job
 // still finishes and runs stay deterministic.
-TEST(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEveryJob) {
-  const std::string shared = JIGSAW_SHARED_DATA;
-  const std::string trace_path = shared + "/traces/shockwave/shockwave_120.trace";
-  const std::string table_path = shared + "/throughputs/shockwave_tacc_throughputs.json";
-  if (!std::filesystem::exists(trace_path) || !std::filesystem::exists(table_path)) {
-    GTEST_SKIP() << "shared data not found under " << shared;
-  }
-  const Trace trace = ReadTrace(trace_path);
-  const ThroughputTable table = ThroughputTable::Load(table_path);
+TEST_F(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEveryJob) {
   ShockwaveOptions unbounded;
   unbounded.max_planned_jobs = 0;
   unbounded.event_replan_max_jobs = 0;
