@@ -456,6 +456,7 @@ class Coordinator {
         ++shard.migrations;
         ++migrations_;
         if (migrating_ == shard.id) migrating_ = 0;
+        if (id == spread_to_) ++spread_moves_;  // counted once done: a job may end before
         if (options_.migrate_every == 0 || shard.migrations <= 3) {
           Log("shard " + std::to_string(shard.index) + " of " + job.name + " now on aggregator " +
               std::to_string(id) + " (version " + std::to_string(shard.version) + ")");
@@ -870,8 +871,9 @@ class Coordinator {
   // After an elasticity add: one shard at a time moves onto the new aggregator while that lowers
   // the larger of the two loads (new load + shard < source load; the move leaving the two closest
   // first) without overfilling it. A move never makes the reverse move eligible, so this cannot
-  // oscillate. It ends after at least one move once no move helps; until then it also applies to
-  // the shards of jobs that arrive later. A spread target that dies or is drained ends it.
+  // oscillate. It ends once no move helps after at least one completed move (a migration whose
+  // job ended first does not count); until then it also applies to the shards of jobs that
+  // arrive later. A spread target that dies or is drained ends it.
   void Spread() {
     const auto target = aggs_.find(spread_to_);
     if (target == aggs_.end() || !target->second.alive || target->second.draining) {
@@ -903,7 +905,6 @@ class Coordinator {
       }
       return;
     }
-    ++spread_moves_;
     StartMigration(*best, spread_to_,
                    "spreading the load onto aggregator " + std::to_string(spread_to_) +
                        ", added by elasticity (loads " + FormatFixed(best_source_load, 3) + " vs " +
