@@ -245,8 +245,11 @@ void HomaTransport::OnTimer(uint32_t host_index, uint32_t receiver) {
     OutMessage& message = out_[id];
     const uint64_t bytes = network_->flow(id).bytes;
     if (message.heard || message.sent < std::min(message.granted, bytes)) continue;
-    if (now - message.last_sent < timeout) continue;
+    const int backoff = std::min<int>(message.sender_resends, kMaxSenderBackoff);
+    if (now - message.last_sent < timeout * (Time{1} << backoff)) continue;
+    // Unheard, so granted = the unscheduled bytes, none of them acknowledged: send them again.
     message.sent = 0;
+    if (message.sender_resends < UINT8_MAX) ++message.sender_resends;
     ++stats_.sender_timeouts;
     kick = true;
   }

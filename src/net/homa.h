@@ -11,8 +11,11 @@
 // sender's messages among them); a message it will not grant yet gets one empty
 // grant so the sender knows it arrived. On completion it sends DONE.
 // Loss recovery: a receiver asks for a resend from the first missing packet of a message that made
-// no progress for resend_timeout while granted bytes are missing; a sender that never heard from
-// the receiver resends from the start after resend_timeout. The receiver drops duplicates.
+// no progress for resend_timeout while granted bytes are missing. A sender that has sent all its
+// unscheduled bytes and never heard from the receiver (no grant, resend or done: none of them
+// acknowledged) resends them once after resend_timeout, and again only after twice the previous
+// wait each time (resend_timeout x 2^k, k capped at kMaxSenderBackoff): unscheduled packets
+// that merely wait in a deep queue are not resent in a loop. The receiver drops duplicates.
 #ifndef JIGSAW_NET_HOMA_H_
 #define JIGSAW_NET_HOMA_H_
 
@@ -38,6 +41,10 @@ struct HomaStats {
 
 class HomaTransport : public Transport {
  public:
+  // The sender's wait before its k-th resend of unheard unscheduled bytes is resend_timeout x
+  // 2^min(k, kMaxSenderBackoff) (k = 0 for the first).
+  static constexpr int kMaxSenderBackoff = 6;
+
   explicit HomaTransport(Network* network);
   const char* name() const override { return "homa"; }
 
@@ -61,6 +68,7 @@ class HomaTransport : public Transport {
     uint8_t prio = 0;
     bool heard = false;  // a grant, resend or done came back
     bool active = false;
+    uint8_t sender_resends = 0;  // resends of the unscheduled bytes while unheard
     Time last_sent = 0;
   };
   struct InMessage {
