@@ -298,6 +298,22 @@ TEST(Homa, SenderBacksOffResendingUnheardBytes) {
   EXPECT_EQ(homa->granted(id), homa->UnscheduledBytes(id));
 }
 
+// A sender cut off after its first packets arrived never sends the rest: the receiver asks for a
+// resend after resend_timeout without progress, then after twice the previous wait each time
+// (capped at 2^6 timeouts) - the same 12 RESENDs in 100 ms - and the sender, which heard back,
+// never times out itself.
+TEST(Homa, ReceiverBacksOffResendRequestsWithoutProgress) {
+  NetConfig config = ConfigFor("homa");
+  Network network(Rack(2), config);
+  network.FailLink(0, 2, 5 * kMicrosecond);  // host 0's only link
+  const uint32_t id = network.AddFlow(0, 1, 1'000'000, 0, 0);
+  network.Run(100 * kMillisecond);
+  const auto* homa = dynamic_cast<const HomaTransport*>(network.transport());
+  EXPECT_EQ(homa->stats().resend_requests, 12u);
+  EXPECT_EQ(homa->stats().sender_timeouts, 0u);
+  EXPECT_LT(network.flow(id).delivered, 0);
+}
+
 // 16 senders' unscheduled prefixes (16 x 30 KB) into one port of a 2 MiB switch: the per-ingress
 // accounting admits them all; an egress dynamic threshold of 1/8 of the free buffer drops the
 // excess, and Homa-like's RESEND still delivers everything.
