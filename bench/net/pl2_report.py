@@ -57,6 +57,10 @@ def fmt_rel(value):
     return "-" if value != value else f"{value:+.1f}%"
 
 
+def fmt_us(value):
+    return "-" if value != value else f"{value:.1f}"
+
+
 class Cell:
     """One (study, transport, load): the runs of every seed."""
 
@@ -102,7 +106,7 @@ def main():
                 if per_seed:
                     versus += f" [{min(per_seed):+.1f}..{max(per_seed):+.1f}]"
             print(f"| {l} | {t} | {spread(c.rpc_p99)} | {spread(c.drops, '{:.0f}')} | {len(c.iterations)} | "
-                  f"{c.ml_p99:.1f} | {spread(c.seed_p99)} | {versus} |")
+                  f"{fmt_us(c.ml_p99)} | {spread(c.seed_p99)} | {versus} |")
         if ("pl2", l) in cells and base is not None:
             c = cells[("pl2", l)]
             worst = max(rel(x, b) for x, b in zip(c.seed_p99, base.seed_p99))
@@ -132,7 +136,7 @@ def main():
             print(f"| {t} | {l} | {spread([x['rpc']['p50_us'] for x in r])} | {spread(c.rpc_p99)} | "
                   f"{spread([x['rpc']['p999_us'] for x in r])} | {sum(x['rpc']['unfinished'] for x in r)} | "
                   f"{spread(c.drops, '{:.0f}')} | {spread([x['network']['max_queue_bytes'] / 1000 for x in c.runs])} | "
-                  f"{spread(hot)} | {c.ml_p50:.1f} |")
+                  f"{spread(hot)} | {fmt_us(c.ml_p50)} |")
     print()
 
     if ring_transports:
@@ -147,7 +151,7 @@ def main():
                 c = ring[(t, l)]
                 base = ring.get(("homa", l))
                 versus = fmt_rel(rel(c.ml_p99, base.ml_p99)) if base is not None and t != "homa" else "-"
-                print(f"| {t} | {l} | {len(c.iterations)} | {c.ml_p50:.1f} | {c.ml_p99:.1f} | {spread(c.seed_p99)} | "
+                print(f"| {t} | {l} | {len(c.iterations)} | {fmt_us(c.ml_p50)} | {fmt_us(c.ml_p99)} | {spread(c.seed_p99)} | "
                       f"{versus} | {spread(c.rpc_p99)} | {spread(c.drops, '{:.0f}')} |")
         print()
 
@@ -164,8 +168,8 @@ def main():
                 c = ws[(t, l)]
                 base = ws[("homa", l)]
                 versus = fmt_rel(rel(c.ml_p99, base.ml_p99)) if t != "homa" else "-"
-                print(f"| {t} | {l} | {'/'.join(str(len(i)) for i in c.per_seed_it)} | {c.ml_p50:.1f} | "
-                      f"{c.ml_p99:.1f} | {spread(c.seed_p99)} | {versus} | {spread(c.rpc_p99)} | "
+                print(f"| {t} | {l} | {'/'.join(str(len(i)) for i in c.per_seed_it)} | {fmt_us(c.ml_p50)} | "
+                      f"{fmt_us(c.ml_p99)} | {spread(c.seed_p99)} | {versus} | {spread(c.rpc_p99)} | "
                       f"{spread([x['rpc']['p999_us'] for x in c.rack])} | {spread(c.drops, '{:.0f}')} |")
         print()
 
