@@ -77,7 +77,7 @@ struct NetOptions {
   std::string ml_pattern = "ring";
   int homa_overcommit = 4;
   int homa_per_sender = 0;
-  std::string pl2_bulk_order = "shared";
+  std::string pl2_bulk_order = "oldest";
   int egress_shift = -1;
 };
 
@@ -758,8 +758,8 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--homa-per-sender", options->homa_per_sender,
                       "Homa-like: of those, at most this many per sender (0 = no limit)");
   command->add_option("--pl2-bulk-order", options->pl2_bulk_order,
-                      "PL2 senders: shared (every bulk message asks) or oldest (per destination "
-                      "only the oldest)");
+                      "PL2 senders: oldest (per destination only the oldest bulk message asks; "
+                      "the default) or shared (every bulk message asks)");
   command->add_option("--ml-pattern", options->ml_pattern,
                       "ring (all-reduce) or ps (parameter server on the first training host, "
                       "the others push gradients and pull parameters)");

@@ -84,7 +84,7 @@ void CongestionControl::DcqcnAck(uint32_t id, Flow& flow, const Packet& ack, Tim
   }
   if (!cc.decrease_pending) {
     cc.decrease_pending = true;
-    events_->Push(cc.decrease_next, kEventDcqcnDecrease, id, 0);
+    timers_->PushCcTimer(cc.decrease_next, kEventDcqcnDecrease, id, 0);
   }
 }
 
@@ -98,7 +98,7 @@ void CongestionControl::DcqcnDecrease(uint32_t id, Flow& flow, Time now) {
   cc.decrease_cnp = false;
   cc.increase_running = true;
   ++cc.increase_generation;
-  events_->Push(now + p.increase_timer, kEventDcqcnIncrease, id, cc.increase_generation);
+  timers_->PushCcTimer(now + p.increase_timer, kEventDcqcnIncrease, id, cc.increase_generation);
 }
 
 void CongestionControl::DcqcnIncrease(uint32_t id, Flow& flow, Time now) {
@@ -116,7 +116,7 @@ void CongestionControl::DcqcnIncrease(uint32_t id, Flow& flow, Time now) {
     cc.increase_running = false;
     return;
   }
-  events_->Push(now + p.increase_timer, kEventDcqcnIncrease, id, cc.increase_generation);
+  timers_->PushCcTimer(now + p.increase_timer, kEventDcqcnIncrease, id, cc.increase_generation);
 }
 
 // --- DCTCP -----------------------------------------------------------------------------------

@@ -13,7 +13,6 @@
 #include <cstdint>
 
 #include "net/config.h"
-#include "net/event_queue.h"
 #include "net/flow.h"
 #include "net/packet.h"
 
@@ -23,10 +22,20 @@ namespace jigsaw::net {
 inline constexpr uint8_t kEventDcqcnDecrease = 200;
 inline constexpr uint8_t kEventDcqcnIncrease = 201;
 
+// Where the laws schedule their timer events; the queue-pair transport passes them on to the
+// fabric's event queue (Network::PushTypedTimer), which hands them back when they fire.
+class CcTimers {
+ public:
+  // An event of `type` (kEventDcqcn*) for flow `id` at `at` (>= now), with `generation`.
+  virtual void PushCcTimer(Time at, uint8_t type, uint32_t id, uint32_t generation) = 0;
+
+ protected:
+  ~CcTimers() = default;
+};
+
 class CongestionControl {
  public:
-  CongestionControl(const NetConfig& config, EventQueue* events)
-      : config_(config), events_(events) {}
+  CongestionControl(const NetConfig& config, CcTimers* timers) : config_(config), timers_(timers) {}
 
   // Called when the flow starts, at line rate.
   void Start(Flow& flow) const;
@@ -47,7 +56,7 @@ class CongestionControl {
   double Clamp(const Flow& flow, double rate) const;
 
   const NetConfig& config_;
-  EventQueue* events_;
+  CcTimers* timers_;
 };
 
 }  // namespace jigsaw::net

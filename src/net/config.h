@@ -80,10 +80,11 @@ struct Pl2Params {
   uint32_t requests_per_message = 3;  // of which one message may hold
   Time bulk_horizon = 8 * kMicrosecond;    // multi-burst messages book at most this far ahead
   Time small_horizon = 40 * kMicrosecond;  // one-burst messages book at most this far ahead
-  // false: a host asks for bursts of every waiting bulk message (rejected ones retry at their
-  // ticket, so an overloaded receiver's messages share it per burst); true: per destination, only
-  // for its oldest waiting bulk message (messages to one receiver complete in start order).
-  bool bulk_oldest_first = false;
+  // true (the default): per destination, a host asks only for its oldest waiting bulk message
+  // (messages to one receiver complete in start order, senders interleave by ticket); false
+  // (`--pl2-bulk-order shared`, session 1's sender): for every waiting bulk message (rejected ones
+  // retry at their ticket, so an overloaded receiver's messages share it per burst).
+  bool bulk_oldest_first = true;
 };
 
 struct NetConfig {

@@ -152,6 +152,7 @@ void HomaTransport::Receive(uint32_t host_index, uint32_t handle) {
     host.to_grant.insert({flow.bytes - message.received, id});
   }
   message.last_progress = network_->now();
+  message.resends = 0;
   if (message.received == flow.bytes) {
     message.done = true;
     message.have.clear();
@@ -227,11 +228,14 @@ void HomaTransport::OnTimer(uint32_t host_index, uint32_t receiver) {
     host.receiver_timer = false;
     for (uint32_t id : host.in) {
       InMessage& message = in_[id];
-      if (message.received >= message.granted || now - message.last_progress < timeout) continue;
+      if (message.received >= message.granted) continue;
+      const int backoff = std::min<int>(message.resends, kMaxSenderBackoff);
+      if (now - message.last_progress < timeout * (Time{1} << backoff)) continue;
       // First missing packet.
       uint64_t index = 0;
       while ((message.have[index / 64] >> (index % 64) & 1) != 0) ++index;
       message.last_progress = now;
+      if (message.resends < UINT8_MAX) ++message.resends;
       ++stats_.resend_requests;
       SendControl(host_index, network_->flow(id).src_host, id, PacketType::kResend,
                   index * config_.payload_bytes, 0);
@@ -245,8 +249,11 @@ void HomaTransport::OnTimer(uint32_t host_index, uint32_t receiver) {
     OutMessage& message = out_[id];
     const uint64_t bytes = network_->flow(id).bytes;
     if (message.heard || message.sent < std::min(message.granted, bytes)) continue;
-    if (now - message.last_sent < timeout) continue;
+    const int backoff = std::min<int>(message.sender_resends, kMaxSenderBackoff);
+    if (now - message.last_sent < timeout * (Time{1} << backoff)) continue;
+    // Unheard, so granted = the unscheduled bytes, none of them acknowledged: send them again.
     message.sent = 0;
+    if (message.sender_resends < UINT8_MAX) ++message.sender_resends;
     ++stats_.sender_timeouts;
     kick = true;
   }

@@ -11,8 +11,13 @@
 // sender's messages among them); a message it will not grant yet gets one empty
 // grant so the sender knows it arrived. On completion it sends DONE.
 // Loss recovery: a receiver asks for a resend from the first missing packet of a message that made
-// no progress for resend_timeout while granted bytes are missing; a sender that never heard from
-// the receiver resends from the start after resend_timeout. The receiver drops duplicates.
+// no progress for resend_timeout while granted bytes are missing, and, while it still makes none,
+// again only after twice the previous wait each time (resend_timeout x 2^k, k capped at
+// kMaxSenderBackoff; progress resets k). A sender that has sent all its
+// unscheduled bytes and never heard from the receiver (no grant, resend or done: none of them
+// acknowledged) resends them once after resend_timeout, and again only after twice the previous
+// wait each time (resend_timeout x 2^k, k capped at kMaxSenderBackoff): unscheduled packets
+// that merely wait in a deep queue are not resent in a loop. The receiver drops duplicates.
 #ifndef JIGSAW_NET_HOMA_H_
 #define JIGSAW_NET_HOMA_H_
 
@@ -38,6 +43,11 @@ struct HomaStats {
 
 class HomaTransport : public Transport {
  public:
+  // The wait before a sender's k-th resend of unheard unscheduled bytes, and before a receiver's
+  // k-th RESEND for a message without progress, is resend_timeout x 2^min(k, kMaxSenderBackoff)
+  // (k = 0 for the first).
+  static constexpr int kMaxSenderBackoff = 6;
+
   explicit HomaTransport(Network* network);
   const char* name() const override { return "homa"; }
 
@@ -61,6 +71,7 @@ class HomaTransport : public Transport {
     uint8_t prio = 0;
     bool heard = false;  // a grant, resend or done came back
     bool active = false;
+    uint8_t sender_resends = 0;  // resends of the unscheduled bytes while unheard
     Time last_sent = 0;
   };
   struct InMessage {
@@ -70,7 +81,8 @@ class HomaTransport : public Transport {
     Time last_progress = 0;
     bool known = false;
     bool done = false;
-    bool told = false;  // sent the empty "heard you" grant
+    bool told = false;    // sent the empty "heard you" grant
+    uint8_t resends = 0;  // RESENDs since the last progress
   };
   struct Host {
     std::vector<uint32_t> out;  // active outbound messages

@@ -29,6 +29,9 @@ enum EventType : uint8_t {
 };
 
 static_assert(kRetransmit == kEventRetransmit);
+static_assert(kSample < kFirstTransportEventType);
+static_assert(kEventDcqcnDecrease >= kFirstTransportEventType &&
+              kEventDcqcnIncrease >= kFirstTransportEventType);
 
 constexpr uint32_t kNoRoute = UINT32_MAX;
 
@@ -449,9 +452,10 @@ bool Network::Dispatch(const Event& event) {
     case kLinkDown:
       TakeLinkDown(event.a);
       break;
-    case kEventDcqcnDecrease:
-    case kEventDcqcnIncrease:
-      return transport_->OnTypedTimer(event.type(), event.a, event.b);
+    default:
+      if (event.type() >= kFirstTransportEventType) {
+        return transport_->OnTypedTimer(event.type(), event.a, event.b);
+      }
   }
   return true;
 }
@@ -517,6 +521,27 @@ void Network::SwitchSendControl(uint32_t switch_index, uint32_t handle) {
   }
   PushControl(ports_[out], handle);
   Kick(out);
+}
+
+bool Network::SendControlRouted(uint32_t host, uint32_t handle) {
+  ++stats_.ack_packets;
+  const Packet& packet = packets_[handle];
+  const uint32_t out = RoutePort(host_nodes_[host], packet.dst_host, packet.flow);
+  if (out == kNoRoute) [[unlikely]] {
+    Drop(handle);
+    return false;
+  }
+  PushControl(ports_[out], handle);
+  Kick(out);
+  return true;
+}
+
+void Network::PushTypedTimer(Time at, uint8_t type, uint32_t a, uint32_t b) {
+  if (type != kEventRetransmit && type < kFirstTransportEventType) [[unlikely]] {
+    throw std::logic_error("net: event type " + std::to_string(type) +
+                           " belongs to the fabric, not to a transport");
+  }
+  events_.Push(at, type, a, b);
 }
 
 void Network::SetTransportTimer(Time at, uint32_t a, uint32_t b) {

@@ -171,6 +171,8 @@ class Network {
   uint32_t AllocatePacket();  // all fields zero
   Packet& packet(uint32_t handle) { return packets_[handle]; }
   void FreePacket(uint32_t handle) { packets_.Free(handle); }
+  // The INT records of packet `handle` (Packet::hops of them are valid; switches stamp them).
+  const IntHop* packet_hops(uint32_t handle) { return packets_.hops(handle); }
   Flow& mutable_flow(uint32_t id) { return flows_[id]; }
   // Queues a control packet (served before data) at host `host`'s NIC, or at the switch port
   // towards packet.dst_host when sent by switch `switch_index`.
@@ -190,9 +192,36 @@ class Network {
   uint64_t SwitchQueueBytes(uint32_t switch_index, uint16_t local) const;
   uint32_t SwitchNumPorts(uint32_t switch_index) const;
 
- private:
-  friend class QueuePairTransport;  // the fabric's built-in transport
+  // For transports bound to NIC ports (the queue pairs, queue_pair.h; Flow::src_port).
+  // Global port indices run over [0, num_ports()); host `host`'s NIC ports are
+  // [host_port(host), host_port(host) + host_num_ports(host)).
+  uint32_t num_ports() const { return static_cast<uint32_t>(ports_.size()); }
+  uint32_t host_port(uint32_t host) const { return host_port_[host]; }
+  uint32_t host_num_ports(uint32_t host) const { return nodes_[host_nodes_[host]].num_ports; }
+  // Asks NIC port `port` for its next packet if it is idle (Transport::NextPacketOnPort).
+  void KickPort(uint32_t port) { Kick(port); }
+  // Queues control packet `handle` (an ACK/NACK of packet.flow, towards packet.dst_host) at the
+  // NIC port of host `host` that the flow's route takes, counts it in NetStats::ack_packets and
+  // kicks that port. If no route is left (failed links) it drops the packet instead (counted,
+  // Transport::OnDrop called) and returns false.
+  bool SendControlRouted(uint32_t host, uint32_t handle);
+  // Pushes an event of a transport's own type on the event queue: `type` is kEventRetransmit
+  // (queue_pair.h) or >= kFirstTransportEventType; `at` >= now(). When it fires, the fabric calls
+  // Transport::OnTypedTimer(type, a, b), in (time, push order) like every event.
+  void PushTypedTimer(Time at, uint8_t type, uint32_t a, uint32_t b);
+  // Counters of NetStats a transport owns the meaning of: a data packet that resends bytes sent
+  // before (retransmitted_packets), and a congestion-control decision that lowered flow `flow`'s
+  // rate (rate_cuts, rate_cut_flows).
+  void CountRetransmission() { ++stats_.retransmitted_packets; }
+  void CountRateCut(uint32_t flow);
+  // Whether a packet may have been lost: true without PFC, or once any packet was dropped.
+  bool losses_possible() const { return losses_possible_; }
+  // False only once failed links left no path from host src to host dst.
+  bool HostsConnected(uint32_t src_host, uint32_t dst_host) const {
+    return !links_failed_ || HasPath(src_host, dst_host);
+  }
 
+ private:
   // The fields a forwarded packet touches fill the first two cache lines (checked below): line 0
   // what Kick, Transmit and Arrive read, line 1 the first data queue and the queue accounting.
   struct alignas(64) Port {
@@ -260,8 +289,7 @@ class Network {
   void TakeLinkDown(uint32_t failure);
   void Sample();
   bool HasPath(uint32_t src_host, uint32_t dst_host) const;
-  // Counters of NetStats::rate_cuts and the PFC victims.
-  void CountRateCut(uint32_t flow);
+  // Counters of the PFC victims.
   uint32_t PauseRoot(uint32_t switch_node) const;
   void RecordBlocked(uint32_t port);
   void MarkBlocked(uint32_t flow, uint32_t root);

@@ -38,10 +38,11 @@
 // uplink is never held for a far-away slot; rejected bulk requests come back one at a time in
 // ticket order (FIFO, no retry storms, no starvation).
 //
-// Senders (pl2.bulk_oldest_first): by default a host asks for bursts of every waiting bulk
-// message, so an overloaded receiver's messages share it burst by burst in ticket order; with the
-// option, per destination only its oldest waiting bulk message asks, so one sender's messages to
-// one receiver finish in start order (a host-side choice; the switch is unchanged).
+// Senders (pl2.bulk_oldest_first, the default): per destination only a host's oldest waiting bulk
+// message asks, so one sender's messages to one receiver finish in start order while the
+// receiver's FIFO tickets interleave the senders (a host-side choice; the switch is unchanged).
+// Without it (`shared`) every waiting bulk message asks, so an overloaded receiver's messages share
+// it burst by burst in ticket order.
 //
 // Invariants (tested): booked intervals never overlap on any egress or uplink, so the egress data
 // queue only holds what store-and-forward timing and overtaking control packets shift: at most

@@ -7,9 +7,9 @@
 // ACK/NACK and, where packets can be lost, a retransmission timeout. ECN marking, INT stamping and
 // PFC stay in the fabric (network.h).
 //
-// It is the fabric's built-in transport and uses Network's internals (its event queue for the
-// kRetransmit and DCQCN timer events, route cache, control queues and counters), so it is a friend
-// of Network; its own state is the CC law and each NIC port's active queue pairs.
+// It uses only Network's public "for transports" methods: typed timers (kEventRetransmit and the
+// DCQCN timers, through PushTypedTimer), routed control sends, port kicks and counters. Its own
+// state is the CC law and each NIC port's active queue pairs.
 #ifndef JIGSAW_NET_QUEUE_PAIR_H_
 #define JIGSAW_NET_QUEUE_PAIR_H_
 
@@ -21,14 +21,11 @@
 
 namespace jigsaw::net {
 
-// The event type of the retransmission timeout (network.cc's kRetransmit; a = flow).
-inline constexpr uint8_t kEventRetransmit = 6;
-
 class Network;
 struct Flow;
 struct RateSample;
 
-class QueuePairTransport : public Transport {
+class QueuePairTransport : public Transport, private CcTimers {
  public:
   explicit QueuePairTransport(Network* network);
 
@@ -55,8 +52,9 @@ class QueuePairTransport : public Transport {
     size_t next_flow = 0;  // round-robin cursor into flows
   };
 
+  void PushCcTimer(Time at, uint8_t type, uint32_t id, uint32_t generation) override;
   uint32_t SendData(uint32_t id);
-  void ReceiveData(uint32_t node, uint32_t packet);
+  void ReceiveData(uint32_t host, uint32_t packet);
   void ReceiveAck(uint32_t packet);
   void RateChanged(Flow& flow);
   void FinishSending(uint32_t id);

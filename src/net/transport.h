@@ -5,8 +5,9 @@
 // decides what each host's NIC sends next. The fabric calls the transport when a message starts,
 // when a host NIC is idle with no control packet waiting (NextPacket), when any packet reaches a
 // host, when one of the transport's timers fires, and, for packets the transport marks as switch
-// control (PacketType::kRequest), when such a packet reaches a switch. The transport uses the
-// fabric's TransportApi methods (Network::Allocate, SendControl, ...) to act. Homa-like and PL2
+// control (PacketType::kRequest), when such a packet reaches a switch. The transport acts only
+// through the fabric's public "for transports" methods (Network::AllocatePacket, SendControl,
+// SetTransportTimer, ...). Homa-like and PL2
 // run without PFC and without ECN; the built-in RDMA queue-pair transport (queue_pair.h: rate-based
 // CC laws, cc.h) runs with the fabric's PFC, ECN and INT and uses the optional hooks below, whose
 // defaults leave the other transports unchanged.
@@ -20,6 +21,12 @@
 namespace jigsaw::net {
 
 inline constexpr uint32_t kNoPacket = UINT32_MAX;
+
+// Event types a transport may push itself with Network::PushTypedTimer (the fabric's own types
+// lie below kFirstTransportEventType): the queue pairs' retransmission timeout (operand a = flow),
+// and kFirstTransportEventType and above (cc.h's DCQCN timers).
+inline constexpr uint8_t kEventRetransmit = 6;
+inline constexpr uint8_t kFirstTransportEventType = 200;
 
 class Transport {
  public:
@@ -42,8 +49,8 @@ class Transport {
   virtual void Receive(uint32_t host, uint32_t packet) = 0;
   // A timer the transport set with Network::SetTransportTimer fired.
   virtual void OnTimer(uint32_t a, uint32_t b) = 0;
-  // An event of a transport-specific type (not kTransportTimer) that the transport pushed on the
-  // fabric's event queue itself fired (the queue pairs' kRetransmit and DCQCN timers). Returns
+  // An event of a transport-specific type (not kTransportTimer) that the transport pushed with
+  // Network::PushTypedTimer fired (the queue pairs' kRetransmit and DCQCN timers). Returns
   // whether it changed anything: false keeps it from extending NetStats::end. Default: true.
   virtual bool OnTypedTimer(uint8_t type, uint32_t a, uint32_t b) {
     (void)type;

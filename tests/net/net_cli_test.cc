@@ -337,6 +337,7 @@ TEST(NetCli, RackExperimentReportsLatencyQueuesAndMl) {
   EXPECT_EQ(Slurp(a + "/summary.json"), Slurp(b + "/summary.json"));
   auto summary = nlohmann::json::parse(Slurp(a + "/summary.json"));
   EXPECT_EQ(summary["transport"], "pl2");
+  EXPECT_EQ(summary["pl2_bulk_order"], "oldest");  // the default sender order since session 5
   EXPECT_EQ(summary["network"]["drops"], 0);
   const auto& rack = summary["rack"];
   EXPECT_GT(rack["rpc"]["count"].get<int>(), 10);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -283,6 +284,23 @@ TEST(NetErrors, CorruptingLinkStillDeliversEveryByte) {
 }  // namespace
 // Issue 12 (2): 1 bps links pushed simulated time past 2^63 ps; the overflow reordered events
 // and ended in erase(end()) and exit 139. Every event is now checked against the horizon.
+// The "for transports" methods: a transport may push only its own event types, and learns its
+// hosts' NIC ports from the fabric.
+TEST(NetTransportApi, TypedTimersRefuseFabricEventTypesAndPortsAreListed) {
+  Network network(Star(3), NetConfig{});
+  for (uint8_t fabric_type = 0; fabric_type < kFirstTransportEventType; ++fabric_type) {
+    if (fabric_type == kEventRetransmit) continue;
+    EXPECT_THROW(network.PushTypedTimer(0, fabric_type, 0, 0), std::logic_error) << +fabric_type;
+  }
+  EXPECT_EQ(network.num_ports(), 6u);  // three links, two ends each
+  for (uint32_t host = 0; host < 3; ++host) {
+    EXPECT_EQ(network.host_num_ports(host), 1u);
+    EXPECT_LT(network.host_port(host), network.num_ports());
+  }
+  EXPECT_TRUE(network.HostsConnected(0, 2));
+  EXPECT_FALSE(network.losses_possible());  // PFC on, nothing dropped yet
+}
+
 TEST(NetHorizon, TimePastTheHorizonIsAnErrorNotAnOverflow) {
   const Topology slow = ParseTopologyText("slow", "3 1 2\n2\n0 2 1bps 1us 0\n1 2 1bps 1us 0\n");
   Network network(slow, NetConfig{});

@@ -278,6 +278,42 @@ TEST(Homa, RecoversFromDropsInASmallBuffer) {
   EXPECT_GT(homa->stats().resend_requests + homa->stats().sender_timeouts, 0u);
 }
 
+// A receiver cut off from the start never answers, so its sender never hears back. It resends its
+// unscheduled bytes after resend_timeout, then after twice the previous wait each time (capped at
+// 2^6 timeouts), not every timeout: with 200 us, at about 0.2, 0.6, 1.4, 3.0, 6.2, 12.6, 25.4,
+// 38.2, 51.0, 63.8, 76.6 and 89.4 ms (each up to half a timeout later: the timer ticks every
+// 100 us) - 12 resends in 100 ms where resending every timeout would make about 330.
+TEST(Homa, SenderBacksOffResendingUnheardBytes) {
+  NetConfig config = ConfigFor("homa");
+  Network network(Rack(2), config);
+  network.FailLink(1, 2, 0);  // host 1's only link
+  const uint32_t id = network.AddFlow(0, 1, 100'000, 0, 0);
+  network.Run(100 * kMillisecond);
+  const auto* homa = dynamic_cast<const HomaTransport*>(network.transport());
+  EXPECT_EQ(homa->stats().sender_timeouts, 12u);
+  EXPECT_LT(network.flow(id).delivered, 0);
+  // Each resend is the unscheduled prefix (one RTTbytes, 21 packets) and nothing more.
+  const uint64_t prefix_packets = homa->UnscheduledBytes(id) / config.payload_bytes;
+  EXPECT_EQ(network.Stats().data_packets, 13 * prefix_packets);
+  EXPECT_EQ(homa->granted(id), homa->UnscheduledBytes(id));
+}
+
+// A sender cut off after its first packets arrived never sends the rest: the receiver asks for a
+// resend after resend_timeout without progress, then after twice the previous wait each time
+// (capped at 2^6 timeouts) - the same 12 RESENDs in 100 ms - and the sender, which heard back,
+// never times out itself.
+TEST(Homa, ReceiverBacksOffResendRequestsWithoutProgress) {
+  NetConfig config = ConfigFor("homa");
+  Network network(Rack(2), config);
+  network.FailLink(0, 2, 5 * kMicrosecond);  // host 0's only link
+  const uint32_t id = network.AddFlow(0, 1, 1'000'000, 0, 0);
+  network.Run(100 * kMillisecond);
+  const auto* homa = dynamic_cast<const HomaTransport*>(network.transport());
+  EXPECT_EQ(homa->stats().resend_requests, 12u);
+  EXPECT_EQ(homa->stats().sender_timeouts, 0u);
+  EXPECT_LT(network.flow(id).delivered, 0);
+}
+
 // 16 senders' unscheduled prefixes (16 x 30 KB) into one port of a 2 MiB switch: the per-ingress
 // accounting admits them all; an egress dynamic threshold of 1/8 of the free buffer drops the
 // excess, and Homa-like's RESEND still delivers everything.
