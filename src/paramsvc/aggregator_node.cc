@@ -509,6 +509,7 @@ void RunAggregatorNode(const AggregatorNodeOptions& options) {
     while (running) {
       next += std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(options.report_interval_s));
+      if (next < Clock::now()) next = Clock::now();  // late (descheduled): no burst of reports
       while (running && Clock::now() < next) {
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "paramsvc/control.h"
+#include "paramsvc/cpu_rate.h"
 #include "paramsvc/elasticity.h"
 #include "paramsvc/packing.h"
 #include "ps/server.h"
@@ -71,8 +72,7 @@ struct Aggregator {
   bool retired = false;
   std::shared_ptr<Link> link;
   std::string host;
-  double utilization = 0;
-  double last_cpu_s = -1, last_wall_s = 0;
+  CpuRateMeter cpu;  // utilization: aggregation CPU in use, in cores
   double reported_cpu_s = 0;
   double exit_cpu_s = -1;  // utime + stime from wait4, once reaped
 };
@@ -96,7 +96,7 @@ struct Shard {
   int target = -1;                 // migration destination while one is in flight
   bool migrating = false;
   double estimate = 0, demand = -1;  // cores
-  double last_cpu_s = -1, last_wall_s = 0;
+  CpuRateMeter cpu;
   uint64_t version = 0;
   bool initialized = false;
   bool done = false;
@@ -412,11 +412,8 @@ class Coordinator {
     if (op == "load") {
       const double wall = GetNumber(frame.body, "wall_s", 0, 1e12);
       const double cpu = GetNumber(frame.body, "cpu_s", 0, 1e12);
-      if (agg.last_cpu_s >= 0 && wall > agg.last_wall_s) {
-        agg.utilization = (cpu - agg.last_cpu_s) / (wall - agg.last_wall_s);
-      }
-      agg.last_cpu_s = cpu;
-      agg.last_wall_s = wall;
+      const double min_window_s = 0.5 * options_.report_interval_s;
+      agg.cpu.Sample(wall, cpu, min_window_s);
       agg.reported_cpu_s = cpu;
       if (!frame.body.contains("shards") || !frame.body["shards"].is_array()) return;
       for (const Json& report : frame.body["shards"]) {
@@ -425,13 +422,10 @@ class Coordinator {
           continue;
         Shard& shard = it->second;
         const double shard_cpu = GetNumber(report, "cpu_s", 0, 1e12);
-        if (shard.last_cpu_s >= 0 && wall > shard.last_wall_s) {
-          const double now =
-              std::max(0.0, shard_cpu - shard.last_cpu_s) / (wall - shard.last_wall_s);
+        if (shard.cpu.Sample(wall, shard_cpu, min_window_s)) {
+          const double now = shard.cpu.rate();
           shard.demand = shard.demand < 0 ? now : 0.5 * shard.demand + 0.5 * now;
         }
-        shard.last_cpu_s = shard_cpu;
-        shard.last_wall_s = wall;
         shard.version = std::max(shard.version, GetUint(report, "version", UINT64_MAX));
         shard.initialized = report.value("initialized", false);
         shard.refused = report.value("refused", uint64_t{0});
@@ -643,7 +637,7 @@ class Coordinator {
     shard.agg = agg;
     shard.hosted = false;
     shard.target = -1;
-    shard.last_cpu_s = -1;
+    shard.cpu.Reset();
     ControlFrame frame = MakeFrame("host");
     frame.body["shard"] = shard.id;
     frame.body["instance"] = shard.instance;
@@ -777,7 +771,7 @@ class Coordinator {
     double used = 0;
     int counted = 0;
     for (const auto& [id, agg] : aggs_) {
-      if (agg.alive && agg.joined) used += agg.utilization, ++counted;
+      if (agg.alive && agg.joined) used += agg.cpu.rate(), ++counted;
     }
     const double utilization = counted > 0 ? used / (counted * options_.cores_per_aggregator) : 0.0;
     int reserved = 0;
@@ -938,7 +932,7 @@ class Coordinator {
                                            {"alive", agg.alive},
                                            {"joined", agg.joined},
                                            {"draining", agg.draining},
-                                           {"utilization", RoundTo(agg.utilization, 4)},
+                                           {"utilization", RoundTo(agg.cpu.rate(), 4)},
                                            {"load", RoundTo(LoadOf(id), 4)}});
     }
     status["jobs"] = Json::array();
