@@ -30,6 +30,7 @@ struct FaasOptions {
   std::string keep_alive = "600s";
   std::string epoch = "500ms";
   std::string request_timeout = "60s";
+  std::string ready_timeout = "30s";
   std::string cifar = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
   int max_retries = 1;
   bool no_proactive = false;
@@ -65,6 +66,10 @@ int RunFaas(FaasOptions o) {
   sgs.keep_alive = PositiveDuration("--keep-alive", o.keep_alive);
   sgs.epoch = o.platform.epoch = PositiveDuration("--epoch", o.epoch);
   sgs.request_timeout = PositiveDuration("--request-timeout", o.request_timeout);
+  sgs.sandbox_ready_timeout = PositiveDuration("--sandbox-ready-timeout", o.ready_timeout);
+  if (o.platform.max_sgs_restarts < 0 || o.platform.max_sgs_restarts > 1000) {
+    throw UsageError("--sgs-restarts must be in 0..1000");
+  }
   sgs.proactive = !o.no_proactive;
   sgs.jigsaw_exe = SelfExe();
   bool needs_cifar = false;
@@ -106,6 +111,10 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--max-retries", o->max_retries,
                       "re-runs of a task whose sandbox died, before the request fails");
   command->add_option("--request-timeout", o->request_timeout, "SGS answers 504 after this");
+  command->add_option("--sandbox-ready-timeout", o->ready_timeout,
+                      "a sandbox not initialised this long after its spawn is killed");
+  command->add_option("--sgs-restarts", o->platform.max_sgs_restarts,
+                      "restarts per SGS process after it died abnormally (0: none)");
   command->add_option("--cifar", o->cifar, "CIFAR-10 JPEG archive for resize functions");
   command->add_option("--port", o->platform.port, "load balancer port on 127.0.0.1 (0: any)");
   command->add_option("--port-file", o->platform.port_file,

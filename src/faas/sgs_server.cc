@@ -1,8 +1,10 @@
 #include "faas/sgs_server.h"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <list>
@@ -57,7 +59,12 @@ class SgsServer::Impl {
         setup_count_(catalog_.functions.size(), 0),
         demand_(catalog_.dags.size(), 0) {}
 
-  ~Impl() { Stop(); }
+  ~Impl() {
+    Stop();
+    for (int fd : stop_pipe_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
 
   int Start(int port) {
     server_ = std::make_unique<httplib::Server>();
@@ -84,6 +91,7 @@ class SgsServer::Impl {
                       : (server_->bind_to_port("127.0.0.1", port) ? port : -1);
     if (port_ <= 0)
       throw UsageError("faas SGS: cannot listen on 127.0.0.1:" + std::to_string(port));
+    if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("faas SGS: pipe failed");
     running_ = true;
     scheduler_ = std::thread([this] { ScheduleLoop(); });
     epoch_thread_ = std::thread([this] { EpochLoop(); });
@@ -101,6 +109,9 @@ class SgsServer::Impl {
       }
       for (auto& s : sandboxes_) s->retire = true;
       for (auto& s : sandboxes_) s->cv.notify_all();
+      // Wakes every Spawn still waiting for a sandbox's "ready" (level-triggered: never read).
+      const char byte = 'x';
+      (void)!::write(stop_pipe_[1], &byte, 1);
     }
     cv_.notify_all();
     epoch_cv_.notify_all();
@@ -392,7 +403,10 @@ class SgsServer::Impl {
     const Time begin = Now();
     std::string error;
     std::unique_ptr<SandboxProcess> process = SandboxProcess::Spawn(
-        options_.jigsaw_exe, catalog_.functions[f].code, options_.cifar_archive, &error);
+        options_.jigsaw_exe, catalog_.functions[f].code, options_.cifar_archive, &error,
+        static_cast<int>(
+            std::min<Time>(options_.sandbox_ready_timeout / net::kMillisecond, INT32_MAX)),
+        stop_pipe_[0]);
     std::unique_lock<std::mutex> lock(mu_);
     const Time ready = Now();
     if (!process) {
@@ -617,6 +631,7 @@ class SgsServer::Impl {
   std::unique_ptr<httplib::Server> server_;
   std::thread listener_, scheduler_, epoch_thread_;
   int port_ = 0;
+  int stop_pipe_[2] = {-1, -1};
 };
 
 SgsServer::SgsServer(const Catalog& catalog, SgsOptions options)

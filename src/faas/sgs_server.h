@@ -44,6 +44,9 @@ struct SgsOptions {
   int max_requests = 256;
   int http_threads = 64;
   Time request_timeout = 60 * net::kSecond;
+  // A sandbox not ready this long after its spawn is killed (its task retried or failed); Stop
+  // cancels sandboxes still initialising at once, whatever this is.
+  Time sandbox_ready_timeout = 30 * net::kSecond;
 };
 
 class SgsServer {
@@ -56,7 +59,8 @@ class SgsServer {
   // Binds 127.0.0.1:port (0: any free port), starts the threads; returns the port. Throws
   // UsageError if it cannot bind.
   int Start(int port);
-  // Stops serving, answers what is in flight with 503, kills every sandbox, joins. Idempotent.
+  // Stops serving, answers what is in flight with 503, kills every sandbox (also those still
+  // initialising), joins. Idempotent.
   void Stop();
 
  private:
