@@ -3,6 +3,7 @@
 // cluster, over DAGs from a file or a generated Azure-Functions-2019-like workload. Prints a table
 // and writes summary.json and results.csv to --out; wall-clock time goes to stderr and to the
 // "wall_s" fields only. See docs/faas.md.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "core/progress.h"
 #include "core/text_input.h"
 #include "faas/dag_reader.h"
+#include "faas/duration_table.h"
 #include "faas/simulator.h"
 #include "faas/workload.h"
 #include "net/units.h"
@@ -32,7 +34,10 @@ struct FaasSimOptions {
   std::string warmup = "10s", keep_alive = "600s", setup_median = "500ms";
   std::string duration_median = "50ms", burst_period = "10s";
   std::vector<std::string> kills;
+  std::string durations;
+  std::string dispatch_overhead = "0s";
   bool no_proactive_ablation = false;
+  bool no_demote_ablation = false;
   bool quiet = false;
   std::string out;
 };
@@ -96,6 +101,10 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   sim.keep_alive = Duration("--keep-alive", o.keep_alive, true);
   sim.proactive_options.keep_window = sim.keep_alive;
   sim.burst_period = Duration("--burst-period", o.burst_period, true);
+  sim.dispatch_overhead = Duration("--dispatch-overhead", o.dispatch_overhead, false);
+  if (sim.dispatch_overhead > 10 * net::kSecond) {
+    throw UsageError("--dispatch-overhead must be at most 10s");
+  }
   o.workload.setup_median = Duration("--setup-median", o.setup_median, true);
   o.workload.duration_median = Duration("--duration-median", o.duration_median, true);
   if (!(o.workload.load > 0 && o.workload.load <= 10)) {
@@ -164,6 +173,18 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   } else {
     catalog = faas::GenerateWorkload(o.workload);
   }
+  std::vector<faas::DurationQuantiles> measured;
+  if (!o.durations.empty()) {
+    // Measured distributions replace the declared means too (the estimators' prior, the
+    // critical paths and the offered load).
+    measured = faas::ReadDurationFile(o.durations, catalog);
+    for (faas::FunctionId f = 0; f < catalog.functions.size(); ++f) {
+      if (!measured[f].empty())
+        catalog.functions[f].duration = std::max<net::Time>(1, measured[f].Mean());
+    }
+    if (o.dags.empty() || load_given) faas::ScaleToLoad(&catalog, o.workload.load, sim.cores);
+    sim.measured_durations = &measured;
+  }
   MakeDirectories(o.out);
 
   Json summary;
@@ -189,6 +210,8 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   inputs["keep_alive"] = o.keep_alive;
   inputs["burst_period"] = o.burst_period;
   inputs["burst_sigma"] = sim.burst_sigma;
+  inputs["durations"] = o.durations.empty() ? "lognormal(duration, duration_cv)" : o.durations;
+  inputs["dispatch_overhead"] = o.dispatch_overhead;
   if (o.dags.empty()) {
     inputs["apps"] = o.workload.dags;
     inputs["setup_median"] = o.setup_median;
@@ -207,12 +230,14 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     faas::Platform platform;
     faas::QueuePolicy policy;
     bool proactive;
+    bool demote_late = true;
   };
   std::vector<Run> runs;
   for (faas::Platform p : platforms) {
     if (p == faas::Platform::kArchipelago) {
       for (faas::QueuePolicy q : policies) runs.push_back({p, q, true});
       if (o.no_proactive_ablation) runs.push_back({p, policies.front(), false});
+      if (o.no_demote_ablation) runs.push_back({p, policies.front(), true, false});
     } else {
       runs.push_back({p, faas::QueuePolicy::kFifo, false});
     }
@@ -222,6 +247,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     options.platform = run.platform;
     options.queue_policy = run.policy;
     options.proactive = run.proactive;
+    options.demote_late = run.demote_late;
     Progress progress(std::string("faas-sim ") + faas::PlatformName(run.platform), !o.quiet);
     const uint64_t target = options.requests;
     options.on_tick = [&progress, target](double simulated, uint64_t arrived) {
@@ -302,6 +328,13 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--kill", o->kills, "WORKER@TIME: kill a worker (repeatable)");
   command->add_flag("--ablation-no-proactive", o->no_proactive_ablation,
                     "also run Archipelago without proactive sandbox allocation");
+  command->add_flag("--ablation-no-demote-late", o->no_demote_ablation,
+                    "also run Archipelago without moving hopeless tasks behind feasible ones");
+  command->add_option("--durations", o->durations,
+                      "measured per-function duration quantiles (CSV dag,function,quantile,"
+                      "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");
+  command->add_option("--dispatch-overhead", o->dispatch_overhead,
+                      "constant per-task dispatch overhead, holding the core before the run");
   command->add_flag("--quiet", o->quiet, "no progress on stderr");
   command->add_option("--out", o->out, "output folder")->required();
   command->callback(

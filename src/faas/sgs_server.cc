@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/json_input.h"
 #include "core/output.h"
+#include "faas/duration_table.h"
 #include "faas/estimator.h"
 #include "faas/proactive.h"
 #include "faas/sandbox_process.h"
@@ -26,6 +27,9 @@ namespace jigsaw::faas {
 namespace {
 
 constexpr size_t kMaxBodyBytes = 1 << 20;
+// What /stats reports of each function's recent durations (faas-sim --durations replays them).
+const std::vector<double> kReportedQuantiles = {0,    0.01, 0.05, 0.1,  0.25,  0.5,
+                                                0.75, 0.9,  0.95, 0.99, 0.999, 1};
 
 Time Now() {
   return static_cast<Time>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -50,6 +54,7 @@ class SgsServer::Impl {
         options_(std::move(options)),
         queue_(options_.policy),
         durations_(catalog_),
+        recent_(catalog_.functions.size()),
         rates_(catalog_.functions.size(), options_.epoch),
         allocator_(ProactiveOptions{2.0, options_.keep_alive}),
         memory_of_(MemoryOf(catalog_)),
@@ -144,6 +149,7 @@ class SgsServer::Impl {
     bool retire = false;
     bool exited = false;
     ReadyTask task;
+    Time dispatched_at = -1;  // of a task given to this idle sandbox (not a cold start)
     Time last_used = 0;
     std::unique_ptr<SandboxProcess> process;
     std::condition_variable cv;
@@ -342,6 +348,7 @@ class SgsServer::Impl {
   }
 
   void Dispatch(const ReadyTask& task, Sandbox* s) {
+    s->dispatched_at = Now();
     books_.TakeIdle(task.function);
     books_.TakeCore();
     ++counters_["tasks"];
@@ -444,6 +451,11 @@ class SgsServer::Impl {
     for (;;) {
       s->cv.wait(lock, [s] { return s->has_task || s->retire; });
       if (!s->has_task) break;
+      if (s->dispatched_at >= 0) {  // the scheduler's hand-off to this thread (warm tasks)
+        dispatch_sum_ += Now() - s->dispatched_at;
+        ++dispatch_count_;
+        s->dispatched_at = -1;
+      }
       const ReadyTask task = s->task;
       Request* r = Live(task.request);
       std::string payload;
@@ -475,6 +487,7 @@ class SgsServer::Impl {
       if (!r) continue;
       demand_[catalog_.functions[f].dag] += static_cast<double>(ended - started) / net::kSecond;
       durations_.Observe(f, ended - started);
+      recent_.Add(f, ended - started);
       r = Live(task.request);
       if (!r) continue;
       if (!ok) {
@@ -588,11 +601,19 @@ class SgsServer::Impl {
       if (used_at_[f] < 0) continue;
       const std::string name =
           catalog_.dags[catalog_.functions[f].dag].name + "/" + catalog_.functions[f].name;
+      Json quantiles = Json::array();
+      for (Time t : recent_.Quantiles(f, kReportedQuantiles)) quantiles.push_back(Ms(t));
       functions[name] = {{"duration_ms", Ms(durations_.Estimate(f))},
                          {"setup_ms", setup_count_[f] ? Ms(setup_sum_[f]) / setup_count_[f] : 0.0},
-                         {"setups", setup_count_[f]}};
+                         {"setups", setup_count_[f]},
+                         {"runs", recent_.count(f)},
+                         {"duration_quantiles", kReportedQuantiles},
+                         {"duration_quantiles_ms", quantiles}};
     }
     j["functions"] = functions;
+    j["dispatch_overhead_ms"] = {
+        {"mean", dispatch_count_ ? Ms(dispatch_sum_) / dispatch_count_ : 0.0},
+        {"tasks", dispatch_count_}};
     if (reset) {
       load_sum_ = 0;
       load_samples_ = 0;
@@ -610,6 +631,9 @@ class SgsServer::Impl {
   bool dirty_ = false;
   ReadyQueue queue_;
   DurationEstimator durations_;
+  RecentDurations recent_;  // the last runs' durations per function, for their quantiles
+  Time dispatch_sum_ = 0;
+  int64_t dispatch_count_ = 0;
   RateEstimator rates_;
   ProactiveAllocator allocator_;
   std::vector<uint64_t> memory_of_;

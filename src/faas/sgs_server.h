@@ -18,8 +18,9 @@
 // 504 after `request_timeout` (the request's queued tasks are dropped). Nothing is lost silently:
 // every request gets exactly one of these answers.
 // GET /stats: load, per-DAG demand, sandboxes (pid, function, state), counters, sandbox RSS,
-// measured durations and setup times (JSON); ?reset=1 starts a new averaging epoch for load and
-// demand (the load balancer's).
+// measured durations (EWMA and quantiles of the last 4096 runs per function), setup times and the
+// mean scheduler-to-sandbox-thread hand-off of warm tasks (JSON); ?reset=1 starts a new averaging
+// epoch for load and demand (the load balancer's).
 #ifndef JIGSAW_FAAS_SGS_SERVER_H_
 #define JIGSAW_FAAS_SGS_SERVER_H_
 

@@ -185,6 +185,10 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
   if (options.cores < 1 || options.cores_per_worker < 1 || options.workers_per_sgs < 1) {
     throw UsageError("faas-sim: cores, cores per worker and workers per SGS must be positive");
   }
+  if (options.measured_durations &&
+      options.measured_durations->size() != catalog.functions.size()) {
+    throw UsageError("faas-sim: the measured durations do not match the catalog's functions");
+  }
   const int worker_count =
       (options.cores + options.cores_per_worker - 1) / options.cores_per_worker;
   for (const Function& f : catalog.functions) {
@@ -447,11 +451,17 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
   run.node = task.node;
   run.function = f;
   run.worker = worker_index;
-  run.duration =
-      std::max<Time>(1, static_cast<Time>(LogNormalMeanCv(
-                            rng_, static_cast<double>(function.duration), function.duration_cv)));
+  const DurationQuantiles* measured =
+      options_.measured_durations && !(*options_.measured_durations)[f].empty()
+          ? &(*options_.measured_durations)[f]
+          : nullptr;
+  run.duration = std::max<Time>(
+      1, measured ? measured->Sample(rng_.Uniform())
+                  : static_cast<Time>(LogNormalMeanCv(rng_, static_cast<double>(function.duration),
+                                                      function.duration_cv)));
   run.active = true;
-  events_.Push(now_ + (cold ? function.setup : 0) + run.duration, kFinish, slot, run.token);
+  events_.Push(now_ + (cold ? function.setup : 0) + options_.dispatch_overhead + run.duration,
+               kFinish, slot, run.token);
   if (Measured(task.request)) {
     ++result_.invocations;
     if (cold) ++result_.cold_starts;
@@ -783,7 +793,8 @@ SimResult Sim::Run() {
   result_.platform = PlatformName(options_.platform);
   result_.policy = options_.platform == Platform::kArchipelago
                        ? std::string(QueuePolicyName(options_.queue_policy)) +
-                             (options_.proactive ? "" : "-noproactive")
+                             (options_.proactive ? "" : "-noproactive") +
+                             (options_.demote_late ? "" : "-nodemote")
                        : "fifo";
   result_.lost = result_.requests - result_.completed - result_.failed;
   if (result_.measured > 0) {

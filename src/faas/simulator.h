@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "faas/dag.h"
+#include "faas/duration_table.h"
 #include "faas/load_balancer.h"
 #include "faas/proactive.h"
 #include "faas/ready_queue.h"
@@ -69,6 +70,14 @@ struct SimOptions {
   ProactiveOptions proactive_options;
   LoadBalancerOptions lb_options;
   std::vector<WorkerKill> kills;
+  // Measured per-function duration distributions (faas/duration_table.h), indexed by FunctionId:
+  // a function with an entry draws its run times from it, the others lognormal(duration,
+  // duration_cv). Not owned; null: none.
+  const std::vector<DurationQuantiles>* measured_durations = nullptr;
+  // Constant per-task dispatch overhead (on the real platform: the SGS scheduler's hand-off to
+  // the sandbox's thread): it holds the task's core before the run, and is not part of the
+  // duration the estimator observes.
+  Time dispatch_overhead = 0;
   // Called about once per simulated tick with (simulated seconds, requests arrived so far).
   std::function<void(double, uint64_t)> on_tick;
 };

@@ -115,4 +115,38 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   std::filesystem::remove(dags);
 }
 
+TEST(FaasSimCli, MeasuredDurationsAndDispatchOverhead) {
+  const std::string dags = WriteFile("measured.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "thumb", "deadline": "300ms", "rate": 20, "functions": [
+      {"name": "fetch", "duration": "10ms"}]}]})");
+  const std::string durations = WriteFile("durations.csv",
+                                          "dag,function,quantile,duration\n"
+                                          "thumb,fetch,0,4ms\n"
+                                          "thumb,fetch,1,4ms\n");
+  const std::string out = TempPath("measured");
+  const std::string common = "--dags " + dags +
+                             " --cores 8 --cores-per-worker 4 --requests 500 --warmup 10s "
+                             "--platforms archipelago --quiet --durations ";
+  const Result ok = RunCli(common + durations + " --dispatch-overhead 1ms --out " + out);
+  ASSERT_EQ(ok.status, 0) << ok.stderr_text;
+  const auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_EQ(summary["inputs"]["durations"], durations);
+  EXPECT_EQ(summary["results"][0]["p50_ms"], 5.0);  // 4 ms, always, + 1 ms dispatch
+  EXPECT_EQ(summary["results"][0]["max_ms"], 5.0);
+  std::filesystem::remove_all(out);
+
+  const std::string bad = WriteFile("bad_durations.csv",
+                                    "dag,function,quantile,duration\n"
+                                    "thumb,fetch,0,4ms\n"
+                                    "thumb,resize,1,4ms\n");
+  const Result refused = RunCli(common + bad + " --out " + out);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.stderr_text.find(bad + ":3:"), std::string::npos) << refused.stderr_text;
+  EXPECT_EQ(RunCli(common + durations + " --dispatch-overhead soon --out " + out).status, 2);
+  EXPECT_EQ(RunCli(common + "/nonexistent/d.csv --out " + out).status, 2);
+  std::filesystem::remove(dags);
+  std::filesystem::remove(durations);
+  std::filesystem::remove(bad);
+}
+
 }  // namespace
