@@ -101,6 +101,12 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   const auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
   EXPECT_EQ(summary["inputs"]["request_rate_per_s"], 200.0);
   EXPECT_EQ(summary["results"].size(), 2u);
+  // One per-DAG row per platform (the DAG had measured requests on both).
+  const std::string per_dag = Slurp(out + "/per_dag.csv");
+  EXPECT_EQ(per_dag.rfind("platform,policy,dag,trigger,functions,rate_per_s,offered_cores,", 0),
+            0u);
+  EXPECT_NE(per_dag.find("\narchipelago,lsf,thumb,"), std::string::npos) << per_dag;
+  EXPECT_NE(per_dag.find("\nopenwhisk,fifo,thumb,"), std::string::npos) << per_dag;
   std::filesystem::remove_all(out);
 
   EXPECT_EQ(RunCli("--out " + out + " --platforms lambda").status, 2);
