@@ -158,7 +158,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   for (const std::string& name : List(o.policies)) {
     faas::QueuePolicy q;
     if (!faas::ParseQueuePolicy(name, &q)) {
-      throw UsageError("--policies: unknown '" + name + "' (lsf, edf, fifo)");
+      throw UsageError("--policies: unknown '" + name + "' (lsf, edf, fifo, rlsf)");
     }
     policies.push_back(q);
   }
@@ -346,7 +346,7 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--worker-memory", o->worker_memory, "sandbox memory per worker");
   command->add_option("--platforms", o->platforms, "archipelago,openwhisk,sparrow");
   command->add_option("--policies", o->policies,
-                      "Archipelago SGS queue policies to run: lsf,edf,fifo");
+                      "Archipelago SGS queue policies to run: lsf,edf,fifo,rlsf");
   command->add_option("--seed", o->sim.seed, "seed of the workload and the simulation");
   command->add_option("--warmup", o->warmup, "requests arriving earlier are not measured");
   command->add_option("--keep-alive", o->keep_alive,

@@ -55,7 +55,7 @@ int RunFaas(FaasOptions o) {
   const faas::Catalog catalog = faas::ReadDagFile(o.dags);
   faas::SgsOptions& sgs = o.platform.sgs;
   if (!faas::ParseQueuePolicy(o.policy, &sgs.policy)) {
-    throw UsageError("--policy '" + o.policy + "': expected lsf, edf or fifo");
+    throw UsageError("--policy '" + o.policy + "': expected lsf, edf, fifo or rlsf");
   }
   if (!ParseBytes(o.memory, &sgs.memory) || sgs.memory == 0) {
     throw UsageError("--memory '" + o.memory + "': expected a size like 1GiB");
@@ -104,7 +104,7 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--slots", o->platform.sgs.slots, "concurrent invocations per SGS");
   command->add_option("--memory", o->memory,
                       "sandbox memory per SGS pool, in the DAG file's declared sizes");
-  command->add_option("--policy", o->policy, "SGS queue: lsf, edf or fifo (archipelago)");
+  command->add_option("--policy", o->policy, "SGS queue: lsf, edf, fifo or rlsf (archipelago)");
   command->add_flag("--no-proactive", o->no_proactive, "no proactive sandbox allocation");
   command->add_option("--keep-alive", o->keep_alive, "idle sandbox keep-alive");
   command->add_option("--epoch", o->epoch, "LB scaling and SGS allocation epoch");

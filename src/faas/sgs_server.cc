@@ -40,6 +40,8 @@ Time Now() {
 
 double Ms(Time t) { return static_cast<double>(t) / net::kMillisecond; }
 
+Time Longest(const std::vector<Time>& path) { return *std::max_element(path.begin(), path.end()); }
+
 void Reply(httplib::Response& res, int status, const Json& body) {
   res.status = status;
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
@@ -216,7 +218,8 @@ class SgsServer::Impl {
     for (uint32_t node = 0; node < d.nodes.size(); ++node) {
       rates_.Count(d.nodes[node]);
       used_at_[d.nodes[node]] = arrival;
-      if (d.predecessor_count[node] == 0) PushTask(*request, node, path[node], arrival);
+      if (d.predecessor_count[node] == 0)
+        PushTask(*request, node, path[node], Longest(path), arrival);
     }
     cv_.notify_all();
     request->cv.wait_until(lock,
@@ -245,13 +248,14 @@ class SgsServer::Impl {
   }
 
   // ---- scheduling (every function below runs with mu_ held) ----
-  void PushTask(const Request& r, uint32_t node, Time remaining, Time now) {
+  void PushTask(const Request& r, uint32_t node, Time remaining, Time whole, Time now) {
     ReadyTask task;
     task.request = r.id;
     task.node = node;
     task.function = catalog_.dags[r.dag].nodes[node];
     task.deadline = r.deadline;
     task.remaining_critical_path = remaining;
+    task.request_critical_path = whole;
     task.queued = now;
     queue_.Push(task);
     dirty_ = true;
@@ -504,7 +508,7 @@ class SgsServer::Impl {
       for (uint32_t next : d.successors[task.node]) {
         if (--r->waiting[next] == 0) {
           if (path.empty()) path = CriticalPathFrom(d, durations_.estimates());
-          PushTask(*r, next, path[next], ended);
+          PushTask(*r, next, path[next], Longest(path), ended);
         }
       }
     }

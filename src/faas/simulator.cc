@@ -357,6 +357,8 @@ void Sim::MakeReady(uint32_t request, uint32_t node) {
   task.function = dag.nodes[node];
   task.deadline = r.deadline;
   task.remaining_critical_path = critical_path_[r.dag][node];
+  task.request_critical_path =
+      *std::max_element(critical_path_[r.dag].begin(), critical_path_[r.dag].end());
   task.queued = now_;
   Enqueue(task);
 }
@@ -681,6 +683,8 @@ void Sim::OnKill(uint32_t worker_index) {
     task.function = run.function;
     task.deadline = r.deadline;
     task.remaining_critical_path = critical_path_[r.dag][run.node];
+    task.request_critical_path =
+        *std::max_element(critical_path_[r.dag].begin(), critical_path_[r.dag].end());
     task.queued = now_;
     retry.push_back(task);
   }
