@@ -64,7 +64,7 @@ echo
 echo "== Archipelago queue-policy ablation at load 0.7 (and without proactive sandboxes, without"
 echo "   late-task demotion) =="
 header
-run ablation --load 0.7 --seed 1 --platforms archipelago --policies lsf,edf,fifo,rlsf \
+run ablation --load 0.7 --seed 1 --platforms archipelago --policies rlsf,lsf,edf,fifo \
   --ablation-no-proactive --ablation-no-demote-late
 table "$OUT_ROOT/ablation"
 

@@ -29,7 +29,7 @@ struct FaasSimOptions {
   faas::WorkloadOptions workload;
   faas::SimOptions sim;
   std::string platforms = "archipelago,openwhisk,sparrow";
-  std::string policies = "lsf";
+  std::string policies = "rlsf";
   std::string worker_memory = "64GiB";
   std::string warmup = "10s", keep_alive = "600s", setup_median = "500ms";
   std::string duration_median = "50ms", burst_period = "10s";

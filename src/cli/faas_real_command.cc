@@ -25,7 +25,7 @@ namespace {
 struct FaasOptions {
   std::string dags;
   faas::PlatformOptions platform;
-  std::string policy = "lsf";
+  std::string policy = "rlsf";
   std::string memory = "1GiB";
   std::string keep_alive = "600s";
   std::string epoch = "500ms";

@@ -105,7 +105,7 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   const std::string per_dag = Slurp(out + "/per_dag.csv");
   EXPECT_EQ(per_dag.rfind("platform,policy,dag,trigger,functions,rate_per_s,offered_cores,", 0),
             0u);
-  EXPECT_NE(per_dag.find("\narchipelago,lsf,thumb,"), std::string::npos) << per_dag;
+  EXPECT_NE(per_dag.find("\narchipelago,rlsf,thumb,"), std::string::npos) << per_dag;
   EXPECT_NE(per_dag.find("\nopenwhisk,fifo,thumb,"), std::string::npos) << per_dag;
   std::filesystem::remove_all(out);
 
