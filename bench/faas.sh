@@ -2,7 +2,10 @@
 # Issue 18: Archipelago vs OpenWhisk-like vs Sparrow-like on the simulator at cluster scale
 # (1,000 cores, 1 million requests of a generated Azure-Functions-2019-like workload per run),
 # at several offered loads, plus the SGS queue-policy ablation (lsf/edf/fifo, no proactive
-# sandboxes) and a seed spread at one load. Prints tables; outputs stay under $OUT_ROOT.
+# sandboxes, no late-task demotion) and a seed spread (Archipelago with lsf, edf and rlsf). Prints
+# tables; outputs stay under $OUT_ROOT (each run's per_dag.csv says which DAGs miss, and
+# summary.json when: misses per burst period). Run it under `nice -n 10` on a shared machine;
+# times are CPU seconds (user + system) of the faas-sim process, with the load average.
 # Usage: bench/faas.sh [loads...]   (default: 0.3 0.5 0.6 0.7 0.8)
 # Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3"), SEED_LOADS ("0.5 0.6 0.7"),
 # OUT_ROOT (/tmp/jigsaw_faas_bench).
@@ -26,12 +29,10 @@ mkdir -p "$OUT_ROOT"
 run() {  # name, extra args...
   local name=$1
   shift
-  local start end
-  start=$(date +%s.%N)
-  "$JIGSAW" faas-sim --requests "$REQUESTS" --cores "$CORES" --quiet --out "$OUT_ROOT/$name" "$@" \
-    >"$OUT_ROOT/$name.txt"
-  end=$(date +%s.%N)
-  echo "$name: $(echo "$end - $start" | bc) s wall for all platforms in the run" >&2
+  /usr/bin/time -f '%U %S' -o "$OUT_ROOT/$name.time" "$JIGSAW" faas-sim --requests "$REQUESTS" \
+    --cores "$CORES" --quiet --out "$OUT_ROOT/$name" "$@" >"$OUT_ROOT/$name.txt"
+  echo "$name: $(awk '{printf "%.2f", $1 + $2}' "$OUT_ROOT/$name.time") CPU-s for all runs in it" \
+    "(load average $(cut -d' ' -f1 /proc/loadavg))" >&2
 }
 
 table() {  # folder: one row per platform/policy
@@ -60,10 +61,11 @@ for load in "${LOADS[@]}"; do
 done
 
 echo
-echo "== Archipelago queue-policy ablation at load 0.7 (and without proactive sandboxes) =="
+echo "== Archipelago queue-policy ablation at load 0.7 (and without proactive sandboxes, without"
+echo "   late-task demotion) =="
 header
-run ablation --load 0.7 --seed 1 --platforms archipelago --policies lsf,edf,fifo \
-  --ablation-no-proactive
+run ablation --load 0.7 --seed 1 --platforms archipelago --policies rlsf,lsf,edf,fifo \
+  --ablation-no-proactive --ablation-no-demote-late
 table "$OUT_ROOT/ablation"
 
 echo
@@ -71,7 +73,7 @@ echo "== seed spread (workload and simulation seeds) at loads ${SEED_LOADS:=0.5 
 header
 for load in $SEED_LOADS; do
   for seed in $SEEDS; do
-    run "seed_${seed}_load_$load" --load "$load" --seed "$seed"
+    run "seed_${seed}_load_$load" --load "$load" --seed "$seed" --policies lsf,edf,rlsf
     table "$OUT_ROOT/seed_${seed}_load_$load"
   done
 done
@@ -85,11 +87,12 @@ table "$OUT_ROOT/bursty"
 echo
 echo "== simulator speed: one platform per process, $REQUESTS requests on $CORES cores, load 0.7 =="
 for platform in archipelago openwhisk sparrow; do
-  start=$(date +%s.%N)
-  "$JIGSAW" faas-sim --requests "$REQUESTS" --cores "$CORES" --load 0.7 --seed 1 --quiet \
+  /usr/bin/time -f '%U %S %e' -o "$OUT_ROOT/speed_$platform.time" "$JIGSAW" faas-sim \
+    --requests "$REQUESTS" --cores "$CORES" --load 0.7 --seed 1 --quiet \
     --platforms "$platform" --out "$OUT_ROOT/speed_$platform" >/dev/null
-  end=$(date +%s.%N)
-  printf '%-12s %6.2f s wall\n' "$platform" "$(echo "$end - $start" | bc)"
+  read -r user sys wall <"$OUT_ROOT/speed_$platform.time"
+  printf '%-12s %6.2f CPU-s (user %s + sys %s), %6.2f s wall, load average %s\n' "$platform" \
+    "$(echo "$user + $sys" | bc)" "$user" "$sys" "$wall" "$(cut -d' ' -f1 /proc/loadavg)"
 done
 
 if [ -n "${REAL_DATA:-}" ]; then

@@ -2,8 +2,8 @@
 # Issue 18, the real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
 # under `jigsaw faas-load` Poisson requests at a few offered rates, Archipelago and the
 # OpenWhisk-like baseline on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
-# the durations and setup times measured by the real run (rates, cores, memory matched), so the
-# two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
+# the durations (their measured quantiles, --durations), setup times and dispatch overhead
+# measured by the real run (rates, cores, memory matched), so the two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
 # Usage: bench/faas_real.sh DATA_DIR [rates...]   (DATA_DIR: ../shared/data; default rates 4 8 12)
 # Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (512MB per SGS),
 # PLATFORMS ("archipelago openwhisk"), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench).
@@ -57,11 +57,16 @@ run_real() {  # platform rate
 }
 
 # faas-sim on the same DAGs: rates = the offered rate split by the file's rate weights,
-# durations and setup = what the real run measured (mean over SGSs that ran the function).
+# durations and setup = what the real run measured (mean over SGSs that ran the function); the
+# measured duration quantiles go to a --durations file (quantiles of several SGSs averaged,
+# weighted by runs: an approximation of the pooled quantiles) and the SGSs' mean hand-off of a
+# task to its sandbox thread to a file read as --dispatch-overhead.
 sim_dags() {  # real_dir out_file rate
   python3 - "$1" "$2" "$3" "$DAGS" <<'PY'
 import json, sys
 real, out, rate, dags_path = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+durations_out = out.replace(".json", "_durations.csv")
+overhead_out = out.replace(".json", "_dispatch_ms.txt")
 dags = json.load(open(dags_path))
 summary = json.load(open(real + "/load/summary.json"))
 measured = {}
@@ -82,6 +87,21 @@ for d in dags["dags"]:
             f["setup"] = "%.3fms" % (sum(x["setup_ms"] * x["setups"] for x in setups) / n)
         f.pop("code", None)
 json.dump(dags, open(out, "w"), indent=1)
+rows = ["dag,function,quantile,duration"]
+for name, m in sorted(measured.items()):
+    runs = [x for x in m if x.get("runs", 0) > 0 and x.get("duration_quantiles_ms")]
+    if not runs:
+        continue
+    n = sum(x["runs"] for x in runs)
+    dag, function = name.split("/", 1)
+    for i, q in enumerate(runs[0]["duration_quantiles"]):
+        ms = sum(x["duration_quantiles_ms"][i] * x["runs"] for x in runs) / n
+        rows.append(f"{dag},{function},{q},{ms:.4f}ms")
+open(durations_out, "w").write("\n".join(rows) + "\n")
+tasks = sum(s.get("dispatch_overhead_ms", {}).get("tasks", 0) for s in summary["platform"]["sgs"])
+mean = sum(s["dispatch_overhead_ms"]["mean"] * s["dispatch_overhead_ms"]["tasks"]
+           for s in summary["platform"]["sgs"] if s.get("dispatch_overhead_ms")) / max(tasks, 1)
+open(overhead_out, "w").write(f"{mean:.4f}ms\n")
 PY
 }
 
@@ -132,6 +152,8 @@ for rate in "${RATES[@]}"; do
   sim_dags "$OUT_ROOT/real_archipelago_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
   warmup_s=$(python3 -c "print(f'{$WARMUP / $rate:.3f}s')")
   "$JIGSAW" faas-sim --dags "$OUT_ROOT/sim_dags_$rate.json" --requests "$REQUESTS" \
+    --durations "$OUT_ROOT/sim_dags_${rate}_durations.csv" \
+    --dispatch-overhead "$(cat "$OUT_ROOT/sim_dags_${rate}_dispatch_ms.txt")" \
     --cores $((SGS * SLOTS)) --cores-per-worker "$SLOTS" --workers-per-sgs 1 \
     --worker-memory "$MEMORY" --platforms archipelago,openwhisk --warmup "$warmup_s" \
     --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null

@@ -3,6 +3,7 @@
 // cluster, over DAGs from a file or a generated Azure-Functions-2019-like workload. Prints a table
 // and writes summary.json and results.csv to --out; wall-clock time goes to stderr and to the
 // "wall_s" fields only. See docs/faas.md.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "core/progress.h"
 #include "core/text_input.h"
 #include "faas/dag_reader.h"
+#include "faas/duration_table.h"
 #include "faas/simulator.h"
 #include "faas/workload.h"
 #include "net/units.h"
@@ -27,12 +29,15 @@ struct FaasSimOptions {
   faas::WorkloadOptions workload;
   faas::SimOptions sim;
   std::string platforms = "archipelago,openwhisk,sparrow";
-  std::string policies = "lsf";
+  std::string policies = "rlsf";
   std::string worker_memory = "64GiB";
   std::string warmup = "10s", keep_alive = "600s", setup_median = "500ms";
   std::string duration_median = "50ms", burst_period = "10s";
   std::vector<std::string> kills;
+  std::string durations;
+  std::string dispatch_overhead = "0s";
   bool no_proactive_ablation = false;
+  bool no_demote_ablation = false;
   bool quiet = false;
   std::string out;
 };
@@ -82,6 +87,8 @@ Json ResultJson(const faas::SimResult& r) {
   j["max_sgs_per_dag"] = r.max_sgs_per_dag;
   j["events"] = r.events;
   j["simulated_s"] = RoundTo(r.simulated_s, 3);
+  j["measured_by_burst_period"] = r.measured_by_period;
+  j["missed_by_burst_period"] = r.missed_by_period;
   return j;
 }
 
@@ -96,6 +103,10 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   sim.keep_alive = Duration("--keep-alive", o.keep_alive, true);
   sim.proactive_options.keep_window = sim.keep_alive;
   sim.burst_period = Duration("--burst-period", o.burst_period, true);
+  sim.dispatch_overhead = Duration("--dispatch-overhead", o.dispatch_overhead, false);
+  if (sim.dispatch_overhead > 10 * net::kSecond) {
+    throw UsageError("--dispatch-overhead must be at most 10s");
+  }
   o.workload.setup_median = Duration("--setup-median", o.setup_median, true);
   o.workload.duration_median = Duration("--duration-median", o.duration_median, true);
   if (!(o.workload.load > 0 && o.workload.load <= 10)) {
@@ -147,7 +158,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   for (const std::string& name : List(o.policies)) {
     faas::QueuePolicy q;
     if (!faas::ParseQueuePolicy(name, &q)) {
-      throw UsageError("--policies: unknown '" + name + "' (lsf, edf, fifo)");
+      throw UsageError("--policies: unknown '" + name + "' (lsf, edf, fifo, rlsf)");
     }
     policies.push_back(q);
   }
@@ -163,6 +174,18 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     if (load_given) faas::ScaleToLoad(&catalog, o.workload.load, sim.cores);
   } else {
     catalog = faas::GenerateWorkload(o.workload);
+  }
+  std::vector<faas::DurationQuantiles> measured;
+  if (!o.durations.empty()) {
+    // Measured distributions replace the declared means too (the estimators' prior, the
+    // critical paths and the offered load).
+    measured = faas::ReadDurationFile(o.durations, catalog);
+    for (faas::FunctionId f = 0; f < catalog.functions.size(); ++f) {
+      if (!measured[f].empty())
+        catalog.functions[f].duration = std::max<net::Time>(1, measured[f].Mean());
+    }
+    if (o.dags.empty() || load_given) faas::ScaleToLoad(&catalog, o.workload.load, sim.cores);
+    sim.measured_durations = &measured;
   }
   MakeDirectories(o.out);
 
@@ -189,6 +212,8 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   inputs["keep_alive"] = o.keep_alive;
   inputs["burst_period"] = o.burst_period;
   inputs["burst_sigma"] = sim.burst_sigma;
+  inputs["durations"] = o.durations.empty() ? "lognormal(duration, duration_cv)" : o.durations;
+  inputs["dispatch_overhead"] = o.dispatch_overhead;
   if (o.dags.empty()) {
     inputs["apps"] = o.workload.dags;
     inputs["setup_median"] = o.setup_median;
@@ -203,16 +228,32 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   std::printf("%-12s %-16s %10s %9s %10s %10s %10s %8s %9s %7s\n", "platform", "policy", "requests",
               "met%", "p50_ms", "p99_ms", "p99.9_ms", "cold%", "mem_GB", "failed");
   Json results = Json::array();
+  // Where the deadline misses are: one row per platform/policy and DAG with measured requests.
+  std::string per_dag =
+      "platform,policy,dag,trigger,functions,rate_per_s,offered_cores,deadline_ms,"
+      "critical_path_ms,measured,"
+      "missed,missed_pct,missed_mean_latency_ms,missed_mean_wait_ms,missed_mean_cold_ms,"
+      "missed_cold_starts\n";
+  std::vector<double> critical_path_ms;
+  for (const faas::Dag& dag : catalog.dags) {
+    std::vector<net::Time> declared;
+    for (const faas::Function& f : catalog.functions) declared.push_back(f.duration);
+    const std::vector<net::Time> path = faas::CriticalPathFrom(dag, declared);
+    critical_path_ms.push_back(static_cast<double>(*std::max_element(path.begin(), path.end())) /
+                               net::kMillisecond);
+  }
   struct Run {
     faas::Platform platform;
     faas::QueuePolicy policy;
     bool proactive;
+    bool demote_late = true;
   };
   std::vector<Run> runs;
   for (faas::Platform p : platforms) {
     if (p == faas::Platform::kArchipelago) {
       for (faas::QueuePolicy q : policies) runs.push_back({p, q, true});
       if (o.no_proactive_ablation) runs.push_back({p, policies.front(), false});
+      if (o.no_demote_ablation) runs.push_back({p, policies.front(), true, false});
     } else {
       runs.push_back({p, faas::QueuePolicy::kFifo, false});
     }
@@ -222,6 +263,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     options.platform = run.platform;
     options.queue_policy = run.policy;
     options.proactive = run.proactive;
+    options.demote_late = run.demote_late;
     Progress progress(std::string("faas-sim ") + faas::PlatformName(run.platform), !o.quiet);
     const uint64_t target = options.requests;
     options.on_tick = [&progress, target](double simulated, uint64_t arrived) {
@@ -236,6 +278,23 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
                                " requests neither completed nor failed (a simulator bug)");
     }
     results.push_back(ResultJson(r));
+    for (faas::DagId d = 0; d < r.per_dag.size(); ++d) {
+      const faas::DagOutcome& out = r.per_dag[d];
+      if (out.measured == 0) continue;
+      const faas::Dag& dag = catalog.dags[d];
+      const double missed = static_cast<double>(std::max<uint64_t>(out.missed, 1));
+      per_dag += r.platform + "," + r.policy + "," + dag.name + "," + dag.trigger + "," +
+                 std::to_string(dag.nodes.size()) + "," + FormatFixed(dag.rate_per_s, 4) + "," +
+                 FormatFixed(dag.rate_per_s * faas::ExpectedWork(catalog, dag), 3) + "," +
+                 FormatFixed(static_cast<double>(dag.deadline) / net::kMillisecond, 3) + "," +
+                 FormatFixed(critical_path_ms[d], 3) + "," + std::to_string(out.measured) + "," +
+                 std::to_string(out.missed) + "," +
+                 FormatFixed(100.0 * out.missed / out.measured, 3) + "," +
+                 FormatFixed(1000 * out.missed_latency_s / missed, 3) + "," +
+                 FormatFixed(1000 * out.missed_wait_s / missed, 3) + "," +
+                 FormatFixed(1000 * out.missed_cold_s / missed, 3) + "," +
+                 std::to_string(out.missed_cold_starts) + "\n";
+    }
     std::printf("%-12s %-16s %10llu %9.3f %10.2f %10.2f %10.2f %8.3f %9.2f %7llu\n",
                 r.platform.c_str(), r.policy.c_str(), static_cast<unsigned long long>(r.requests),
                 r.deadline_met_pct, r.p50_ms, r.p99_ms, r.p999_ms, r.cold_start_pct,
@@ -259,6 +318,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   summary["results"] = results;
   WriteJsonFile(o.out + "/summary.json", summary);
   WriteFileAtomically(o.out + "/results.csv", csv);
+  WriteFileAtomically(o.out + "/per_dag.csv", per_dag);
   return 0;
 }
 
@@ -286,7 +346,7 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--worker-memory", o->worker_memory, "sandbox memory per worker");
   command->add_option("--platforms", o->platforms, "archipelago,openwhisk,sparrow");
   command->add_option("--policies", o->policies,
-                      "Archipelago SGS queue policies to run: lsf,edf,fifo");
+                      "Archipelago SGS queue policies to run: lsf,edf,fifo,rlsf");
   command->add_option("--seed", o->sim.seed, "seed of the workload and the simulation");
   command->add_option("--warmup", o->warmup, "requests arriving earlier are not measured");
   command->add_option("--keep-alive", o->keep_alive,
@@ -302,6 +362,13 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--kill", o->kills, "WORKER@TIME: kill a worker (repeatable)");
   command->add_flag("--ablation-no-proactive", o->no_proactive_ablation,
                     "also run Archipelago without proactive sandbox allocation");
+  command->add_flag("--ablation-no-demote-late", o->no_demote_ablation,
+                    "also run Archipelago without moving hopeless tasks behind feasible ones");
+  command->add_option("--durations", o->durations,
+                      "measured per-function duration quantiles (CSV dag,function,quantile,"
+                      "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");
+  command->add_option("--dispatch-overhead", o->dispatch_overhead,
+                      "constant per-task dispatch overhead, holding the core before the run");
   command->add_flag("--quiet", o->quiet, "no progress on stderr");
   command->add_option("--out", o->out, "output folder")->required();
   command->callback(

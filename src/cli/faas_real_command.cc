@@ -25,11 +25,12 @@ namespace {
 struct FaasOptions {
   std::string dags;
   faas::PlatformOptions platform;
-  std::string policy = "lsf";
+  std::string policy = "rlsf";
   std::string memory = "1GiB";
   std::string keep_alive = "600s";
   std::string epoch = "500ms";
   std::string request_timeout = "60s";
+  std::string ready_timeout = "30s";
   std::string cifar = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
   int max_retries = 1;
   bool no_proactive = false;
@@ -54,7 +55,7 @@ int RunFaas(FaasOptions o) {
   const faas::Catalog catalog = faas::ReadDagFile(o.dags);
   faas::SgsOptions& sgs = o.platform.sgs;
   if (!faas::ParseQueuePolicy(o.policy, &sgs.policy)) {
-    throw UsageError("--policy '" + o.policy + "': expected lsf, edf or fifo");
+    throw UsageError("--policy '" + o.policy + "': expected lsf, edf, fifo or rlsf");
   }
   if (!ParseBytes(o.memory, &sgs.memory) || sgs.memory == 0) {
     throw UsageError("--memory '" + o.memory + "': expected a size like 1GiB");
@@ -65,6 +66,10 @@ int RunFaas(FaasOptions o) {
   sgs.keep_alive = PositiveDuration("--keep-alive", o.keep_alive);
   sgs.epoch = o.platform.epoch = PositiveDuration("--epoch", o.epoch);
   sgs.request_timeout = PositiveDuration("--request-timeout", o.request_timeout);
+  sgs.sandbox_ready_timeout = PositiveDuration("--sandbox-ready-timeout", o.ready_timeout);
+  if (o.platform.max_sgs_restarts < 0 || o.platform.max_sgs_restarts > 1000) {
+    throw UsageError("--sgs-restarts must be in 0..1000");
+  }
   sgs.proactive = !o.no_proactive;
   sgs.jigsaw_exe = SelfExe();
   bool needs_cifar = false;
@@ -99,13 +104,17 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--slots", o->platform.sgs.slots, "concurrent invocations per SGS");
   command->add_option("--memory", o->memory,
                       "sandbox memory per SGS pool, in the DAG file's declared sizes");
-  command->add_option("--policy", o->policy, "SGS queue: lsf, edf or fifo (archipelago)");
+  command->add_option("--policy", o->policy, "SGS queue: lsf, edf, fifo or rlsf (archipelago)");
   command->add_flag("--no-proactive", o->no_proactive, "no proactive sandbox allocation");
   command->add_option("--keep-alive", o->keep_alive, "idle sandbox keep-alive");
   command->add_option("--epoch", o->epoch, "LB scaling and SGS allocation epoch");
   command->add_option("--max-retries", o->max_retries,
                       "re-runs of a task whose sandbox died, before the request fails");
   command->add_option("--request-timeout", o->request_timeout, "SGS answers 504 after this");
+  command->add_option("--sandbox-ready-timeout", o->ready_timeout,
+                      "a sandbox not initialised this long after its spawn is killed");
+  command->add_option("--sgs-restarts", o->platform.max_sgs_restarts,
+                      "restarts per SGS process after it died abnormally (0: none)");
   command->add_option("--cifar", o->cifar, "CIFAR-10 JPEG archive for resize functions");
   command->add_option("--port", o->platform.port, "load balancer port on 127.0.0.1 (0: any)");
   command->add_option("--port-file", o->platform.port_file,

@@ -1,6 +1,8 @@
 #include "faas/platform.h"
 
+#include <fcntl.h>
 #include <httplib.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -9,11 +11,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include "core/error.h"
@@ -58,12 +63,154 @@ void Reply(httplib::Response& res, int status, const Json& body) {
   _exit(code);
 }
 
+// Reads '\n'-terminated lines from a pipe (the supervisor's reports), at most 4 KiB each.
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+  bool Next(std::string* line) {
+    for (;;) {
+      const size_t end = buffer_.find('\n');
+      if (end != std::string::npos) {
+        *line = buffer_.substr(0, end);
+        buffer_.erase(0, end + 1);
+        return true;
+      }
+      if (buffer_.size() > 4096) return false;
+      char chunk[512];
+      const ssize_t n = ::read(fd_, chunk, sizeof(chunk));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      buffer_.append(chunk, static_cast<size_t>(n));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buffer_;
+};
+
+void WriteLine(int fd, const std::string& line) {
+  const std::string text = line + "\n";  // < PIPE_BUF: one atomic write
+  (void)!::write(fd, text.data(), text.size());
+}
+
+std::string DescribeStatus(int status) {
+  if (WIFSIGNALED(status)) {
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  if (WIFEXITED(status)) return "exit code " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+// The SGS supervisor: forked by the platform before any thread exists and single-threaded, so it
+// can fork SGS processes safely at any time. It starts `count` SGSs, reports "up S PORT PID" for
+// each, then restarts an SGS that dies abnormally (a signal or a nonzero exit) up to
+// `max_restarts` times, reporting "down S HOW" and "up S PORT PID" (or "gone S" when it gives
+// up). On a 'q' or EOF on `command_fd` it stops every SGS (SIGTERM, SIGKILL after 5 s), reaps
+// them and exits. It dies with the platform process (PR_SET_PDEATHSIG), and its SGSs with it.
+[[noreturn]] void SupervisorMain(const Catalog& catalog, const SgsOptions& options, int count,
+                                 int max_restarts, pid_t platform_pid, int command_fd,
+                                 int report_fd) {
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != platform_pid) _exit(1);
+  std::vector<pid_t> pids(count, -1);
+  std::vector<int> restarts(count, 0);
+  auto start = [&](int s) {
+    int fds[2];
+    if (::pipe(fds) != 0) return false;
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::close(fds[0]);
+      ::close(command_fd);
+      ::close(report_fd);
+      SgsChild(catalog, options, fds[1]);
+    }
+    ::close(fds[1]);
+    if (pid < 0) {
+      ::close(fds[0]);
+      return false;
+    }
+    char buffer[32] = {0};
+    ssize_t n;
+    while ((n = ::read(fds[0], buffer, sizeof(buffer) - 1)) < 0 && errno == EINTR) {
+    }
+    ::close(fds[0]);
+    const int port = n > 0 ? std::atoi(buffer) : 0;
+    if (port <= 0) {
+      ::kill(pid, SIGKILL);
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      return false;
+    }
+    pids[s] = pid;
+    WriteLine(report_fd,
+              "up " + std::to_string(s) + " " + std::to_string(port) + " " + std::to_string(pid));
+    return true;
+  };
+  auto stop_all = [&] {
+    for (pid_t pid : pids) {
+      if (pid > 0) ::kill(pid, SIGTERM);
+    }
+    for (pid_t pid : pids) {
+      if (pid <= 0) continue;
+      int status = 0;
+      bool reaped = false;
+      for (int i = 0; i < 50 && !reaped; ++i) {
+        reaped = ::waitpid(pid, &status, WNOHANG) == pid;
+        if (!reaped) ::usleep(100 * 1000);
+      }
+      if (!reaped) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+      }
+    }
+  };
+  for (int s = 0; s < count; ++s) {
+    if (!start(s)) {
+      WriteLine(report_fd, "fail " + std::to_string(s));
+      stop_all();
+      _exit(1);
+    }
+  }
+  for (;;) {
+    pollfd command{command_fd, POLLIN, 0};
+    const int polled = ::poll(&command, 1, 100);
+    if (polled > 0) {
+      char byte = 0;
+      const ssize_t n = ::read(command_fd, &byte, 1);
+      if (n == 0 || (n == 1 && byte == 'q') || (n < 0 && errno != EINTR)) break;
+    }
+    int status = 0;
+    pid_t pid;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      for (int s = 0; s < count; ++s) {
+        if (pids[s] != pid) continue;
+        pids[s] = -1;
+        WriteLine(report_fd, "down " + std::to_string(s) + " " + DescribeStatus(status));
+        const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (clean || restarts[s] >= max_restarts) {
+          WriteLine(report_fd, "gone " + std::to_string(s));
+        } else {
+          ++restarts[s];
+          if (!start(s)) WriteLine(report_fd, "gone " + std::to_string(s));
+        }
+      }
+    }
+  }
+  stop_all();
+  _exit(0);
+}
+
 class Balancer {
  public:
-  Balancer(const Catalog& catalog, const PlatformOptions& options, std::vector<int> ports)
+  Balancer(const Catalog& catalog, const PlatformOptions& options, std::vector<int> ports,
+           std::vector<int64_t> pids)
       : catalog_(catalog),
         options_(options),
         ports_(std::move(ports)),
+        pids_(std::move(pids)),
         lb_(static_cast<uint32_t>(catalog.dags.size()), static_cast<uint32_t>(ports_.size()),
             options.balancer),
         load_(ports_.size(), 0),
@@ -115,10 +262,49 @@ class Balancer {
     if (epochs_.joinable()) epochs_.join();
   }
 
+  // Applies the supervisor's reports until EOF (the supervisor exited): an SGS that died is
+  // unusable at once; a restarted one is usable on its new port.
+  void FollowReader(LineReader* reader) {
+    std::string line;
+    while (reader->Next(&line)) {
+      std::istringstream in(line);
+      std::string what;
+      size_t s = 0;
+      if (!(in >> what >> s) || s >= ports_.size()) continue;
+      std::lock_guard<std::mutex> lock(mu_);
+      if (what == "up") {
+        int port = 0;
+        int64_t pid = 0;
+        if (!(in >> port >> pid) || port <= 0) continue;
+        ports_[s] = port;
+        pids_[s] = pid;
+        usable_[s] = 1;
+        load_[s] = 0;
+        ++restarts_[s];
+        ++counters_["sgs_restarts"];
+      } else if (what == "down") {
+        usable_[s] = 0;
+        pids_[s] = 0;
+        ++counters_["sgs_deaths"];
+        std::string how;
+        std::getline(in, how);
+        last_death_[s] = how.empty() ? how : how.substr(1);
+      } else if (what == "gone") {
+        usable_[s] = 0;
+        ++counters_["sgs_given_up"];
+      }
+    }
+  }
+
   Json Stats() {
-    std::vector<Json> sgs(ports_.size());
-    for (size_t s = 0; s < ports_.size(); ++s) {
-      httplib::Client client("127.0.0.1", ports_[s]);
+    std::vector<int> ports;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ports = ports_;
+    }
+    std::vector<Json> sgs(ports.size());
+    for (size_t s = 0; s < ports.size(); ++s) {
+      httplib::Client client("127.0.0.1", ports[s]);
       client.set_connection_timeout(2, 0);
       client.set_read_timeout(5, 0);
       auto res = client.Get("/stats");
@@ -131,9 +317,17 @@ class Balancer {
       } else {
         sgs[s] = {{"error", "unreachable"}};
       }
-      sgs[s]["port"] = ports_[s];
+      sgs[s]["port"] = ports[s];
     }
     std::lock_guard<std::mutex> lock(mu_);
+    for (size_t s = 0; s < ports.size(); ++s) {
+      // The LB's own view of each SGS (also when the SGS itself cannot answer).
+      sgs[s]["lb"] = {{"pid", pids_[s]},
+                      {"usable", usable_[s] != 0},
+                      {"in_flight", in_flight_[s]},
+                      {"restarts", restarts_[s]},
+                      {"last_death", last_death_[s]}};
+    }
     Json j;
     j["platform"] = options_.platform;
     j["sgs_count"] = ports_.size();
@@ -165,9 +359,13 @@ class Balancer {
       Reply(res, 404, {{"error", "unknown DAG '" + Excerpt(dag_name) + "'"}});
       return;
     }
+    // A request whose SGS cannot be reached, or dies or hangs up before answering, is sent once
+    // more to another usable SGS (functions are pure: a partial first run is harmless); with
+    // none left it fails with an explicit 502. Never dropped silently.
     std::string why;
     for (int attempt = 0; attempt < 2; ++attempt) {
       uint32_t s = 0;
+      int port = 0;
       {
         std::lock_guard<std::mutex> lock(mu_);
         bool any = false;
@@ -183,8 +381,10 @@ class Balancer {
         s = lb_.Route(dag, load, usable_);
         ++in_flight_[s];
         ++counters_["forwarded"];
+        if (attempt > 0) ++counters_["resent"];
+        port = ports_[s];
       }
-      httplib::Client client("127.0.0.1", ports_[s]);
+      httplib::Client client("127.0.0.1", port);
       client.set_connection_timeout(2, 0);
       client.set_tcp_nodelay(true);
       client.set_read_timeout(static_cast<time_t>(options_.sgs.request_timeout / net::kSecond) + 5,
@@ -196,11 +396,12 @@ class Balancer {
         ++counters_["answered_" + std::to_string(reply->status)];
         res.status = reply->status;
         res.set_header("X-Faas-Sgs", std::to_string(s));
+        res.set_header("X-Faas-Attempts", std::to_string(attempt + 1));
         res.set_content(reply->body, "application/json");
         return;
       }
-      why = "SGS " + std::to_string(s) + " (port " + std::to_string(ports_[s]) +
-            ") unreachable: " + httplib::to_string(reply.error());
+      why = "SGS " + std::to_string(s) + " (port " + std::to_string(port) +
+            ") unreachable or gone before answering: " + httplib::to_string(reply.error());
       usable_[s] = 0;
       ++counters_["sgs_unreachable"];
     }
@@ -222,10 +423,11 @@ class Balancer {
       // Start from the last known state: an SGS that is only slow to answer keeps it.
       std::vector<double> load = load_;
       std::vector<char> usable = usable_;
+      const std::vector<int> ports = ports_;
       lock.unlock();
       std::vector<double> demand(catalog_.dags.size() * ports_.size(), 0);
-      for (size_t s = 0; s < ports_.size(); ++s) {
-        httplib::Client client("127.0.0.1", ports_[s]);
+      for (size_t s = 0; s < ports.size(); ++s) {
+        httplib::Client client("127.0.0.1", ports[s]);
         client.set_connection_timeout(1, 0);
         client.set_read_timeout(5, 0);
         auto res = client.Get("/stats?reset=1");
@@ -251,15 +453,21 @@ class Balancer {
         }
       }
       lock.lock();
-      load_ = load;
-      usable_ = usable;
+      for (size_t s = 0; s < ports.size(); ++s) {
+        if (ports_[s] != ports[s]) continue;  // restarted meanwhile: its new state stands
+        load_[s] = load[s];
+        usable_[s] = usable[s];
+      }
       if (options_.platform == "archipelago") lb_.EndEpoch(load, demand, usable);
     }
   }
 
   const Catalog& catalog_;
   const PlatformOptions& options_;
-  std::vector<int> ports_;
+  std::vector<int> ports_;     // under mu_: a restarted SGS has a new port
+  std::vector<int64_t> pids_;  // under mu_; 0 while an SGS is down
+  std::vector<int> restarts_ = std::vector<int>(ports_.size(), 0);
+  std::vector<std::string> last_death_ = std::vector<std::string>(ports_.size());
   std::mutex mu_;
   std::condition_variable epoch_cv_;
   bool running_ = false;
@@ -293,58 +501,67 @@ int RunPlatform(const Catalog& catalog, PlatformOptions options) {
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);  // inherited by every thread and child
 
-  std::vector<pid_t> children;
-  std::vector<int> ports;
-  auto stop_children = [&children] {
-    for (pid_t pid : children) ::kill(pid, SIGTERM);
-    for (pid_t pid : children) {
-      int status = 0;
-      for (int i = 0; i < 50; ++i) {
-        if (::waitpid(pid, &status, WNOHANG) == pid) {
-          pid = -1;
-          break;
-        }
-        ::usleep(100 * 1000);
-      }
-      if (pid > 0) {
-        ::kill(pid, SIGKILL);
-        ::waitpid(pid, &status, 0);
-      }
+  // The supervisor forks (and restarts) the SGSs; it is forked before any thread exists.
+  int command[2], report[2];
+  if (::pipe2(command, O_CLOEXEC) != 0) throw std::runtime_error("faas: pipe failed");
+  if (::pipe2(report, O_CLOEXEC) != 0) {
+    ::close(command[0]);
+    ::close(command[1]);
+    throw std::runtime_error("faas: pipe failed");
+  }
+  const pid_t platform_pid = ::getpid();
+  std::fflush(nullptr);
+  const pid_t supervisor = ::fork();
+  if (supervisor == 0) {
+    ::close(command[1]);
+    ::close(report[0]);
+    SupervisorMain(catalog, options.sgs, options.sgs_count, options.max_sgs_restarts, platform_pid,
+                   command[0], report[1]);
+  }
+  ::close(command[0]);
+  ::close(report[1]);
+  if (supervisor < 0) {
+    ::close(command[1]);
+    ::close(report[0]);
+    throw std::runtime_error("faas: fork failed");
+  }
+  bool supervisor_stopped = false;
+  auto stop_supervisor = [&] {
+    if (supervisor_stopped) return;
+    supervisor_stopped = true;
+    WriteLine(command[1], "q");
+    ::close(command[1]);
+    int status = 0;
+    while (::waitpid(supervisor, &status, 0) < 0 && errno == EINTR) {
     }
   };
-  for (int s = 0; s < options.sgs_count; ++s) {
-    int fds[2];
-    if (::pipe(fds) != 0) {
-      stop_children();
-      throw std::runtime_error("faas: pipe failed");
+  std::vector<int> ports(options.sgs_count, 0);
+  std::vector<int64_t> pids(options.sgs_count, 0);
+  LineReader reader(report[0]);
+  for (int started = 0; started < options.sgs_count;) {
+    std::string line;
+    std::istringstream in;
+    std::string what;
+    int s = -1, port = 0;
+    int64_t pid = 0;
+    if (reader.Next(&line)) {
+      in.str(line);
+      in >> what >> s >> port >> pid;
     }
-    std::fflush(nullptr);
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      ::close(fds[0]);
-      SgsChild(catalog, options.sgs, fds[1]);
+    if (what != "up" || s < 0 || s >= options.sgs_count || port <= 0) {
+      stop_supervisor();
+      ::close(report[0]);
+      throw std::runtime_error("faas: SGS " + std::to_string(started) + " did not start");
     }
-    ::close(fds[1]);
-    if (pid < 0) {
-      ::close(fds[0]);
-      stop_children();
-      throw std::runtime_error("faas: fork failed");
-    }
-    children.push_back(pid);
-    char buffer[32] = {0};
-    const ssize_t n = ::read(fds[0], buffer, sizeof(buffer) - 1);
-    ::close(fds[0]);
-    const int port = n > 0 ? std::atoi(buffer) : 0;
-    if (port <= 0) {
-      stop_children();
-      throw std::runtime_error("faas: SGS " + std::to_string(s) + " did not start");
-    }
-    ports.push_back(port);
+    ports[s] = port;
+    pids[s] = pid;
+    ++started;
   }
   int code = 0;
   Json final_stats;
+  Balancer balancer(catalog, options, ports, pids);
+  std::thread follower([&balancer, &reader] { balancer.FollowReader(&reader); });
   try {
-    Balancer balancer(catalog, options, ports);
     const int port = balancer.Start();
     std::fprintf(stderr, "jigsaw faas: %s, load balancer on 127.0.0.1:%d, %d SGS (ports",
                  options.platform.c_str(), port, options.sgs_count);
@@ -361,12 +578,17 @@ int RunPlatform(const Catalog& catalog, PlatformOptions options) {
     int signal = 0;
     sigwait(&set, &signal);
     if (!options.out.empty()) final_stats = balancer.Stats();
-    balancer.Stop();
   } catch (...) {
-    stop_children();
+    balancer.Stop();
+    stop_supervisor();
+    follower.join();
+    ::close(report[0]);
     throw;
   }
-  stop_children();
+  balancer.Stop();
+  stop_supervisor();  // its exit closes the report pipe: the follower ends
+  follower.join();
+  ::close(report[0]);
   if (!options.out.empty()) {
     // CPU of the whole platform: the LB, and the reaped SGSs with their reaped sandboxes.
     rusage self{}, children{};

@@ -17,6 +17,11 @@
 // Platform "openwhisk" is the OpenWhisk-like baseline on the same processes: each DAG stays on
 // its home SGS (DAG index mod K; overflow as in Route), the SGSs run FIFO without proactive
 // sandboxes (reactive cold starts, fixed keep-alive).
+// SGS processes are forked by a single-threaded supervisor process (itself forked before the LB
+// starts any thread): an SGS that dies abnormally (signal or nonzero exit) is marked unusable at
+// once and restarted on a new port, at most `max_sgs_restarts` times per SGS; the requests it
+// held come back to the LB as broken connections and are sent once more to another usable SGS
+// (else 502, naming the SGS and why). GET /stats shows each SGS's restarts and last death.
 // At shutdown every SGS gets SIGTERM (SIGKILL after 5 s) and is reaped; with `out` set, the final
 // GET /stats is written to out/platform.json.
 #ifndef JIGSAW_FAAS_PLATFORM_H_
@@ -38,6 +43,7 @@ struct PlatformOptions {
   std::string out;
   Time epoch = 500 * net::kMillisecond;
   int http_threads = 64;
+  int max_sgs_restarts = 5;  // per SGS
   LoadBalancerOptions balancer;
   SgsOptions sgs;
 };

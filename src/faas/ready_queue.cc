@@ -11,6 +11,8 @@ bool ParseQueuePolicy(const std::string& text, QueuePolicy* policy) {
     *policy = QueuePolicy::kEarliestDeadline;
   } else if (text == "fifo") {
     *policy = QueuePolicy::kFifo;
+  } else if (text == "rlsf") {
+    *policy = QueuePolicy::kRequestSlack;
   } else {
     return false;
   }
@@ -25,6 +27,8 @@ const char* QueuePolicyName(QueuePolicy policy) {
       return "edf";
     case QueuePolicy::kFifo:
       return "fifo";
+    case QueuePolicy::kRequestSlack:
+      return "rlsf";
   }
   return "?";
 }
@@ -35,6 +39,8 @@ void ReadyQueue::Push(const ReadyTask& task) {
     key = task.deadline - task.remaining_critical_path;
   } else if (policy_ == QueuePolicy::kEarliestDeadline) {
     key = task.deadline;
+  } else if (policy_ == QueuePolicy::kRequestSlack) {
+    key = task.deadline - task.request_critical_path;
   }
   // std::push_heap keeps a max-heap; invert the order for the earliest key on top.
   heap_.push_back(Entry{key, next_sequence_++, task});
@@ -47,7 +53,7 @@ void ReadyQueue::DemoteLate(Time now) {
   while (!heap_.empty()) {
     const ReadyTask& top = heap_.front().task;
     const bool late =
-        policy_ == QueuePolicy::kLeastSlack ? Slack(top, now) < 0 : top.deadline < now;
+        policy_ == QueuePolicy::kEarliestDeadline ? top.deadline < now : Slack(top, now) < 0;
     if (!late) return;
     late_.push_back(top);
     std::pop_heap(heap_.begin(), heap_.end(),

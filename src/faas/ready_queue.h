@@ -3,9 +3,12 @@
 // kLeastSlack: least slack first, slack = deadline - now - remaining critical path (the node's own
 // estimated duration plus the longest estimated path after it). `now` is common to every queued
 // task, so the order is that of (deadline - remaining critical path), fixed when the task is
-// queued with the estimates of that moment. kEarliestDeadline orders by the request's deadline
-// (least slack without the remaining work), kFifo by arrival at the queue. Ties go to the task
-// queued first, so runs are deterministic.
+// queued with the estimates of that moment. kRequestSlack ("rlsf") orders every function of a
+// request by the slack of the whole request (deadline - the DAG's critical path), so functions of
+// started requests are not overtaken by the first functions of later ones, which per-function
+// slack does whenever the later request's extra remaining path outweighs its later arrival.
+// kEarliestDeadline orders by the request's deadline (least slack without the remaining work),
+// kFifo by arrival at the queue. Ties go to the task queued first, so runs are deterministic.
 #ifndef JIGSAW_FAAS_READY_QUEUE_H_
 #define JIGSAW_FAAS_READY_QUEUE_H_
 
@@ -18,9 +21,9 @@
 
 namespace jigsaw::faas {
 
-enum class QueuePolicy { kLeastSlack, kEarliestDeadline, kFifo };
+enum class QueuePolicy { kLeastSlack, kEarliestDeadline, kFifo, kRequestSlack };
 
-// Parses "lsf", "edf", "fifo"; false otherwise.
+// Parses "lsf", "edf", "fifo", "rlsf"; false otherwise.
 bool ParseQueuePolicy(const std::string& text, QueuePolicy* policy);
 const char* QueuePolicyName(QueuePolicy policy);
 
@@ -30,6 +33,7 @@ struct ReadyTask {
   FunctionId function = 0;
   Time deadline = 0;                 // absolute
   Time remaining_critical_path = 0;  // estimated, this node included
+  Time request_critical_path = 0;    // estimated, the whole DAG's (kRequestSlack)
   Time queued = 0;                   // when it became ready
 };
 
@@ -48,7 +52,7 @@ class ReadyQueue {
   const ReadyTask& Top() const { return heap_.empty() ? late_.front() : heap_.front().task; }
   ReadyTask Pop();
   // Overload control (lsf and edf only): tasks that can no longer meet their deadline at `now`
-  // (lsf: negative slack; edf: deadline passed) move behind every other task, so a backlog of
+  // (lsf, rlsf: negative slack; edf: deadline passed) move behind every other task, so a backlog of
   // hopeless work does not make the still-feasible work late too (the domino effect of EDF under
   // overload). They are still run, in arrival order, when nothing feasible waits.
   void DemoteLate(Time now);

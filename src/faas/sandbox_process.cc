@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -22,7 +23,6 @@
 namespace jigsaw::faas {
 namespace {
 
-constexpr int kReadyTimeoutMs = 30'000;
 std::atomic<bool> g_isolate{true};
 std::once_flag g_fallback_message;
 
@@ -85,7 +85,8 @@ bool SandboxProcess::Isolated() { return g_isolate.load(); }
 std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_exe,
                                                       const std::string& code,
                                                       const std::string& cifar_archive,
-                                                      std::string* error) {
+                                                      std::string* error, int ready_timeout_ms,
+                                                      int cancel_fd) {
   // A write to a sandbox that just died must fail with EPIPE, not kill the host process.
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
@@ -140,15 +141,26 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_
     return nullptr;
   }
   std::unique_ptr<SandboxProcess> sandbox(new SandboxProcess(pid, to_child[1], from_child[0]));
-  // A sandbox that never finishes initialising must not hold its SGS forever.
-  pollfd ready{sandbox->from_child_, POLLIN, 0};
-  int polled;
-  while ((polled = ::poll(&ready, 1, kReadyTimeoutMs)) < 0 && errno == EINTR) {
-  }
-  if (polled == 0) {
-    *error = "sandbox " + code + " not ready within " + std::to_string(kReadyTimeoutMs / 1000) +
-             " s (" + sandbox->Reap() + ")";
-    return nullptr;
+  // A sandbox that never finishes initialising must not hold its SGS forever, nor its shutdown.
+  pollfd wait_for[2] = {{sandbox->from_child_, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(ready_timeout_ms);
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      *error = "sandbox " + code + " not ready within " + std::to_string(ready_timeout_ms) +
+               " ms (" + sandbox->Reap() + ")";
+      return nullptr;
+    }
+    const int polled = ::poll(wait_for, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left));
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled > 0 && cancel_fd >= 0 && (wait_for[1].revents & (POLLIN | POLLHUP))) {
+      *error = "sandbox " + code + " cancelled while initialising (" + sandbox->Reap() + ")";
+      return nullptr;
+    }
+    if (polled != 0) break;  // ready frame, EOF or error: read below
   }
   std::string hello;
   if (!ReadFrame(sandbox->from_child_, &hello)) {

@@ -32,12 +32,16 @@ bool ReadFrame(int fd, std::string* data);
 class SandboxProcess {
  public:
   // Spawns `jigsaw_exe faas-sandbox --function code [--data cifar_archive]` and waits for its
-  // "ready" frame, at most 30 s. Null on failure with *error saying why (exec failed, init
-  // error, died, not ready in time: then it is killed).
+  // "ready" frame, at most `ready_timeout_ms`, or until `cancel_fd` (if >= 0) becomes readable:
+  // an initialisation that hangs can neither hold the caller past the timeout nor past a
+  // shutdown. Null on failure with *error saying why (exec failed, init error, died, not ready in
+  // time, cancelled: in the last two cases it is killed and reaped first).
   static std::unique_ptr<SandboxProcess> Spawn(const std::string& jigsaw_exe,
                                                const std::string& code,
-                                               const std::string& cifar_archive,
-                                               std::string* error);
+                                               const std::string& cifar_archive, std::string* error,
+                                               int ready_timeout_ms = kDefaultReadyTimeoutMs,
+                                               int cancel_fd = -1);
+  static constexpr int kDefaultReadyTimeoutMs = 30'000;
   ~SandboxProcess();  // SIGKILL + reap
   SandboxProcess(const SandboxProcess&) = delete;
   SandboxProcess& operator=(const SandboxProcess&) = delete;

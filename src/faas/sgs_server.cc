@@ -1,8 +1,10 @@
 #include "faas/sgs_server.h"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <list>
@@ -14,6 +16,7 @@
 #include "core/error.h"
 #include "core/json_input.h"
 #include "core/output.h"
+#include "faas/duration_table.h"
 #include "faas/estimator.h"
 #include "faas/proactive.h"
 #include "faas/sandbox_process.h"
@@ -24,6 +27,9 @@ namespace jigsaw::faas {
 namespace {
 
 constexpr size_t kMaxBodyBytes = 1 << 20;
+// What /stats reports of each function's recent durations (faas-sim --durations replays them).
+const std::vector<double> kReportedQuantiles = {0,    0.01, 0.05, 0.1,  0.25,  0.5,
+                                                0.75, 0.9,  0.95, 0.99, 0.999, 1};
 
 Time Now() {
   return static_cast<Time>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -33,6 +39,8 @@ Time Now() {
 }
 
 double Ms(Time t) { return static_cast<double>(t) / net::kMillisecond; }
+
+Time Longest(const std::vector<Time>& path) { return *std::max_element(path.begin(), path.end()); }
 
 void Reply(httplib::Response& res, int status, const Json& body) {
   res.status = status;
@@ -48,6 +56,7 @@ class SgsServer::Impl {
         options_(std::move(options)),
         queue_(options_.policy),
         durations_(catalog_),
+        recent_(catalog_.functions.size()),
         rates_(catalog_.functions.size(), options_.epoch),
         allocator_(ProactiveOptions{2.0, options_.keep_alive}),
         memory_of_(MemoryOf(catalog_)),
@@ -57,7 +66,12 @@ class SgsServer::Impl {
         setup_count_(catalog_.functions.size(), 0),
         demand_(catalog_.dags.size(), 0) {}
 
-  ~Impl() { Stop(); }
+  ~Impl() {
+    Stop();
+    for (int fd : stop_pipe_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
 
   int Start(int port) {
     server_ = std::make_unique<httplib::Server>();
@@ -84,6 +98,7 @@ class SgsServer::Impl {
                       : (server_->bind_to_port("127.0.0.1", port) ? port : -1);
     if (port_ <= 0)
       throw UsageError("faas SGS: cannot listen on 127.0.0.1:" + std::to_string(port));
+    if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("faas SGS: pipe failed");
     running_ = true;
     scheduler_ = std::thread([this] { ScheduleLoop(); });
     epoch_thread_ = std::thread([this] { EpochLoop(); });
@@ -101,6 +116,9 @@ class SgsServer::Impl {
       }
       for (auto& s : sandboxes_) s->retire = true;
       for (auto& s : sandboxes_) s->cv.notify_all();
+      // Wakes every Spawn still waiting for a sandbox's "ready" (level-triggered: never read).
+      const char byte = 'x';
+      (void)!::write(stop_pipe_[1], &byte, 1);
     }
     cv_.notify_all();
     epoch_cv_.notify_all();
@@ -133,6 +151,7 @@ class SgsServer::Impl {
     bool retire = false;
     bool exited = false;
     ReadyTask task;
+    Time dispatched_at = -1;  // of a task given to this idle sandbox (not a cold start)
     Time last_used = 0;
     std::unique_ptr<SandboxProcess> process;
     std::condition_variable cv;
@@ -199,7 +218,8 @@ class SgsServer::Impl {
     for (uint32_t node = 0; node < d.nodes.size(); ++node) {
       rates_.Count(d.nodes[node]);
       used_at_[d.nodes[node]] = arrival;
-      if (d.predecessor_count[node] == 0) PushTask(*request, node, path[node], arrival);
+      if (d.predecessor_count[node] == 0)
+        PushTask(*request, node, path[node], Longest(path), arrival);
     }
     cv_.notify_all();
     request->cv.wait_until(lock,
@@ -228,13 +248,14 @@ class SgsServer::Impl {
   }
 
   // ---- scheduling (every function below runs with mu_ held) ----
-  void PushTask(const Request& r, uint32_t node, Time remaining, Time now) {
+  void PushTask(const Request& r, uint32_t node, Time remaining, Time whole, Time now) {
     ReadyTask task;
     task.request = r.id;
     task.node = node;
     task.function = catalog_.dags[r.dag].nodes[node];
     task.deadline = r.deadline;
     task.remaining_critical_path = remaining;
+    task.request_critical_path = whole;
     task.queued = now;
     queue_.Push(task);
     dirty_ = true;
@@ -331,6 +352,7 @@ class SgsServer::Impl {
   }
 
   void Dispatch(const ReadyTask& task, Sandbox* s) {
+    s->dispatched_at = Now();
     books_.TakeIdle(task.function);
     books_.TakeCore();
     ++counters_["tasks"];
@@ -392,7 +414,10 @@ class SgsServer::Impl {
     const Time begin = Now();
     std::string error;
     std::unique_ptr<SandboxProcess> process = SandboxProcess::Spawn(
-        options_.jigsaw_exe, catalog_.functions[f].code, options_.cifar_archive, &error);
+        options_.jigsaw_exe, catalog_.functions[f].code, options_.cifar_archive, &error,
+        static_cast<int>(
+            std::min<Time>(options_.sandbox_ready_timeout / net::kMillisecond, INT32_MAX)),
+        stop_pipe_[0]);
     std::unique_lock<std::mutex> lock(mu_);
     const Time ready = Now();
     if (!process) {
@@ -430,6 +455,11 @@ class SgsServer::Impl {
     for (;;) {
       s->cv.wait(lock, [s] { return s->has_task || s->retire; });
       if (!s->has_task) break;
+      if (s->dispatched_at >= 0) {  // the scheduler's hand-off to this thread (warm tasks)
+        dispatch_sum_ += Now() - s->dispatched_at;
+        ++dispatch_count_;
+        s->dispatched_at = -1;
+      }
       const ReadyTask task = s->task;
       Request* r = Live(task.request);
       std::string payload;
@@ -461,6 +491,7 @@ class SgsServer::Impl {
       if (!r) continue;
       demand_[catalog_.functions[f].dag] += static_cast<double>(ended - started) / net::kSecond;
       durations_.Observe(f, ended - started);
+      recent_.Add(f, ended - started);
       r = Live(task.request);
       if (!r) continue;
       if (!ok) {
@@ -477,7 +508,7 @@ class SgsServer::Impl {
       for (uint32_t next : d.successors[task.node]) {
         if (--r->waiting[next] == 0) {
           if (path.empty()) path = CriticalPathFrom(d, durations_.estimates());
-          PushTask(*r, next, path[next], ended);
+          PushTask(*r, next, path[next], Longest(path), ended);
         }
       }
     }
@@ -574,11 +605,19 @@ class SgsServer::Impl {
       if (used_at_[f] < 0) continue;
       const std::string name =
           catalog_.dags[catalog_.functions[f].dag].name + "/" + catalog_.functions[f].name;
+      Json quantiles = Json::array();
+      for (Time t : recent_.Quantiles(f, kReportedQuantiles)) quantiles.push_back(Ms(t));
       functions[name] = {{"duration_ms", Ms(durations_.Estimate(f))},
                          {"setup_ms", setup_count_[f] ? Ms(setup_sum_[f]) / setup_count_[f] : 0.0},
-                         {"setups", setup_count_[f]}};
+                         {"setups", setup_count_[f]},
+                         {"runs", recent_.count(f)},
+                         {"duration_quantiles", kReportedQuantiles},
+                         {"duration_quantiles_ms", quantiles}};
     }
     j["functions"] = functions;
+    j["dispatch_overhead_ms"] = {
+        {"mean", dispatch_count_ ? Ms(dispatch_sum_) / dispatch_count_ : 0.0},
+        {"tasks", dispatch_count_}};
     if (reset) {
       load_sum_ = 0;
       load_samples_ = 0;
@@ -596,6 +635,9 @@ class SgsServer::Impl {
   bool dirty_ = false;
   ReadyQueue queue_;
   DurationEstimator durations_;
+  RecentDurations recent_;  // the last runs' durations per function, for their quantiles
+  Time dispatch_sum_ = 0;
+  int64_t dispatch_count_ = 0;
   RateEstimator rates_;
   ProactiveAllocator allocator_;
   std::vector<uint64_t> memory_of_;
@@ -617,6 +659,7 @@ class SgsServer::Impl {
   std::unique_ptr<httplib::Server> server_;
   std::thread listener_, scheduler_, epoch_thread_;
   int port_ = 0;
+  int stop_pipe_[2] = {-1, -1};
 };
 
 SgsServer::SgsServer(const Catalog& catalog, SgsOptions options)

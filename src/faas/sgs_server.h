@@ -18,8 +18,9 @@
 // 504 after `request_timeout` (the request's queued tasks are dropped). Nothing is lost silently:
 // every request gets exactly one of these answers.
 // GET /stats: load, per-DAG demand, sandboxes (pid, function, state), counters, sandbox RSS,
-// measured durations and setup times (JSON); ?reset=1 starts a new averaging epoch for load and
-// demand (the load balancer's).
+// measured durations (EWMA and quantiles of the last 4096 runs per function), setup times and the
+// mean scheduler-to-sandbox-thread hand-off of warm tasks (JSON); ?reset=1 starts a new averaging
+// epoch for load and demand (the load balancer's).
 #ifndef JIGSAW_FAAS_SGS_SERVER_H_
 #define JIGSAW_FAAS_SGS_SERVER_H_
 
@@ -44,6 +45,9 @@ struct SgsOptions {
   int max_requests = 256;
   int http_threads = 64;
   Time request_timeout = 60 * net::kSecond;
+  // A sandbox not ready this long after its spawn is killed (its task retried or failed); Stop
+  // cancels sandboxes still initialising at once, whatever this is.
+  Time sandbox_ready_timeout = 30 * net::kSecond;
 };
 
 class SgsServer {
@@ -56,7 +60,8 @@ class SgsServer {
   // Binds 127.0.0.1:port (0: any free port), starts the threads; returns the port. Throws
   // UsageError if it cannot bind.
   int Start(int port);
-  // Stops serving, answers what is in flight with 503, kills every sandbox, joins. Idempotent.
+  // Stops serving, answers what is in flight with 503, kills every sandbox (also those still
+  // initialising), joins. Idempotent.
   void Stop();
 
  private:

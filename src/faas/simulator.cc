@@ -49,6 +49,9 @@ enum class RequestState : uint8_t { kRunning, kCompleted, kFailed };
 struct Request {
   Time arrival;
   Time deadline;  // absolute
+  Time waited;    // summed over its functions: ready until started
+  Time cold;      // summed cold-start setup of its functions
+  uint32_t cold_starts;
   uint32_t dag;
   uint32_t pending_offset;  // into Sim::pending_
   uint32_t remaining;       // nodes not yet done
@@ -104,6 +107,7 @@ class Sim {
   void DispatchSparrowWorker(uint32_t worker);
   void DispatchAfterChange(uint32_t worker);
   void FailRequest(uint32_t request);
+  void CountOutcome(const Request& r, bool met);
   void StartWarming(uint32_t worker, FunctionId f);
 
   // Archipelago helpers.
@@ -184,6 +188,10 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
       arrivals_(catalog, options.seed, options.burst_period, options.burst_sigma) {
   if (options.cores < 1 || options.cores_per_worker < 1 || options.workers_per_sgs < 1) {
     throw UsageError("faas-sim: cores, cores per worker and workers per SGS must be positive");
+  }
+  if (options.measured_durations &&
+      options.measured_durations->size() != catalog.functions.size()) {
+    throw UsageError("faas-sim: the measured durations do not match the catalog's functions");
   }
   const int worker_count =
       (options.cores + options.cores_per_worker - 1) / options.cores_per_worker;
@@ -349,6 +357,8 @@ void Sim::MakeReady(uint32_t request, uint32_t node) {
   task.function = dag.nodes[node];
   task.deadline = r.deadline;
   task.remaining_critical_path = critical_path_[r.dag][node];
+  task.request_critical_path =
+      *std::max_element(critical_path_[r.dag].begin(), critical_path_[r.dag].end());
   task.queued = now_;
   Enqueue(task);
 }
@@ -447,11 +457,23 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
   run.node = task.node;
   run.function = f;
   run.worker = worker_index;
-  run.duration =
-      std::max<Time>(1, static_cast<Time>(LogNormalMeanCv(
-                            rng_, static_cast<double>(function.duration), function.duration_cv)));
+  const DurationQuantiles* measured =
+      options_.measured_durations && !(*options_.measured_durations)[f].empty()
+          ? &(*options_.measured_durations)[f]
+          : nullptr;
+  run.duration = std::max<Time>(
+      1, measured ? measured->Sample(rng_.Uniform())
+                  : static_cast<Time>(LogNormalMeanCv(rng_, static_cast<double>(function.duration),
+                                                      function.duration_cv)));
   run.active = true;
-  events_.Push(now_ + (cold ? function.setup : 0) + run.duration, kFinish, slot, run.token);
+  events_.Push(now_ + (cold ? function.setup : 0) + options_.dispatch_overhead + run.duration,
+               kFinish, slot, run.token);
+  Request& owner = requests_[task.request];
+  owner.waited += now_ - task.queued;
+  if (cold) {
+    owner.cold += function.setup;
+    ++owner.cold_starts;
+  }
   if (Measured(task.request)) {
     ++result_.invocations;
     if (cold) ++result_.cold_starts;
@@ -600,7 +622,26 @@ void Sim::CompleteNode(uint32_t request, uint32_t node) {
     const Time latency = now_ - r.arrival;
     if (now_ <= r.deadline) ++result_.measured_met;
     latencies_ms_.push_back(static_cast<double>(latency) / net::kMillisecond);
+    CountOutcome(r, now_ <= r.deadline);
   }
+}
+
+void Sim::CountOutcome(const Request& r, bool met) {
+  DagOutcome& o = result_.per_dag[r.dag];
+  ++o.measured;
+  const size_t period = static_cast<size_t>(r.arrival / options_.burst_period);
+  if (period >= result_.measured_by_period.size()) {
+    result_.measured_by_period.resize(period + 1, 0);
+    result_.missed_by_period.resize(period + 1, 0);
+  }
+  ++result_.measured_by_period[period];
+  if (met) return;
+  ++result_.missed_by_period[period];
+  ++o.missed;
+  o.missed_latency_s += static_cast<double>(now_ - r.arrival) / net::kSecond;
+  o.missed_wait_s += static_cast<double>(r.waited) / net::kSecond;
+  o.missed_cold_s += static_cast<double>(r.cold) / net::kSecond;
+  o.missed_cold_starts += r.cold_starts;
 }
 
 void Sim::FailRequest(uint32_t request) {
@@ -609,7 +650,10 @@ void Sim::FailRequest(uint32_t request) {
   r.state = RequestState::kFailed;
   --outstanding_;
   ++result_.failed;
-  if (r.measured) ++result_.measured;  // counted as a missed deadline
+  if (r.measured) {
+    ++result_.measured;  // counted as a missed deadline
+    CountOutcome(r, false);
+  }
 }
 
 void Sim::OnKill(uint32_t worker_index) {
@@ -639,6 +683,8 @@ void Sim::OnKill(uint32_t worker_index) {
     task.function = run.function;
     task.deadline = r.deadline;
     task.remaining_critical_path = critical_path_[r.dag][run.node];
+    task.request_critical_path =
+        *std::max_element(critical_path_[r.dag].begin(), critical_path_[r.dag].end());
     task.queued = now_;
     retry.push_back(task);
   }
@@ -745,6 +791,7 @@ void Sim::OnTick() {
 
 SimResult Sim::Run() {
   const auto wall_start = std::chrono::steady_clock::now();
+  result_.per_dag.assign(catalog_.dags.size(), DagOutcome{});
   for (DagId d = 0; d < catalog_.dags.size(); ++d) {
     const Time first = arrivals_.Next(d, 0);
     if (first <= net::kMaxTime) events_.Push(first, kArrival, d, 0);
@@ -783,7 +830,8 @@ SimResult Sim::Run() {
   result_.platform = PlatformName(options_.platform);
   result_.policy = options_.platform == Platform::kArchipelago
                        ? std::string(QueuePolicyName(options_.queue_policy)) +
-                             (options_.proactive ? "" : "-noproactive")
+                             (options_.proactive ? "" : "-noproactive") +
+                             (options_.demote_late ? "" : "-nodemote")
                        : "fifo";
   result_.lost = result_.requests - result_.completed - result_.failed;
   if (result_.measured > 0) {

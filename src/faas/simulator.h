@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "faas/dag.h"
+#include "faas/duration_table.h"
 #include "faas/load_balancer.h"
 #include "faas/proactive.h"
 #include "faas/ready_queue.h"
@@ -69,8 +70,26 @@ struct SimOptions {
   ProactiveOptions proactive_options;
   LoadBalancerOptions lb_options;
   std::vector<WorkerKill> kills;
+  // Measured per-function duration distributions (faas/duration_table.h), indexed by FunctionId:
+  // a function with an entry draws its run times from it, the others lognormal(duration,
+  // duration_cv). Not owned; null: none.
+  const std::vector<DurationQuantiles>* measured_durations = nullptr;
+  // Constant per-task dispatch overhead (on the real platform: the SGS scheduler's hand-off to
+  // the sandbox's thread): it holds the task's core before the run, and is not part of the
+  // duration the estimator observes.
+  Time dispatch_overhead = 0;
   // Called about once per simulated tick with (simulated seconds, requests arrived so far).
   std::function<void(double, uint64_t)> on_tick;
+};
+
+// Per DAG, over its measured requests: how many missed their deadline and, for those, where
+// their time went (summed over their functions: waiting ready for a core or a sandbox, parked
+// included; cold-start setup; the rest is execution and waiting for predecessors).
+struct DagOutcome {
+  uint64_t measured = 0;
+  uint64_t missed = 0;  // late or failed
+  double missed_latency_s = 0, missed_wait_s = 0, missed_cold_s = 0;
+  uint64_t missed_cold_starts = 0;
 };
 
 struct SimResult {
@@ -92,6 +111,10 @@ struct SimResult {
   uint64_t retries = 0;
   uint64_t scale_outs = 0, scale_ins = 0;
   uint64_t max_sgs_per_dag = 0;
+  std::vector<DagOutcome> per_dag;  // indexed by DagId
+  // Measured requests and deadline misses by arrival time, per burst period (when the misses
+  // happen: in bursts beyond capacity, or spread out).
+  std::vector<uint64_t> measured_by_period, missed_by_period;
   uint64_t events = 0;
   double simulated_s = 0;
   double wall_s = 0;

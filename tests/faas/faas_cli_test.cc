@@ -101,6 +101,12 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   const auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
   EXPECT_EQ(summary["inputs"]["request_rate_per_s"], 200.0);
   EXPECT_EQ(summary["results"].size(), 2u);
+  // One per-DAG row per platform (the DAG had measured requests on both).
+  const std::string per_dag = Slurp(out + "/per_dag.csv");
+  EXPECT_EQ(per_dag.rfind("platform,policy,dag,trigger,functions,rate_per_s,offered_cores,", 0),
+            0u);
+  EXPECT_NE(per_dag.find("\narchipelago,rlsf,thumb,"), std::string::npos) << per_dag;
+  EXPECT_NE(per_dag.find("\nopenwhisk,fifo,thumb,"), std::string::npos) << per_dag;
   std::filesystem::remove_all(out);
 
   EXPECT_EQ(RunCli("--out " + out + " --platforms lambda").status, 2);
@@ -113,6 +119,40 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   EXPECT_EQ(missing.status, 2);
   EXPECT_NE(missing.stderr_text.find("/nonexistent/dags.json"), std::string::npos);
   std::filesystem::remove(dags);
+}
+
+TEST(FaasSimCli, MeasuredDurationsAndDispatchOverhead) {
+  const std::string dags = WriteFile("measured.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "thumb", "deadline": "300ms", "rate": 20, "functions": [
+      {"name": "fetch", "duration": "10ms"}]}]})");
+  const std::string durations = WriteFile("durations.csv",
+                                          "dag,function,quantile,duration\n"
+                                          "thumb,fetch,0,4ms\n"
+                                          "thumb,fetch,1,4ms\n");
+  const std::string out = TempPath("measured");
+  const std::string common = "--dags " + dags +
+                             " --cores 8 --cores-per-worker 4 --requests 500 --warmup 10s "
+                             "--platforms archipelago --quiet --durations ";
+  const Result ok = RunCli(common + durations + " --dispatch-overhead 1ms --out " + out);
+  ASSERT_EQ(ok.status, 0) << ok.stderr_text;
+  const auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_EQ(summary["inputs"]["durations"], durations);
+  EXPECT_EQ(summary["results"][0]["p50_ms"], 5.0);  // 4 ms, always, + 1 ms dispatch
+  EXPECT_EQ(summary["results"][0]["max_ms"], 5.0);
+  std::filesystem::remove_all(out);
+
+  const std::string bad = WriteFile("bad_durations.csv",
+                                    "dag,function,quantile,duration\n"
+                                    "thumb,fetch,0,4ms\n"
+                                    "thumb,resize,1,4ms\n");
+  const Result refused = RunCli(common + bad + " --out " + out);
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_NE(refused.stderr_text.find(bad + ":3:"), std::string::npos) << refused.stderr_text;
+  EXPECT_EQ(RunCli(common + durations + " --dispatch-overhead soon --out " + out).status, 2);
+  EXPECT_EQ(RunCli(common + "/nonexistent/d.csv --out " + out).status, 2);
+  std::filesystem::remove(dags);
+  std::filesystem::remove(durations);
+  std::filesystem::remove(bad);
 }
 
 }  // namespace

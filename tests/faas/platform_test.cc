@@ -13,16 +13,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "faas/dag_reader.h"
 #include "faas/function_code.h"
+#include "faas/sgs_server.h"
 #include "test_util/shell.h"
 
 namespace jigsaw::faas {
@@ -41,9 +45,12 @@ class Platform {
     dags_ = (dir_ / "dags.json").string();
     std::ofstream(dags_) << dags;
     const std::string port_file = (dir_ / "port").string();
-    std::vector<std::string> argv = {JIGSAW_BINARY, "faas",    "--dags",  dags_, "--port",  "0",
-                                     "--port-file", port_file, "--sgs",   "2",   "--slots", "1",
-                                     "--epoch",     "200ms",   "--cifar", kCifar};
+    std::vector<std::string> argv = {JIGSAW_BINARY, "faas",        "--dags",  dags_,     "--port",
+                                     "0",           "--port-file", port_file, "--slots", "1",
+                                     "--epoch",     "200ms",       "--cifar", kCifar};
+    if (std::find(args.begin(), args.end(), "--sgs") == args.end()) {
+      args.insert(args.end(), {"--sgs", "2"});
+    }
     argv.insert(argv.end(), args.begin(), args.end());
     pid_ = fork();
     if (pid_ == 0) {
@@ -263,13 +270,15 @@ TEST(FaasPlatform, KilledSgsIsRoutedAroundAndTakesItsSandboxesWithIt) {
   for (const json& s : stats["sgs"][home]["sandboxes"]) sandboxes.push_back(s["pid"]);
   ASSERT_FALSE(sandboxes.empty());
   ASSERT_EQ(kill(sgs_pid, SIGKILL), 0);
-  // The LB finds the SGS unreachable (on forwarding or at its next epoch) and serves the DAG on
-  // the other SGS; nothing is lost.
+  // The LB finds the SGS unreachable (on forwarding, at its next epoch, or told by the
+  // supervisor) and serves the DAG on the other SGS, or on the restarted one; nothing is lost.
   for (const std::string payload : {"two", "three"}) {
     auto res = platform.Invoke("h", payload);
     ASSERT_TRUE(res) << platform.Stderr();
     ASSERT_EQ(res->status, 200) << res->body;
-    EXPECT_NE(std::stoi(res->get_header_value("X-Faas-Sgs")), home);
+    if (std::stoi(res->get_header_value("X-Faas-Sgs")) == home) {
+      EXPECT_GE(platform.Stats()["sgs"][home]["lb"]["restarts"].get<int>(), 1);
+    }
     EXPECT_EQ(json::parse(res->body)["outputs"]["f"], Expected("sha256:1KiB", payload + "#f"));
   }
   // The dead SGS's sandboxes got SIGKILL from the kernel (PR_SET_PDEATHSIG); bounded wait.
@@ -279,6 +288,216 @@ TEST(FaasPlatform, KilledSgsIsRoutedAroundAndTakesItsSandboxesWithIt) {
     }
     EXPECT_TRUE(ProcessGone(pid)) << pid;
   }
+}
+
+// Bounded wait (a broken platform fails instead of hanging) until `done(stats)` holds.
+bool WaitForStats(const Platform& platform, const std::function<bool(const json&)>& done) {
+  for (int i = 0; i < 1200; ++i) {
+    const json stats = platform.Stats();
+    if (stats.contains("sgs") && done(stats)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+// Freezes (SIGSTOP) every sandbox of SGS `sgs`, so a request it takes stays there; then sends
+// requests one at a time until that SGS holds one. Returns the pending requests.
+std::vector<std::future<httplib::Result>> HoldRequestsOn(const Platform& platform, int sgs,
+                                                         std::vector<int>* frozen) {
+  const json stats = platform.Stats();
+  for (const json& s : stats["sgs"][sgs]["sandboxes"]) {
+    const int pid = s["pid"];
+    EXPECT_EQ(kill(pid, SIGSTOP), 0) << pid;
+    frozen->push_back(pid);
+  }
+  std::vector<std::future<httplib::Result>> pending;
+  for (int i = 0; i < 4; ++i) {
+    const std::string payload = "held" + std::to_string(i);
+    pending.push_back(std::async(std::launch::async,
+                                 [&platform, payload] { return platform.Invoke("h", payload); }));
+    bool held = false;
+    EXPECT_TRUE(WaitForStats(platform, [&](const json& stats) {
+      held = stats["sgs"][sgs].value("in_flight", 0) >= 1;
+      return held || pending.back().wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    }));
+    if (held) break;
+  }
+  return pending;
+}
+
+TEST(FaasPlatform, SgsKilledWhileHoldingRequestsTheyAreResentAndTheSgsIsRestarted) {
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": "60s", "functions": [
+      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  Platform platform("sgshold", dags, {"--no-proactive"});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  auto first = platform.Invoke("h", "zero");  // leaves one idle sandbox on its SGS
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  const int home = std::stoi(first->get_header_value("X-Faas-Sgs"));
+  std::vector<int> frozen;
+  auto pending = HoldRequestsOn(platform, home, &frozen);
+  ASSERT_FALSE(frozen.empty());
+  const json before = platform.Stats();
+  ASSERT_GE(before["sgs"][home].value("in_flight", 0), 1) << before.dump(1);
+  const int sgs_pid = before["sgs"][home]["pid"];
+  ASSERT_EQ(kill(sgs_pid, SIGKILL), 0);
+  // Every request it held comes back through the LB: sent once more, to the other SGS (or to
+  // the restarted one, should it be back first), and answered.
+  int resent = 0;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    httplib::Result res = pending[i].get();
+    ASSERT_TRUE(res) << platform.Stderr();
+    ASSERT_EQ(res->status, 200) << res->body;
+    const std::string payload = "held" + std::to_string(i);
+    EXPECT_EQ(json::parse(res->body)["outputs"]["f"], Expected("sha256:1KiB", payload + "#f"));
+    if (res->get_header_value("X-Faas-Attempts") == "2") ++resent;
+  }
+  EXPECT_GE(resent, 1);
+  // The supervisor restarts the SGS (new process, new port) and the LB uses it again.
+  ASSERT_TRUE(WaitForStats(platform, [&](const json& stats) {
+    const json& lb = stats["sgs"][home]["lb"];
+    return lb["restarts"].get<int>() >= 1 && lb["usable"].get<bool>() &&
+           stats["sgs"][home].value("pid", 0) == lb["pid"].get<int>();
+  })) << platform.Stats().dump(1);
+  const json after = platform.Stats();
+  EXPECT_NE(after["sgs"][home]["pid"].get<int>(), sgs_pid);
+  EXPECT_NE(after["sgs"][home]["lb"]["last_death"].get<std::string>().find("signal 9"),
+            std::string::npos);
+  EXPECT_GE(after["counters"].value("resent", 0), resent);
+  auto later = platform.Invoke("h", "later");
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->status, 200) << later->body;
+  for (int pid : frozen) {  // the frozen sandboxes died with their SGS (PR_SET_PDEATHSIG)
+    for (int i = 0; i < 300 && !ProcessGone(pid); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(ProcessGone(pid)) << pid;
+  }
+}
+
+TEST(FaasPlatform, OnlySgsKilledWhileHoldingARequestFailsItExplicitlyThenServesAgain) {
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": "60s", "functions": [
+      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  Platform platform("sgsonly", dags, {"--no-proactive", "--sgs", "1"});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  auto first = platform.Invoke("h", "zero");
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->status, 200) << first->body;
+  std::vector<int> frozen;
+  auto pending = HoldRequestsOn(platform, 0, &frozen);
+  ASSERT_EQ(pending.size(), 1u);  // the only SGS takes the first one
+  const int sgs_pid = platform.Stats()["sgs"][0]["pid"];
+  ASSERT_EQ(kill(sgs_pid, SIGKILL), 0);
+  httplib::Result res = pending[0].get();
+  ASSERT_TRUE(res) << platform.Stderr();
+  // Never lost: either the re-send found the restarted SGS, or an explicit 502 says why.
+  if (res->status == 200) {
+    EXPECT_EQ(res->get_header_value("X-Faas-Attempts"), "2");
+  } else {
+    ASSERT_EQ(res->status, 502) << res->body;
+    const std::string error = json::parse(res->body)["error"];
+    EXPECT_NE(error.find("SGS 0"), std::string::npos) << error;
+  }
+  ASSERT_TRUE(WaitForStats(platform, [&](const json& stats) {
+    const json& lb = stats["sgs"][0]["lb"];
+    return lb["restarts"].get<int>() >= 1 && lb["usable"].get<bool>() &&
+           stats["sgs"][0].value("pid", 0) == lb["pid"].get<int>();
+  })) << platform.Stats().dump(1);
+  auto later = platform.Invoke("h", "later");
+  ASSERT_TRUE(later);
+  ASSERT_EQ(later->status, 200) << later->body;
+  EXPECT_EQ(json::parse(later->body)["outputs"]["f"], Expected("sha256:1KiB", "later#f"));
+}
+
+// A "sandbox" whose initialisation never ends: a script in place of the jigsaw binary that
+// execs a sleep with an argument unique to this test process (so it can be found in /proc).
+struct HangingSandbox {
+  fs::path dir = test_util::FreshTempDir("jigsaw_faas_hang_", "init");
+  std::string marker = "86400." + std::to_string(getpid());
+  std::string exe = (dir / "hang.sh").string();
+  HangingSandbox() {
+    std::ofstream(exe) << "#!/bin/sh\nexec sleep " << marker << "\n";
+    fs::permissions(exe, fs::perms::owner_all);
+  }
+  ~HangingSandbox() { fs::remove_all(dir); }
+  std::vector<int> Pids() const {
+    std::vector<int> pids;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      const std::string cmdline = test_util::Slurp(entry.path() / "cmdline");
+      if (cmdline.find(std::string("sleep") + '\0' + marker) != std::string::npos &&
+          !ProcessGone(std::stoi(name))) {
+        pids.push_back(std::stoi(name));
+      }
+    }
+    return pids;
+  }
+};
+
+Catalog OneFunctionCatalog() {
+  return ParseDagText("test.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": "600s", "functions": [
+      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})");
+}
+
+TEST(SgsServerTest, SandboxHangingInInitialisationDoesNotBlockStop) {
+  HangingSandbox hang;
+  SgsOptions options;
+  options.jigsaw_exe = hang.exe;
+  options.slots = 1;
+  options.proactive = false;
+  options.sandbox_ready_timeout = 86400 * net::kSecond;  // only Stop can end the wait
+  auto server = std::make_unique<SgsServer>(OneFunctionCatalog(), options);
+  const int port = server->Start(0);
+  auto pending = std::async(std::launch::async, [port] {
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(600, 0);
+    return client.Post("/run/h", "x", "application/octet-stream");
+  });
+  // Bounded wait until the cold start's process is up and hanging in its initialisation.
+  std::vector<int> pids;
+  for (int i = 0; i < 1200 && pids.empty(); ++i) {
+    pids = hang.Pids();
+    if (pids.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(pids.size(), 1u);
+  // Stop returns (the test would otherwise wait a day): the bound is only there so a broken
+  // Stop fails the test instead of hanging it.
+  auto stopped = std::async(std::launch::async, [&server] { server->Stop(); });
+  if (stopped.wait_for(std::chrono::seconds(300)) != std::future_status::ready) {
+    ADD_FAILURE() << "SgsServer::Stop blocked on a sandbox hanging in its initialisation";
+    std::_Exit(1);
+  }
+  httplib::Result res = pending.get();
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503) << res->body;
+  EXPECT_TRUE(ProcessGone(pids[0])) << pids[0];
+  EXPECT_TRUE(hang.Pids().empty());
+}
+
+TEST(SgsServerTest, SandboxNotReadyInTimeIsKilledAndItsRequestFailsExplicitly) {
+  HangingSandbox hang;
+  SgsOptions options;
+  options.jigsaw_exe = hang.exe;
+  options.slots = 1;
+  options.proactive = false;
+  options.max_attempts = 2;
+  options.sandbox_ready_timeout = 200 * net::kMillisecond;  // never met: the init never ends
+  SgsServer server(OneFunctionCatalog(), options);
+  const int port = server.Start(0);
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(600, 0);
+  auto res = client.Post("/run/h", "x", "application/octet-stream");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 502) << res->body;
+  const std::string error = json::parse(res->body)["error"];
+  EXPECT_NE(error.find("after 2 attempt(s)"), std::string::npos) << error;
+  EXPECT_NE(error.find("not ready within 200 ms"), std::string::npos) << error;
+  server.Stop();
+  EXPECT_TRUE(hang.Pids().empty());
 }
 
 std::string RawExchange(int port, const std::string& request) {

@@ -82,11 +82,46 @@ TEST(ReadyQueue, LateTasksGoBehindFeasibleOnes) {
   EXPECT_EQ(Drain(&fifo), (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
+TEST(ReadyQueue, RequestSlackKeepsStartedRequestsAheadOfLaterOnes) {
+  // One DAG a -> b -> c (10 + 10 + 60 ms, critical path 80 ms, deadline 200 ms after arrival).
+  // Request 0 arrived at 0 and is at c (remaining 60 ms); request 1 arrived at 15 ms and is at a
+  // (remaining 80 ms). Per-function slack puts request 1's a first (200 + 15 - 80 = 135 <
+  // 200 - 60 = 140); request-level slack keeps the started request 0 first (120 < 135).
+  ReadyTask started, fresh;
+  started.request = 0;
+  started.deadline = 200 * kMs;
+  started.remaining_critical_path = 60 * kMs;
+  started.request_critical_path = 80 * kMs;
+  fresh.request = 1;
+  fresh.deadline = 215 * kMs;
+  fresh.remaining_critical_path = 80 * kMs;
+  fresh.request_critical_path = 80 * kMs;
+  ReadyQueue lsf(QueuePolicy::kLeastSlack), rlsf(QueuePolicy::kRequestSlack);
+  for (ReadyQueue* q : {&lsf, &rlsf}) {
+    q->Push(started);
+    q->Push(fresh);
+  }
+  EXPECT_EQ(Drain(&lsf), (std::vector<uint32_t>{1, 0}));
+  EXPECT_EQ(Drain(&rlsf), (std::vector<uint32_t>{0, 1}));
+  // Demotion still uses each task's own slack: at 141 ms request 0's c (slack -1 ms) is
+  // hopeless and goes behind a request 2 that arrived at 100 ms (its a: slack 79 ms).
+  ReadyTask later = fresh;
+  later.request = 2;
+  later.deadline = 300 * kMs;
+  rlsf.Push(started);
+  rlsf.Push(later);
+  rlsf.DemoteLate(141 * kMs);
+  EXPECT_EQ(Drain(&rlsf), (std::vector<uint32_t>{2, 0}));
+}
+
 TEST(ReadyQueue, ParsesPolicyNames) {
   QueuePolicy p;
   EXPECT_TRUE(ParseQueuePolicy("edf", &p));
   EXPECT_EQ(p, QueuePolicy::kEarliestDeadline);
   EXPECT_STREQ(QueuePolicyName(p), "edf");
+  EXPECT_TRUE(ParseQueuePolicy("rlsf", &p));
+  EXPECT_EQ(p, QueuePolicy::kRequestSlack);
+  EXPECT_STREQ(QueuePolicyName(p), "rlsf");
   EXPECT_FALSE(ParseQueuePolicy("sjf", &p));
 }
 

@@ -57,6 +57,30 @@ TEST(FaasSimulator, EveryPlatformAccountsForEveryRequest) {
   }
 }
 
+TEST(FaasSimulator, MissesAreBrokenDownByDagAndByBurstPeriod) {
+  const Catalog c = SmallWorkload(0.9);  // loaded enough to miss some deadlines
+  for (Platform p : {Platform::kArchipelago, Platform::kOpenWhisk}) {
+    const SimResult r = Simulate(c, Small(p));
+    ASSERT_EQ(r.per_dag.size(), c.dags.size());
+    uint64_t measured = 0, missed = 0, by_period = 0, missed_by_period = 0;
+    for (const DagOutcome& o : r.per_dag) {
+      measured += o.measured;
+      missed += o.missed;
+      EXPECT_LE(o.missed, o.measured);
+      EXPECT_LE(o.missed_wait_s, o.missed_latency_s * 20);  // summed over at most 20 functions
+    }
+    for (size_t i = 0; i < r.measured_by_period.size(); ++i) {
+      by_period += r.measured_by_period[i];
+      missed_by_period += r.missed_by_period[i];
+    }
+    EXPECT_EQ(measured, r.measured) << PlatformName(p);
+    EXPECT_EQ(missed, r.measured - r.measured_met) << PlatformName(p);
+    EXPECT_GT(missed, 0u) << PlatformName(p);
+    EXPECT_EQ(by_period, r.measured);
+    EXPECT_EQ(missed_by_period, missed);
+  }
+}
+
 TEST(FaasSimulator, SameSeedSameResult) {
   const Catalog c = SmallWorkload(0.6);
   const SimResult a = Simulate(c, Small(Platform::kArchipelago));
