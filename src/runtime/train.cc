@@ -101,6 +101,7 @@ void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
     throw UsageError("--spb adaptive needs --exchange balanced");
   }
   if (options.bucket_kb < 1) throw UsageError("--bucket-kb must be >= 1");
+  if (options.spb_frozen_chunk < 0) throw UsageError("--spb-frozen-chunk must be >= 0");
   if (options.eval_every < 0 || options.eval_samples < 0) {
     throw UsageError("--eval-every and --eval-samples must be >= 0");
   }
@@ -449,6 +450,7 @@ int RunRank(const TrainOptions& options) {
 void TrainRank(const TrainOptions& options, int rank, int world,
                const c10::intrusive_ptr<c10d::Store>& store, const std::string& host) {
   InstallTensorMemoryTracker();
+  CountOnlyThisThread();  // Gloo's threads allocate exchange buffers, not activations
   torch::set_num_threads(options.threads);
   torch::manual_seed(options.seed);
   const SpbPlan plan = ParseSpbPlan(options.spb);
@@ -588,14 +590,15 @@ void TrainRank(const TrainOptions& options, int rank, int world,
         exchange->Begin(buckets, divisors, &state);
         BlockDoneCallback on_block_done;
         if (options.overlap) on_block_done = [&](int b) { exchange->BlockDone(b); };
-        step = RunSpbStep(model, images, labels, depths[rank], on_block_done);
+        step = RunSpbStep(model, images, labels, depths[rank], on_block_done,
+                          options.spb_frozen_chunk);
         const Clock::time_point comm_start = Clock::now();
         exchange->Finish();
         comm_s = SecondsSince(comm_start);
         row.bytes_sent = exchange->bytes_sent();
         row.bytes_received = exchange->bytes_received();
       } else {
-        step = RunSpbStep(model, images, labels, depths[rank], nullptr);
+        step = RunSpbStep(model, images, labels, depths[rank], nullptr, options.spb_frozen_chunk);
         const Clock::time_point comm_start = Clock::now();
         SeparateTensorAccount exchange_buffers;
         row.bytes_sent = ExchangeGradients(model, PlanCollectives(contributors, world), tree);
