@@ -92,6 +92,11 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
                    "adaptive: freeze (every worker the same depth), staircase or rotating")
       ->capture_default_str();
   command
+      ->add_option("--spb-signal", options->spb_signal,
+                   "adaptive: plasticity (weight velocity against the median block) or coherence "
+                   "(net displacement / path length of a block's weights; structure freeze)")
+      ->capture_default_str();
+  command
       ->add_option("--spb-frozen-chunk", options->spb_frozen_chunk,
                    "samples per micro-batch through the frozen blocks (no batch norm); 0 = the "
                    "whole batch")

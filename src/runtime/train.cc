@@ -109,6 +109,11 @@ void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
     throw UsageError("--spb-warmup must be >= 0 epochs");
   }
   ParseAdaptiveStructure(options.spb_structure);
+  ParseAdaptiveSignal(options.spb_signal);
+  if (plan.kind == SpbPlanKind::kAdaptive && options.spb_signal == "coherence" &&
+      options.spb_structure != "freeze") {
+    throw UsageError("--spb-signal coherence needs --spb-structure freeze");
+  }
 }
 
 // Makes every replica start from rank 0's parameters and buffers.
@@ -495,6 +500,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     adaptive.span = options.spb_span;
     adaptive.min_trained_blocks = options.spb_min_trained_blocks;
     adaptive.structure = ParseAdaptiveStructure(options.spb_structure);
+    adaptive.signal = ParseAdaptiveSignal(options.spb_signal);
     adaptive.steps_scale_with_contributors = scale != SpbScale::kContributors;
     controller.emplace(adaptive, blocks, world);
     if (rank == 0) velocity.emplace(model);
@@ -615,7 +621,10 @@ void TrainRank(const TrainOptions& options, int rank, int world,
           static_cast<double>(PeakTensorBytes() - tensor_bytes_before) / kMiB;
       const double exchange_mb = static_cast<double>(PeakSeparateTensorBytes()) / kMiB;
       const TcpByteCounters wire_after = ReadTcpByteCounters();
-      state.Step(lr, active, lr_factor);
+      const bool track_path = velocity && options.spb_signal == "coherence";
+      std::vector<double> step_lengths;
+      state.Step(lr, active, lr_factor, track_path ? &step_lengths : nullptr);
+      if (track_path) velocity->AddPath(step_lengths);
 
       row.rank = rank;
       row.epoch = epoch;
@@ -643,8 +652,9 @@ void TrainRank(const TrainOptions& options, int rank, int world,
           if (!velocity->has_snapshot() || controller->IsWarmupEnd(global_iteration)) {
             velocity->Snapshot();
           } else {
-            AdaptiveDecision decision =
-                controller->Observe(global_iteration, velocity->TakeVelocity());
+            std::vector<double> signal = velocity->TakeVelocity();
+            if (options.spb_signal == "coherence") signal = velocity->coherence();
+            AdaptiveDecision decision = controller->Observe(global_iteration, signal);
             record.decisions.push_back(decision);
             if (!options.quiet) {
               std::fprintf(stderr, "train: iteration %lld: contributors %s (%s)\n",
