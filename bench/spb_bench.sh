@@ -14,6 +14,11 @@
 #
 # Usage: bench/spb_bench.sh                       ResNet-20 on CIFAR-10 (long: hours on 2 cores)
 #        MODEL=lenet bench/spb_bench.sh           LeNet on Fashion-MNIST (minutes)
+#        LeNet's table that meets the issue's targets (docs/runtime.md, "LeNet, 8 epochs"):
+#        MODEL=lenet EPOCHS=8 WARMUP=4.5 REPEATS=0 PLANS="full|--spb full
+#        coherence-w4.5|--spb adaptive --spb-signal coherence --spb-warmup 4.5 --spb-window 100
+#          --spb-freeze-below 0.8 --spb-patience 1 --spb-span 1 --spb-min-trained-blocks 2
+#          --spb-frozen-chunk 2" bench/spb_bench.sh      (the plan's options on one line)
 # Env: MODEL, EPOCHS, SEEDS ("0 1 2"), WORKERS (4), BATCH (per worker), LR, WD, TRAIN_SAMPLES
 #      (0 = all), EVAL_EVERY, EVAL_SAMPLES, TARGET, WARMUP (adaptive warm-up epochs), PLANS (lines
 #      "name|train options"), RUNS (kept; default out/spb_bench/MODEL), OVERLAP_ITERS, REPEATS,

@@ -91,6 +91,16 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--spb-structure", options->spb_structure,
                    "adaptive: freeze (every worker the same depth), staircase or rotating")
       ->capture_default_str();
+  command
+      ->add_option("--spb-signal", options->spb_signal,
+                   "adaptive: plasticity (weight velocity against the median block) or coherence "
+                   "(net displacement / path length of a block's weights; structure freeze)")
+      ->capture_default_str();
+  command
+      ->add_option("--spb-frozen-chunk", options->spb_frozen_chunk,
+                   "samples per micro-batch through the frozen blocks (no batch norm); 0 = the "
+                   "whole batch")
+      ->capture_default_str();
   command->add_option("--epochs", options->epochs)->capture_default_str();
   command->add_option("--batch", options->batch, "batch size per worker")->capture_default_str();
   command

@@ -1,5 +1,6 @@
 #include "runtime/block_state.h"
 
+#include <cmath>
 #include <string>
 
 namespace jigsaw {
@@ -40,10 +41,13 @@ void BlockTrainingState::ZeroGradients() {
 }
 
 void BlockTrainingState::Step(double lr, const std::vector<bool>& update,
-                              const std::vector<double>& lr_factor) {
+                              const std::vector<double>& lr_factor,
+                              std::vector<double>* step_lengths) {
   torch::NoGradGuard no_grad;
+  if (step_lengths != nullptr) step_lengths->assign(blocks(), 0.0);
   for (int b = 0; b < blocks(); ++b) {
     if (!update[b] || !gradients_[b].defined()) continue;
+    double squared = 0;
     const double block_lr = lr * lr_factor[b];
     std::vector<torch::Tensor>& momenta = momenta_[b];
     const bool first = momenta.empty();
@@ -60,7 +64,9 @@ void BlockTrainingState::Step(double lr, const std::vector<bool>& update,
         d = momenta[i];
       }
       p.add_(d, -block_lr);
+      if (step_lengths != nullptr) squared += d.square().sum().item<double>();
     }
+    if (step_lengths != nullptr) (*step_lengths)[b] = std::abs(block_lr) * std::sqrt(squared);
   }
 }
 

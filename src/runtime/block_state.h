@@ -8,7 +8,8 @@
 //
 // Step is SGD with momentum and weight decay exactly as torch::optim::SGD computes it
 // (d = g + wd * w; m = g-first-step or mu * m + d; w -= lr * m), applied only to the blocks in
-// `update`, each with its own learning-rate factor.
+// `update`, each with its own learning-rate factor. With `step_lengths` it also returns, per
+// block, the Euclidean length of the step it took (0 for blocks it did not update).
 #ifndef JIGSAW_RUNTIME_BLOCK_STATE_H_
 #define JIGSAW_RUNTIME_BLOCK_STATE_H_
 
@@ -32,7 +33,8 @@ class BlockTrainingState {
   int64_t elements(int block) const { return elements_[block]; }
   void ZeroGradients();
 
-  void Step(double lr, const std::vector<bool>& update, const std::vector<double>& lr_factor);
+  void Step(double lr, const std::vector<bool>& update, const std::vector<double>& lr_factor,
+            std::vector<double>* step_lengths = nullptr);
 
   // Gradient and momentum bytes held now.
   int64_t StateBytes() const;

@@ -4,6 +4,7 @@
 #include <c10/core/impl/alloc_cpu.h>
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <unordered_map>
 
@@ -11,15 +12,23 @@ namespace jigsaw {
 namespace {
 
 thread_local bool t_separate = false;
+thread_local bool t_counted = false;
+std::atomic<bool> g_only_counted_threads{false};
+
+// Whether an allocation by this thread belongs to the separate account.
+bool SeparateHere() {
+  return t_separate || (g_only_counted_threads.load(std::memory_order_relaxed) && !t_counted);
+}
 
 class CountingCpuAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(size_t bytes) const override {
     void* data = c10::alloc_cpu(bytes);
+    const bool separate = SeparateHere();
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      sizes_[data] = {bytes, t_separate};
-      if (t_separate) {
+      sizes_[data] = {bytes, separate};
+      if (separate) {
         separate_ += static_cast<int64_t>(bytes);
         separate_peak_ = std::max(separate_peak_, separate_);
       } else {
@@ -89,6 +98,11 @@ void InstallTensorMemoryTracker() {
     g_allocator = new CountingCpuAllocator();  // lives as long as the process
     c10::SetCPUAllocator(g_allocator, /*priority=*/100);
   });
+}
+
+void CountOnlyThisThread() {
+  t_counted = true;
+  g_only_counted_threads.store(true, std::memory_order_relaxed);
 }
 
 bool TensorMemoryTrackerInstalled() { return g_allocator != nullptr; }

@@ -6,8 +6,11 @@
 // the maximum since the last ResetPeakTensorBytes(). Tensors allocated by a thread while it holds
 // a SeparateTensorAccount are counted apart (SeparateTensorBytes, PeakSeparateTensorBytes) and
 // left out of the main figures: the gradient exchange's buffers, so that the main figures are a
-// step's activation and backward memory. Thread-safe. Memory that libraries allocate outside
-// LibTorch's allocator (oneDNN scratch space, Gloo's transport buffers) is not counted.
+// step's activation and backward memory. Once a thread has called CountOnlyThisThread(), tensors
+// allocated by every other thread (Gloo's worker threads, which flatten and gather a collective's
+// tensors while the training thread runs the backward) are counted apart as well. Thread-safe.
+// Memory that libraries allocate outside LibTorch's allocator (oneDNN scratch space, Gloo's
+// transport buffers) is not counted.
 #ifndef JIGSAW_RUNTIME_MEMORY_TRACKER_H_
 #define JIGSAW_RUNTIME_MEMORY_TRACKER_H_
 
@@ -16,6 +19,9 @@
 namespace jigsaw {
 
 void InstallTensorMemoryTracker();
+// The calling thread becomes the only one whose allocations (outside a SeparateTensorAccount)
+// count in TensorBytes/PeakTensorBytes.
+void CountOnlyThisThread();
 bool TensorMemoryTrackerInstalled();
 int64_t TensorBytes();
 int64_t PeakTensorBytes();

@@ -61,6 +61,9 @@ struct TrainOptions {
   int spb_span = 3;
   int spb_min_trained_blocks = 1;
   std::string spb_structure = "freeze";
+  std::string spb_signal = "plasticity";
+  // Samples per micro-batch through a frozen prefix (spb_worker.h RunSpbStep); 0 = whole batch.
+  int spb_frozen_chunk = 8;
   // Test evaluation every `eval_every` iterations (0 = only after each epoch) on `eval_samples`
   // test samples (0 = all) drawn once with a fixed seed, the same in every run; evals.csv.
   int eval_every = 0;

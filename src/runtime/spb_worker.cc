@@ -53,6 +53,44 @@ double HeapBytesInUse() {
   return static_cast<double>(info.uordblks + info.hblkhd);
 }
 
+// Batch norm in training mode normalises with the batch's statistics, so its output depends on
+// how the batch is split.
+bool HasBatchNorm(BlockModel& model, int blocks) {
+  for (int b = 0; b < blocks; ++b) {
+    for (const auto& module : model->block(b)->modules(/*include_self=*/false)) {
+      if (module->name().find("BatchNorm") != std::string::npos) return true;
+    }
+  }
+  return false;
+}
+
+// Blocks [0, first) without autograd, `chunk` samples at a time (the whole batch when chunk <= 0,
+// or when a block has batch norm); only the output of the prefix is kept for the whole batch.
+torch::Tensor FrozenPrefixForward(BlockModel& model, const torch::Tensor& input, int first,
+                                  int chunk) {
+  torch::NoGradGuard no_grad;
+  const int64_t n = input.size(0);
+  if (first == 0) return input;
+  if (chunk <= 0 || chunk >= n || HasBatchNorm(model, first)) {
+    torch::Tensor x = input;
+    for (int b = 0; b < first; ++b) x = model->block(b)->forward(x);
+    return x;
+  }
+  torch::Tensor output;
+  for (int64_t start = 0; start < n; start += chunk) {
+    const int64_t size = std::min<int64_t>(chunk, n - start);
+    torch::Tensor x = input.narrow(0, start, size);
+    for (int b = 0; b < first; ++b) x = model->block(b)->forward(x);
+    if (!output.defined()) {
+      std::vector<int64_t> shape = x.sizes().vec();
+      shape[0] = n;
+      output = torch::empty(shape, x.options());
+    }
+    output.narrow(0, start, size).copy_(x);
+  }
+  return output;
+}
+
 int IndexIn(const std::vector<int>& members, int rank) {
   return static_cast<int>(std::lower_bound(members.begin(), members.end(), rank) - members.begin());
 }
@@ -104,7 +142,7 @@ torch::Tensor SpbForward(BlockModel& model, const torch::Tensor& input, int dept
 }
 
 SpbStepResult RunSpbStep(BlockModel& model, const torch::Tensor& input, const torch::Tensor& labels,
-                         int depth, const BlockDoneCallback& on_block_done) {
+                         int depth, const BlockDoneCallback& on_block_done, int frozen_chunk) {
   SpbStepResult result;
   const int blocks = model->num_blocks();
   const int first = blocks - depth;
@@ -112,11 +150,7 @@ SpbStepResult RunSpbStep(BlockModel& model, const torch::Tensor& input, const to
   Clock::time_point start = Clock::now();
   std::vector<torch::Tensor> inputs(blocks);
   std::vector<torch::Tensor> outputs(blocks);
-  torch::Tensor x = input;
-  {
-    torch::NoGradGuard no_grad;
-    for (int b = 0; b < first; ++b) x = model->block(b)->forward(x);
-  }
+  torch::Tensor x = FrozenPrefixForward(model, input, first, frozen_chunk);
   for (int b = first; b < blocks; ++b) {
     if (b > first) x = x.detach().requires_grad_(true);
     inputs[b] = x;

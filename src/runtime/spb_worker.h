@@ -11,7 +11,12 @@
 // loss down, accumulating into the parameters' existing .grad (or creating it), and calling
 // on_block_done(b) as soon as block b's parameter gradients are final, so that their exchange can
 // overlap the rest of the backward. The lowest trained block computes no input gradient. Each
-// block's kept tensors are released as soon as its backward is done.
+// block's kept tensors are released as soon as its backward is done. With `frozen_chunk` > 0 the
+// frozen prefix runs on micro-batches of that many samples (it keeps nothing for backward, so
+// only its output is held for the whole batch): its transient memory, e.g. a convolution's
+// im2col workspace, shrinks with the micro-batch. Not for a prefix with batch norm, whose batch
+// statistics depend on the split (it then runs on the whole batch); results are otherwise equal
+// up to floating-point summation order.
 //
 // ComputeSpbGradients: ClearGradients, then RunSpbStep without a callback. Afterwards parameter
 // gradients are defined exactly on the last `depth` blocks.
@@ -76,7 +81,7 @@ void ClearGradients(BlockModel& model);
 torch::Tensor SpbForward(BlockModel& model, const torch::Tensor& input, int depth);
 
 SpbStepResult RunSpbStep(BlockModel& model, const torch::Tensor& input, const torch::Tensor& labels,
-                         int depth, const BlockDoneCallback& on_block_done);
+                         int depth, const BlockDoneCallback& on_block_done, int frozen_chunk = 0);
 
 SpbStepResult ComputeSpbGradients(BlockModel& model, const torch::Tensor& input,
                                   const torch::Tensor& labels, int depth);

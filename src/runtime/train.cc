@@ -101,6 +101,7 @@ void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
     throw UsageError("--spb adaptive needs --exchange balanced");
   }
   if (options.bucket_kb < 1) throw UsageError("--bucket-kb must be >= 1");
+  if (options.spb_frozen_chunk < 0) throw UsageError("--spb-frozen-chunk must be >= 0");
   if (options.eval_every < 0 || options.eval_samples < 0) {
     throw UsageError("--eval-every and --eval-samples must be >= 0");
   }
@@ -108,6 +109,11 @@ void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
     throw UsageError("--spb-warmup must be >= 0 epochs");
   }
   ParseAdaptiveStructure(options.spb_structure);
+  ParseAdaptiveSignal(options.spb_signal);
+  if (plan.kind == SpbPlanKind::kAdaptive && options.spb_signal == "coherence" &&
+      options.spb_structure != "freeze") {
+    throw UsageError("--spb-signal coherence needs --spb-structure freeze");
+  }
 }
 
 // Makes every replica start from rank 0's parameters and buffers.
@@ -449,6 +455,7 @@ int RunRank(const TrainOptions& options) {
 void TrainRank(const TrainOptions& options, int rank, int world,
                const c10::intrusive_ptr<c10d::Store>& store, const std::string& host) {
   InstallTensorMemoryTracker();
+  CountOnlyThisThread();  // Gloo's threads allocate exchange buffers, not activations
   torch::set_num_threads(options.threads);
   torch::manual_seed(options.seed);
   const SpbPlan plan = ParseSpbPlan(options.spb);
@@ -493,6 +500,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     adaptive.span = options.spb_span;
     adaptive.min_trained_blocks = options.spb_min_trained_blocks;
     adaptive.structure = ParseAdaptiveStructure(options.spb_structure);
+    adaptive.signal = ParseAdaptiveSignal(options.spb_signal);
     adaptive.steps_scale_with_contributors = scale != SpbScale::kContributors;
     controller.emplace(adaptive, blocks, world);
     if (rank == 0) velocity.emplace(model);
@@ -588,14 +596,15 @@ void TrainRank(const TrainOptions& options, int rank, int world,
         exchange->Begin(buckets, divisors, &state);
         BlockDoneCallback on_block_done;
         if (options.overlap) on_block_done = [&](int b) { exchange->BlockDone(b); };
-        step = RunSpbStep(model, images, labels, depths[rank], on_block_done);
+        step = RunSpbStep(model, images, labels, depths[rank], on_block_done,
+                          options.spb_frozen_chunk);
         const Clock::time_point comm_start = Clock::now();
         exchange->Finish();
         comm_s = SecondsSince(comm_start);
         row.bytes_sent = exchange->bytes_sent();
         row.bytes_received = exchange->bytes_received();
       } else {
-        step = RunSpbStep(model, images, labels, depths[rank], nullptr);
+        step = RunSpbStep(model, images, labels, depths[rank], nullptr, options.spb_frozen_chunk);
         const Clock::time_point comm_start = Clock::now();
         SeparateTensorAccount exchange_buffers;
         row.bytes_sent = ExchangeGradients(model, PlanCollectives(contributors, world), tree);
@@ -612,7 +621,10 @@ void TrainRank(const TrainOptions& options, int rank, int world,
           static_cast<double>(PeakTensorBytes() - tensor_bytes_before) / kMiB;
       const double exchange_mb = static_cast<double>(PeakSeparateTensorBytes()) / kMiB;
       const TcpByteCounters wire_after = ReadTcpByteCounters();
-      state.Step(lr, active, lr_factor);
+      const bool track_path = velocity && options.spb_signal == "coherence";
+      std::vector<double> step_lengths;
+      state.Step(lr, active, lr_factor, track_path ? &step_lengths : nullptr);
+      if (track_path) velocity->AddPath(step_lengths);
 
       row.rank = rank;
       row.epoch = epoch;
@@ -640,8 +652,9 @@ void TrainRank(const TrainOptions& options, int rank, int world,
           if (!velocity->has_snapshot() || controller->IsWarmupEnd(global_iteration)) {
             velocity->Snapshot();
           } else {
-            AdaptiveDecision decision =
-                controller->Observe(global_iteration, velocity->TakeVelocity());
+            std::vector<double> signal = velocity->TakeVelocity();
+            if (options.spb_signal == "coherence") signal = velocity->coherence();
+            AdaptiveDecision decision = controller->Observe(global_iteration, signal);
             record.decisions.push_back(decision);
             if (!options.quiet) {
               std::fprintf(stderr, "train: iteration %lld: contributors %s (%s)\n",

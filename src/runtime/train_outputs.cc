@@ -247,6 +247,7 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
   summary["dataset"] = options.data.dataset;
   summary["spb"] = plan.text;
   summary["spb_scale"] = options.spb_scale;
+  summary["spb_frozen_chunk"] = options.spb_frozen_chunk;
   summary["exchange"] = options.exchange;
   summary["overlap"] = options.exchange == "balanced" && options.overlap;
   summary["workers"] = world;

@@ -28,6 +28,12 @@ const char* AdaptiveStructureName(AdaptiveStructure structure) {
   return "?";
 }
 
+AdaptiveSignal ParseAdaptiveSignal(const std::string& text) {
+  if (text == "plasticity") return AdaptiveSignal::kPlasticity;
+  if (text == "coherence") return AdaptiveSignal::kCoherence;
+  throw UsageError("--spb-signal '" + text + "': expected plasticity or coherence");
+}
+
 void ValidateAdaptiveOptions(const AdaptiveOptions& o) {
   if (o.warmup_iterations < 0) throw UsageError("--spb-warmup must be >= 0");
   if (o.window < 1) throw UsageError("--spb-window must be >= 1 iteration");
@@ -39,6 +45,9 @@ void ValidateAdaptiveOptions(const AdaptiveOptions& o) {
   if (o.patience < 1) throw UsageError("--spb-patience must be >= 1");
   if (o.span < 1) throw UsageError("--spb-span must be >= 1");
   if (o.min_trained_blocks < 1) throw UsageError("--spb-min-trained-blocks must be >= 1");
+  if (o.signal == AdaptiveSignal::kCoherence && o.structure != AdaptiveStructure::kFreeze) {
+    throw UsageError("--spb-signal coherence needs --spb-structure freeze");
+  }
 }
 
 AdaptiveController::AdaptiveController(const AdaptiveOptions& options, int blocks, int workers)
@@ -68,7 +77,49 @@ int AdaptiveController::frozen_blocks() const {
   return frozen;
 }
 
+AdaptiveDecision AdaptiveController::ObserveCoherence(int64_t iteration,
+                                                      const std::vector<double>& coherence) {
+  AdaptiveDecision decision;
+  decision.iteration = iteration;
+  decision.plasticity.assign(blocks_, 0);
+  const int frozen_before = frozen_blocks();
+  for (int b = frozen_before; b < blocks_; ++b) decision.plasticity[b] = coherence[b];
+  // Every block that may freeze counts its settled windows; the longest run of blocks from the
+  // lowest unfrozen one upwards that all reached `patience` freezes at once.
+  const int top = blocks_ - 1;
+  const int last_candidate = blocks_ - options_.min_trained_blocks - 1;
+  for (int b = frozen_before; b <= last_candidate; ++b) {
+    const int end = std::max(b + 1, std::min(top, b + options_.span));
+    double mean = 0;
+    for (int i = b; i < end; ++i) mean += coherence[i];
+    mean /= end - b;
+    windows_below_[b] = mean < options_.freeze_below ? windows_below_[b] + 1 : 0;
+  }
+  int frozen = frozen_before;
+  while (frozen <= last_candidate && windows_below_[frozen] >= options_.patience) ++frozen;
+  std::vector<int> counts(blocks_, 0);
+  for (int b = frozen; b < blocks_; ++b) counts[b] = workers_;
+  contributors_ = counts;
+  decision.contributors = counts;
+  decision.frozen_blocks = frozen;
+  if (frozen > frozen_before) {
+    decision.reason = "froze blocks " + std::to_string(frozen_before) + "-" +
+                      std::to_string(frozen - 1) + ": coherence (mean over " +
+                      std::to_string(options_.span) + " blocks) below " +
+                      FormatFixed(options_.freeze_below, 2) + " for " +
+                      std::to_string(options_.patience) + " windows";
+  } else if (frozen_before <= last_candidate) {
+    decision.reason = "no new freeze: block " + std::to_string(frozen_before) + " settled for " +
+                      std::to_string(windows_below_[frozen_before]) + " of " +
+                      std::to_string(options_.patience) + " windows";
+  } else {
+    decision.reason = "no new freeze: only the top blocks are trained";
+  }
+  return decision;
+}
+
 AdaptiveDecision AdaptiveController::Observe(int64_t iteration, const std::vector<double>& change) {
+  if (options_.signal == AdaptiveSignal::kCoherence) return ObserveCoherence(iteration, change);
   AdaptiveDecision decision;
   decision.iteration = iteration;
   decision.plasticity.assign(blocks_, 0);

@@ -27,6 +27,16 @@
 //     [1, N]; then s_b = max(s_b, s_{b-1}) so the contributor sets are nested (each worker trains a
 //     suffix) and no block gets fewer contributors than a less plastic block below it; the top
 //     block always has N.
+// Coherence signal (`signal` = kCoherence, structure freeze only): the runtime passes, per block,
+// the coherence of its weights' path over the window: ||w_now - w_then|| / (sum of the lengths
+// of the steps it took), 1 while every step goes the same way (still learning), down to about
+// 1/sqrt(steps) once the steps are a random walk around a settled point (converged; the measure
+// is free of the learning rate and of the block's size, so it needs no reference window and no
+// median). Block b is settled in a window when the mean coherence of blocks b .. b+span-1 (not
+// past the top block) is below `freeze_below`; the blocks from the lowest unfrozen one upwards
+// that have all been settled for `patience` consecutive windows freeze together (so the frozen
+// blocks stay a prefix), except the top `min_trained_blocks`; every other block keeps N
+// contributors. The decision can come at the first window after the warm-up.
 // Depths: the worker at position q (0..N-1) trains block b iff s_b >= N - q. Position q of worker
 // k is k for `freeze` and `staircase`, (k + iteration) mod N for `rotating` (every worker takes the
 // deep role in turn, so per-worker work over the run is the average).
@@ -40,9 +50,11 @@
 namespace jigsaw {
 
 enum class AdaptiveStructure { kFreeze, kStaircase, kRotating };
+enum class AdaptiveSignal { kPlasticity, kCoherence };
 
 AdaptiveStructure ParseAdaptiveStructure(const std::string& text);  // throws UsageError
 const char* AdaptiveStructureName(AdaptiveStructure structure);
+AdaptiveSignal ParseAdaptiveSignal(const std::string& text);  // throws UsageError
 
 struct AdaptiveOptions {
   int64_t warmup_iterations = 0;
@@ -53,6 +65,7 @@ struct AdaptiveOptions {
   int span = 3;
   int min_trained_blocks = 1;
   AdaptiveStructure structure = AdaptiveStructure::kFreeze;
+  AdaptiveSignal signal = AdaptiveSignal::kPlasticity;
   // True when a block's expected step shrinks with its contributors (the `world` and `lr`
   // gradient scales: s_b/N of full's): its velocity is then divided by s_b/N before the
   // plasticity is taken, or a block given fewer contributors would look converged because it
@@ -65,7 +78,7 @@ void ValidateAdaptiveOptions(const AdaptiveOptions& options);
 
 struct AdaptiveDecision {
   int64_t iteration = 0;
-  std::vector<double> plasticity;  // per block (0 for frozen blocks)
+  std::vector<double> plasticity;  // per block, the signal: plasticity or coherence (0 if frozen)
   std::vector<int> contributors;   // per block, after the decision
   int frozen_blocks = 0;
   std::string reason;
@@ -88,8 +101,9 @@ class AdaptiveController {
   // True at the end of the warm-up: the probe is recorded, no decision is made.
   bool IsWarmupEnd(int64_t iteration) const;
 
-  // Feeds change_b (see above; entries of frozen blocks are ignored) measured over the window
-  // ending after `iteration`, and decides the next phase.
+  // Feeds change_b (the relative weight change, or with kCoherence the coherence; entries of
+  // frozen blocks are ignored) measured over the window ending after `iteration`, and decides
+  // the next phase.
   AdaptiveDecision Observe(int64_t iteration, const std::vector<double>& change);
 
   // Replaces the contributor counts (on workers that receive rank 0's decision).
@@ -105,6 +119,8 @@ class AdaptiveController {
   std::vector<int> Depths(int64_t iteration) const;
 
  private:
+  AdaptiveDecision ObserveCoherence(int64_t iteration, const std::vector<double>& coherence);
+
   AdaptiveOptions options_;
   int blocks_;
   int workers_;

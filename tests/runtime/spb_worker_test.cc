@@ -12,6 +12,7 @@
 #include "core/output.h"
 #include "runtime/block_state.h"
 #include "runtime/gradient_exchange.h"
+#include "runtime/memory_tracker.h"
 #include "runtime/runtime.h"
 #include "runtime/train_worker.h"
 
@@ -109,6 +110,84 @@ TEST(RuntimeSpbWorker, FrozenPrefixReallySavesActivationMemory) {
   // Full depth keeps the conv activations (~1.5 MB at batch 64); depth 2 only small FC ones.
   EXPECT_GT(full, 1e6);
   EXPECT_LT(top, full / 5);
+}
+
+// Peak tensor bytes of one step (forward and backward) above what was live before it.
+struct MeasuredStep {
+  double peak_bytes = 0;
+  double loss = 0;
+  std::vector<torch::Tensor> gradients;
+};
+
+MeasuredStep MeasureStep(BlockModel& model, const torch::Tensor& input, const torch::Tensor& labels,
+                         int depth, int frozen_chunk) {
+  ClearGradients(model);
+  ResetPeakTensorBytes();
+  const int64_t before = TensorBytes();
+  MeasuredStep measured;
+  measured.loss = RunSpbStep(model, input, labels, depth, nullptr, frozen_chunk).loss;
+  measured.peak_bytes = static_cast<double>(PeakTensorBytes() - before);
+  for (const torch::Tensor& p : model->parameters()) {
+    measured.gradients.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
+  }
+  return measured;
+}
+
+TEST(RuntimeSpbWorker, FrozenPrefixInMicroBatchesHasALowerPeakAndTheSameGradients) {
+  InstallTensorMemoryTracker();
+  torch::manual_seed(5);
+  BlockModel model = MakeModel("lenet", 1, 28, 28, 10);
+  torch::Tensor input = torch::randn({32, 1, 28, 28}, at::make_generator<at::CPUGeneratorImpl>(1));
+  torch::Tensor labels =
+      torch::randint(0, 10, {32}, at::make_generator<at::CPUGeneratorImpl>(2), torch::kInt64);
+  const MeasuredStep full = MeasureStep(model, input, labels, 5, 0);
+  const MeasuredStep whole = MeasureStep(model, input, labels, 2, 0);
+  const MeasuredStep chunked = MeasureStep(model, input, labels, 2, 8);
+  EXPECT_NEAR(chunked.loss, whole.loss, 1e-5);
+  for (size_t i = 0; i < whole.gradients.size(); ++i) {
+    ASSERT_EQ(whole.gradients[i].defined(), chunked.gradients[i].defined()) << i;
+    if (whole.gradients[i].defined()) {
+      EXPECT_TRUE(torch::allclose(whole.gradients[i], chunked.gradients[i], 1e-4, 1e-6)) << i;
+    }
+  }
+  // The peak of a step with the two convolutions frozen is their forward workspace (im2col for
+  // the whole batch) unless the frozen prefix runs in micro-batches; full backprop holds it too.
+  EXPECT_GT(whole.peak_bytes, 0.8 * full.peak_bytes);
+  EXPECT_LT(chunked.peak_bytes, 0.5 * whole.peak_bytes);
+  EXPECT_GT(chunked.peak_bytes, 0);
+}
+
+TEST(RuntimeSpbWorker, FrozenPrefixWithBatchNormIsNotSplit) {
+  torch::manual_seed(6);
+  BlockModel model = MakeModel("resnet20", 3, 8, 8, 10);
+  torch::Tensor input = torch::randn({8, 3, 8, 8}, at::make_generator<at::CPUGeneratorImpl>(3));
+  torch::Tensor labels =
+      torch::randint(0, 10, {8}, at::make_generator<at::CPUGeneratorImpl>(4), torch::kInt64);
+  const int depth = model->num_blocks() - 3;
+  const MeasuredStep whole = MeasureStep(model, input, labels, depth, 0);
+  const MeasuredStep chunked = MeasureStep(model, input, labels, depth, 2);
+  // Batch statistics over the whole batch: bitwise the same step.
+  EXPECT_EQ(chunked.loss, whole.loss);
+  for (size_t i = 0; i < whole.gradients.size(); ++i) {
+    if (whole.gradients[i].defined())
+      EXPECT_TRUE(torch::equal(whole.gradients[i], chunked.gradients[i])) << i;
+  }
+}
+
+TEST(RuntimeSpbWorker, OtherThreadsAllocationsCountApartOnceATrainingThreadIsNamed) {
+  InstallTensorMemoryTracker();
+  CountOnlyThisThread();
+  ResetPeakTensorBytes();
+  const int64_t before = TensorBytes();
+  const int64_t separate_before = SeparateTensorBytes();
+  torch::Tensor mine = torch::empty({1 << 16}, torch::kFloat32);
+  torch::Tensor theirs;
+  std::thread other([&] { theirs = torch::empty({1 << 18}, torch::kFloat32); });
+  other.join();
+  EXPECT_EQ(TensorBytes() - before, int64_t{1 << 16} * 4);
+  EXPECT_EQ(SeparateTensorBytes() - separate_before, int64_t{1 << 18} * 4);
+  theirs = torch::Tensor();
+  EXPECT_EQ(SeparateTensorBytes(), separate_before);
 }
 
 TEST(RuntimeSpbWorker, PartialGradientsEqualFullBackpropOnTheTrainedBlocks) {

@@ -160,6 +160,43 @@ TEST(RuntimeTrainCli, AdaptivePlanFreezesBlocksAndLogsEveryDecision) {
   EXPECT_EQ(summary["final_frozen_blocks"], 2);
 }
 
+TEST(RuntimeTrainCli, AdaptiveCoherenceFreezesTheSettledPrefixAtOnceAndLogsTheSignal) {
+  const std::string out = TempDir("coherence");
+  // A mark above 1 (coherence never exceeds 1): every block below the top is settled at the
+  // first decision after the warm-up, and they freeze together.
+  JigsawRun run = RunJigsaw(TinyJob(out) +
+                            " --max-iters-per-epoch 16 --spb adaptive --spb-signal coherence "
+                            "--spb-warmup 0 --spb-window 4 --spb-freeze-below 1.01 "
+                            "--spb-patience 1 --spb-span 1");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string decisions = jigsaw::ReadWholeFile(out + "/decisions.csv");
+  const size_t at = decisions.find("\n7,3,0-0-0-2,");
+  ASSERT_NE(at, std::string::npos) << decisions;
+  EXPECT_NE(decisions.find("froze blocks 0-2: coherence", at), std::string::npos) << decisions;
+  // The logged coherences are in (0, 1].
+  std::istringstream line(decisions.substr(at + std::string("\n7,3,0-0-0-2,").size()));
+  std::string signal;
+  std::getline(line, signal, ',');
+  std::istringstream values(signal);
+  std::string value;
+  int count = 0;
+  while (std::getline(values, value, '-')) {
+    const double v = std::stod(value);
+    EXPECT_GT(v, 0) << signal;
+    EXPECT_LE(v, 1) << signal;
+    ++count;
+  }
+  EXPECT_EQ(count, 4) << signal;
+  jigsaw::Json summary = jigsaw::Json::parse(jigsaw::ReadWholeFile(out + "/summary.json"));
+  EXPECT_EQ(summary["final_frozen_blocks"], 3);
+  // Coherence decides freezes only: other structures are a usage error.
+  run = RunJigsaw(TinyJob(out) + " --spb adaptive --spb-signal coherence --spb-structure rotating");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("--spb-signal coherence needs --spb-structure freeze"),
+            std::string::npos)
+      << run.output;
+}
+
 // Two "hosts" (network namespaces joined by a veth pair, no shared loopback): each rank must
 // advertise the address its peer can reach, not its hostname's (which resolves to loopback).
 TEST(RuntimeTrainCli, TwoHostsInNetworkNamespacesTrainTogether) {

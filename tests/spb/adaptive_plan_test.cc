@@ -65,6 +65,70 @@ TEST(SpbAdaptivePlan, FreezesTheLowestBlockWhenItsRunSlowedDownAndNeverUnfreezes
   EXPECT_EQ(d.contributors[1], 0);
 }
 
+TEST(SpbAdaptivePlan, CoherenceFreezesTheSettledPrefixFromTheFirstWindow) {
+  AdaptiveOptions options = Options(AdaptiveStructure::kFreeze);
+  options.signal = AdaptiveSignal::kCoherence;
+  options.freeze_below = 0.5;
+  options.patience = 1;
+  options.span = 1;
+  options.min_trained_blocks = 2;
+  AdaptiveController c(options, 5, 4);
+  // No reference window: block 0 wanders (0.2) at the first decision and freezes at once.
+  AdaptiveDecision d = c.Observe(14, {0.2, 0.9, 0.3, 0.9, 0.9});
+  EXPECT_EQ(d.contributors, (std::vector<int>{0, 4, 4, 4, 4}));
+  EXPECT_EQ(d.plasticity, (std::vector<double>{0.2, 0.9, 0.3, 0.9, 0.9}));
+  EXPECT_NE(d.reason.find("froze blocks 0-0: coherence (mean over 1 blocks) below 0.50"),
+            std::string::npos)
+      << d.reason;
+  // Block 1 still goes one way (0.9): no freeze, although block 2 above it has settled (the
+  // frozen blocks stay a prefix).
+  d = c.Observe(19, {0.1, 0.9, 0.1, 0.9, 0.9});
+  EXPECT_EQ(d.frozen_blocks, 1);
+  EXPECT_NE(d.reason.find("no new freeze: block 1 settled for 0 of 1 windows"), std::string::npos)
+      << d.reason;
+  // Block 1 settles: it and the settled block 2 above it freeze together.
+  d = c.Observe(24, {0.9, 0.45, 0.4, 0.9, 0.9});
+  EXPECT_EQ(d.contributors, (std::vector<int>{0, 0, 0, 4, 4}));
+  EXPECT_NE(d.reason.find("froze blocks 1-2"), std::string::npos) << d.reason;
+  EXPECT_EQ(c.Depths(30), (std::vector<int>{2, 2, 2, 2}));  // every worker the same depth
+  // The top min_trained_blocks never freeze, whatever their coherence; frozen blocks stay frozen.
+  for (int64_t i = 29; i < 100; i += 5) d = c.Observe(i, {1, 1, 1, 0.01, 0.01});
+  EXPECT_EQ(d.contributors, (std::vector<int>{0, 0, 0, 4, 4}));
+  EXPECT_NE(d.reason.find("only the top blocks are trained"), std::string::npos) << d.reason;
+}
+
+TEST(SpbAdaptivePlan, CoherenceWaitsForPatienceAndAveragesItsSpan) {
+  AdaptiveOptions options = Options(AdaptiveStructure::kFreeze);
+  options.signal = AdaptiveSignal::kCoherence;
+  options.freeze_below = 0.5;
+  options.patience = 2;
+  options.span = 2;
+  AdaptiveController c(options, 4, 2);
+  // Block 0 is judged on the mean of blocks 0-1: (0.2 + 0.9) / 2 = 0.55, not below.
+  EXPECT_EQ(c.Observe(14, {0.2, 0.9, 0.1, 0.1}).frozen_blocks, 0);
+  // 0.45 once (patience 2), then above again: the count restarts.
+  EXPECT_EQ(c.Observe(19, {0.2, 0.7, 1, 1}).frozen_blocks, 0);
+  EXPECT_EQ(c.Observe(24, {0.2, 0.9, 1, 1}).frozen_blocks, 0);
+  EXPECT_EQ(c.Observe(29, {0.2, 0.7, 1, 1}).frozen_blocks, 0);
+  AdaptiveDecision d = c.Observe(34, {0.3, 0.6, 1, 1});
+  EXPECT_EQ(d.frozen_blocks, 1);
+  EXPECT_EQ(d.contributors, (std::vector<int>{0, 2, 2, 2}));
+  // Block 1 (mean of blocks 1-2) and block 2 (alone: the span stops below the top block) settle
+  // together; after two windows both freeze, the top block stays (min_trained_blocks 1).
+  EXPECT_EQ(c.Observe(39, {1, 0.1, 0.2, 0.01}).frozen_blocks, 1);
+  d = c.Observe(44, {1, 0.1, 0.2, 0.01});
+  EXPECT_EQ(d.contributors, (std::vector<int>{0, 0, 0, 2}));
+}
+
+TEST(SpbAdaptivePlan, CoherenceNeedsTheFreezeStructure) {
+  AdaptiveOptions options = Options(AdaptiveStructure::kRotating);
+  options.signal = AdaptiveSignal::kCoherence;
+  EXPECT_THROW(ValidateAdaptiveOptions(options), UsageError);
+  EXPECT_EQ(ParseAdaptiveSignal("coherence"), AdaptiveSignal::kCoherence);
+  EXPECT_EQ(ParseAdaptiveSignal("plasticity"), AdaptiveSignal::kPlasticity);
+  EXPECT_THROW(ParseAdaptiveSignal("velocity"), UsageError);
+}
+
 TEST(SpbAdaptivePlan, PartialContributorsAreNestedAndRotate) {
   AdaptiveController c(Options(AdaptiveStructure::kRotating), 5, 4);
   c.Observe(14, {1, 1, 1, 1, 1});
