@@ -1,5 +1,7 @@
 #include "fl/batched_training.h"
 
+#include <cmath>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 
@@ -41,12 +43,80 @@ torch::Tensor PerClientConv(const torch::Tensor& x, const std::vector<torch::Ten
   return torch::cat(out);
 }
 
-// ReLU after max-pooling equals max-pooling after ReLU (both take a maximum), exactly, also in
-// the gradient (a window whose maximum is <= 0 passes no gradient either way), and touches a
-// quarter of the values.
-torch::Tensor PoolRelu(const torch::Tensor& x) {
-  return torch::relu(F::max_pool2d(x, F::MaxPool2dFuncOptions(2)));
+// Where a window's gradient goes: the offset of its maximum, or kNoGradient (output clamped to 0).
+constexpr uint8_t kNoGradient = 255;
+
+class MaxPool2ReluFunction : public torch::autograd::Function<MaxPool2ReluFunction> {
+ public:
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input) {
+    const torch::Tensor x = input.contiguous();
+    const int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3);
+    const int64_t oh = h / 2, ow = w / 2;
+    torch::Tensor out = torch::empty({x.size(0), x.size(1), oh, ow}, x.options());
+    torch::Tensor where =
+        torch::empty({x.size(0), x.size(1), oh, ow}, x.options().dtype(torch::kUInt8));
+    const float* in = x.data_ptr<float>();
+    float* o = out.data_ptr<float>();
+    uint8_t* arg = where.data_ptr<uint8_t>();
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      const float* p = in + plane * h * w;
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x0 = 0; x0 < ow; ++x0, ++o, ++arg) {
+          const float* top = p + 2 * y * w + 2 * x0;
+          // Window order and tie rule of max_pool2d: row-major, the first maximum (NaN wins).
+          const float v[4] = {top[0], top[1], top[w], top[w + 1]};
+          float best = v[0];
+          uint8_t at = 0;
+          for (uint8_t t = 1; t < 4; ++t) {
+            if (v[t] > best || std::isnan(v[t])) {
+              best = v[t];
+              at = t;
+            }
+          }
+          *o = best > 0 || std::isnan(best) ? best : 0.0f;
+          *arg = best > 0 ? at : kNoGradient;
+        }
+      }
+    }
+    ctx->save_for_backward({where});
+    ctx->saved_data["height"] = h;
+    ctx->saved_data["width"] = w;
+    return out;
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_outputs) {
+    const torch::Tensor where = ctx->get_saved_variables()[0];
+    const int64_t h = ctx->saved_data["height"].toInt(), w = ctx->saved_data["width"].toInt();
+    const torch::Tensor grad = grad_outputs[0].contiguous();
+    const int64_t planes = where.size(0) * where.size(1), oh = where.size(2), ow = where.size(3);
+    torch::Tensor grad_in = torch::zeros({where.size(0), where.size(1), h, w}, grad.options());
+    const float* g = grad.data_ptr<float>();
+    const uint8_t* arg = where.data_ptr<uint8_t>();
+    float* gi = grad_in.data_ptr<float>();
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      float* p = gi + plane * h * w;
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t x0 = 0; x0 < ow; ++x0, ++g, ++arg) {
+          if (*arg == kNoGradient) continue;
+          p[(2 * y + (*arg >> 1)) * w + 2 * x0 + (*arg & 1)] = *g;
+        }
+      }
+    }
+    return {grad_in};
+  }
+};
+
+}  // namespace
+
+torch::Tensor MaxPool2Relu(const torch::Tensor& input) {
+  if (input.dim() != 4 || input.scalar_type() != torch::kFloat32 || !input.device().is_cpu()) {
+    throw std::invalid_argument("MaxPool2Relu: expected a 4-d float CPU tensor");
+  }
+  return MaxPool2ReluFunction::apply(input);
 }
+
+namespace {
 
 // Logits K x B x classes of K stacked models on their own images (K * B x 1 x H x W, client-major).
 // p: the stacked parameters (K x shape); conv[j]: client j's convolution parameters (lenet).
@@ -61,8 +131,8 @@ torch::Tensor StackedForward(const std::string& name, const std::vector<torch::T
     return StackedLinear(x, p[p.size() - 2], p.back());
   }
   // lenet: conv5x5(6, pad 2)+ReLU+pool, conv5x5(16)+ReLU+pool, FC 120, FC 84, FC classes.
-  torch::Tensor x = PoolRelu(PerClientConv(images, conv[0], conv[1], b, 2));
-  x = PoolRelu(PerClientConv(x, conv[2], conv[3], b, 0)).view({k, b, -1});
+  torch::Tensor x = MaxPool2Relu(PerClientConv(images, conv[0], conv[1], b, 2));
+  x = MaxPool2Relu(PerClientConv(x, conv[2], conv[3], b, 0)).view({k, b, -1});
   x = torch::relu(StackedLinear(x, p[4], p[5]));
   x = torch::relu(StackedLinear(x, p[6], p[7]));
   return StackedLinear(x, p[8], p[9]);

@@ -29,6 +29,13 @@ namespace jigsaw {
 
 bool SupportsBatchedTraining(const std::string& model_name);
 
+// relu(max_pool2d(input, 2)) of an N x C x H x W float CPU tensor, computed in one pass (LibTorch
+// 1.13's max_pool2d on contiguous N x C x H x W input was the most expensive operation of a batched
+// LeNet step). Values and gradients equal max_pool2d(relu(input), 2) - LeNet's order - exactly:
+// the same window order and tie rule (first maximum), and a window whose maximum is <= 0 passes no
+// gradient either way.
+torch::Tensor MaxPool2Relu(const torch::Tensor& input);
+
 std::vector<LocalUpdate> TrainLocallyBatched(FlModel& model, const torch::Tensor& global,
                                              const FederatedData& data,
                                              const std::vector<const ClientData*>& clients,
