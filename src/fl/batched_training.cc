@@ -1,6 +1,5 @@
 #include "fl/batched_training.h"
 
-#include <cmath>
 #include <cstdint>
 #include <map>
 #include <stdexcept>
@@ -43,64 +42,63 @@ torch::Tensor PerClientConv(const torch::Tensor& x, const std::vector<torch::Ten
   return torch::cat(out);
 }
 
-// Where a window's gradient goes: the offset of its maximum, or kNoGradient (output clamped to 0).
-constexpr uint8_t kNoGradient = 255;
-
+// The forward pass computes only the outputs (a loop the compiler vectorises) and keeps its input;
+// the backward pass finds each window's maximum position again and writes the output's gradient
+// there, for the windows ReLU did not clamp.
 class MaxPool2ReluFunction : public torch::autograd::Function<MaxPool2ReluFunction> {
  public:
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input) {
     const torch::Tensor x = input.contiguous();
-    const int64_t planes = x.size(0) * x.size(1), h = x.size(2), w = x.size(3);
-    const int64_t oh = h / 2, ow = w / 2;
+    const int64_t h = x.size(2), w = x.size(3), oh = h / 2, ow = w / 2;
+    const int64_t rows = x.size(0) * x.size(1) * oh;
     torch::Tensor out = torch::empty({x.size(0), x.size(1), oh, ow}, x.options());
-    torch::Tensor where =
-        torch::empty({x.size(0), x.size(1), oh, ow}, x.options().dtype(torch::kUInt8));
     const float* in = x.data_ptr<float>();
     float* o = out.data_ptr<float>();
-    uint8_t* arg = where.data_ptr<uint8_t>();
-    for (int64_t plane = 0; plane < planes; ++plane) {
-      const float* p = in + plane * h * w;
-      for (int64_t y = 0; y < oh; ++y) {
-        for (int64_t x0 = 0; x0 < ow; ++x0, ++o, ++arg) {
-          const float* top = p + 2 * y * w + 2 * x0;
-          // Window order and tie rule of max_pool2d: row-major, the first maximum (NaN wins).
-          const float v[4] = {top[0], top[1], top[w], top[w + 1]};
-          float best = v[0];
-          uint8_t at = 0;
-          for (uint8_t t = 1; t < 4; ++t) {
-            if (v[t] > best || std::isnan(v[t])) {
-              best = v[t];
-              at = t;
-            }
-          }
-          *o = best > 0 || std::isnan(best) ? best : 0.0f;
-          *arg = best > 0 ? at : kNoGradient;
-        }
+    for (int64_t row = 0; row < rows; ++row, o += ow) {
+      // Output row `row` of plane row / oh reads input rows 2 * (row % oh) and the next.
+      const float* top = in + ((row / oh) * h + 2 * (row % oh)) * w;
+      const float* bottom = top + w;
+      for (int64_t x0 = 0; x0 < ow; ++x0) {
+        const float a = top[2 * x0], b = top[2 * x0 + 1], c = bottom[2 * x0],
+                    d = bottom[2 * x0 + 1];
+        const float ab = b > a ? b : a, cd = d > c ? d : c;
+        const float best = cd > ab ? cd : ab;
+        // max_pool2d passes a NaN on, and so does ReLU.
+        const bool nan = a != a || b != b || c != c || d != d;
+        o[x0] = nan ? a + b + c + d : (best > 0 ? best : 0.0f);
       }
     }
-    ctx->save_for_backward({where});
-    ctx->saved_data["height"] = h;
-    ctx->saved_data["width"] = w;
+    ctx->save_for_backward({x, out});
     return out;
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_outputs) {
-    const torch::Tensor where = ctx->get_saved_variables()[0];
-    const int64_t h = ctx->saved_data["height"].toInt(), w = ctx->saved_data["width"].toInt();
+    const torch::autograd::variable_list saved = ctx->get_saved_variables();
+    const torch::Tensor& x = saved[0];
+    const torch::Tensor& out = saved[1];
     const torch::Tensor grad = grad_outputs[0].contiguous();
-    const int64_t planes = where.size(0) * where.size(1), oh = where.size(2), ow = where.size(3);
-    torch::Tensor grad_in = torch::zeros({where.size(0), where.size(1), h, w}, grad.options());
+    const int64_t h = x.size(2), w = x.size(3), oh = h / 2, ow = w / 2;
+    const int64_t rows = x.size(0) * x.size(1) * oh;
+    torch::Tensor grad_in = torch::zeros_like(x);
+    const float* in = x.data_ptr<float>();
+    const float* o = out.data_ptr<float>();
     const float* g = grad.data_ptr<float>();
-    const uint8_t* arg = where.data_ptr<uint8_t>();
     float* gi = grad_in.data_ptr<float>();
-    for (int64_t plane = 0; plane < planes; ++plane) {
-      float* p = gi + plane * h * w;
-      for (int64_t y = 0; y < oh; ++y) {
-        for (int64_t x0 = 0; x0 < ow; ++x0, ++g, ++arg) {
-          if (*arg == kNoGradient) continue;
-          p[(2 * y + (*arg >> 1)) * w + 2 * x0 + (*arg & 1)] = *g;
+    for (int64_t row = 0; row < rows; ++row, o += ow, g += ow) {
+      const int64_t offset = ((row / oh) * h + 2 * (row % oh)) * w;
+      const float* top = in + offset;
+      for (int64_t x0 = 0; x0 < ow; ++x0) {
+        // A window clamped by ReLU (or NaN) passes no gradient, as in LeNet's ReLU. Skipping
+        // them (about half) costs less than a branch-free loop over all windows.
+        if (!(o[x0] > 0)) continue;
+        // max_pool2d's tie rule: the first maximum in row-major order.
+        const int64_t cells[4] = {2 * x0, 2 * x0 + 1, w + 2 * x0, w + 2 * x0 + 1};
+        int64_t at = cells[0];
+        for (int t = 1; t < 4; ++t) {
+          if (top[cells[t]] > top[at]) at = cells[t];
         }
+        gi[offset + at] = g[x0];
       }
     }
     return {grad_in};
