@@ -307,7 +307,14 @@ int RunFl(FlCommandOptions options) {
   if (!(options.min_side_separation >= 0) || options.rebipartition_epochs < 0) {
     throw UsageError("--min-side-separation and --rebipartition-epochs must be >= 0");
   }
-  torch::set_num_threads(options.threads);
+  // Batched training uses the threads for whole stacks of clients (one LibTorch thread each);
+  // sequential training for LibTorch's intra-operator parallelism.
+  if (options.run.batched_training && SupportsBatchedTraining(options.run.model)) {
+    options.run.local.workers = options.threads;
+    torch::set_num_threads(1);
+  } else {
+    torch::set_num_threads(options.threads);
+  }
   // Training allocates and frees the same large tensors every step: keep freed memory in the heap
   // (up to the largest mmap threshold, 32 MB) instead of unmapping it and faulting it in again.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -478,7 +485,10 @@ void AddPopulationOptions(CLI::App* command, FlCommandOptions* options) {
       ->capture_default_str();
   command->add_option("--model", options->run.model, "mlp, lenet or resnet")->capture_default_str();
   command->add_option("--seed", options->run.seed)->capture_default_str();
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads")
+  command
+      ->add_option("--threads", options->threads,
+                   "CPU threads: stacks of clients trained in parallel (batched training), "
+                   "else LibTorch intra-op threads")
       ->capture_default_str();
 }
 

@@ -1,8 +1,12 @@
 #include "fl/batched_training.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <exception>
 #include <map>
 #include <stdexcept>
+#include <thread>
 
 namespace jigsaw {
 namespace {
@@ -256,13 +260,44 @@ std::vector<LocalUpdate> TrainLocallyBatched(FlModel& model, const torch::Tensor
       by_batch[std::min(options.batch, n)].push_back(static_cast<int>(i));
     }
   }
+  // Stacks of at most kMaxStackedClients clients of equal batch size, split evenly (and into a
+  // multiple of `workers` stacks where there are enough clients, so that workers finish together).
+  // A client's result does not depend on which stack it is in.
+  const size_t workers = static_cast<size_t>(std::max(1, options.workers));
+  std::vector<std::vector<int>> stacks;
   for (const auto& [batch, members] : by_batch) {
-    for (size_t from = 0; from < members.size(); from += kMaxStackedClients) {
-      const std::vector<int> part(
-          members.begin() + from,
-          members.begin() + std::min(members.size(), from + kMaxStackedClients));
-      TrainGroup(model, global, data, clients, seeds, options, part, &updates);
+    size_t parts = (members.size() + kMaxStackedClients - 1) / kMaxStackedClients;
+    if (members.size() >= workers) parts = (parts + workers - 1) / workers * workers;
+    const size_t size = (members.size() + parts - 1) / parts;
+    for (size_t from = 0; from < members.size(); from += size) {
+      stacks.emplace_back(members.begin() + from,
+                          members.begin() + std::min(members.size(), from + size));
     }
+  }
+  const auto train = [&](size_t s) {
+    TrainGroup(model, global, data, clients, seeds, options, stacks[s], &updates);
+  };
+  if (workers == 1 || stacks.size() == 1) {
+    for (size_t s = 0; s < stacks.size(); ++s) train(s);
+    return updates;
+  }
+  // Stacks train on `workers` threads (each writes only its own clients' updates); LibTorch's
+  // operators and autograd are thread-safe, and each thread's graph is its own.
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> errors(workers);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < std::min(workers, stacks.size()); ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (size_t s = next++; s < stacks.size(); s = next++) train(s);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::exception_ptr& error : errors) {
+    if (error) std::rethrow_exception(error);
   }
   return updates;
 }

@@ -33,7 +33,7 @@ FederatedData MixedPopulation() {
 
 // Batched and one-after-the-other local training give each client the same weights, loss and
 // sample count. Tolerance: 1e-5 absolute per weight after 6 steps (float summation order in the
-// grouped convolution and the batched matrix products differs from the per-client kernels).
+// batched matrix products differs from the per-client kernels).
 void ExpectBatchedEqualsSequential(const std::string& model_name, double prox_mu) {
   const FederatedData data = MixedPopulation();
   FlModel model(model_name, 28, 28, 10, 3);
@@ -139,6 +139,37 @@ TEST(BatchedTraining, MaxPool2ReluEqualsReluThenMaxPoolExactly) {
   EXPECT_EQ(a.grad()[0][0][0][0].item<float>(), upstream[0][0][0][0].item<float>());
   EXPECT_EQ(a.grad()[0][0][0][1].item<float>(), 0.0f);
   EXPECT_THROW(MaxPool2Relu(torch::zeros({2, 3})), std::invalid_argument);
+}
+
+// Training the stacks on two threads gives every client exactly what one thread gives (each
+// client's arithmetic does not depend on its stack or thread).
+TEST(BatchedTraining, TwoWorkersGiveTheSameUpdatesAsOne) {
+  const FederatedData data = MixedPopulation();
+  FlModel model("lenet", 28, 28, 10, 3);
+  const torch::Tensor global = model.GetWeights();
+  LocalTrainOptions options;
+  options.local_steps = 4;
+  options.batch = 8;
+  options.lr = 0.1;
+  std::vector<const ClientData*> clients;
+  std::vector<uint64_t> seeds;
+  for (size_t c = 0; c < data.clients.size(); ++c) {
+    clients.push_back(&data.clients[c]);
+    seeds.push_back(200 + c);
+  }
+  const std::vector<LocalUpdate> one =
+      TrainLocallyBatched(model, global, data, clients, options, seeds);
+  options.workers = 2;
+  const std::vector<LocalUpdate> two =
+      TrainLocallyBatched(model, global, data, clients, options, seeds);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t c = 0; c < one.size(); ++c) {
+    SCOPED_TRACE("client " + std::to_string(c));
+    EXPECT_EQ(one[c].samples, two[c].samples);
+    EXPECT_TRUE(torch::equal(one[c].weights, two[c].weights));
+    EXPECT_EQ(one[c].loss, two[c].loss);
+  }
+  EXPECT_FALSE(torch::equal(two[0].weights, two[1].weights));
 }
 
 TEST(BatchedTraining, RefusesUnsupportedModelsAndMismatchedSeeds) {
