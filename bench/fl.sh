@@ -105,6 +105,8 @@ if [[ -z "${SKIP_SPEED:-}" ]]; then
   # CPU time x 1,000 (an extrapolation: on an idle core wall time ~ CPU time, 1 thread).
   echo "== speed: LeNet, FEMNIST, 100 participants/round, 10 local steps x batch 20, 1 thread =="
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "BLAS behind LibTorch's sgemm_: $(ldd "$(dirname "$J")/jigsaw-runtime" 2>/dev/null |
+    grep -o 'libopenblas[^ ]*' | head -1 || true) (empty: the system's libblas.so.3)"
   printf '%-11s %7s %9s %8s %10s %12s %22s\n' training rounds wall_s cpu_s rounds/s \
     cpu_s/round est_1000_rounds_cpu_min
   for training in batched sequential; do
@@ -112,7 +114,7 @@ if [[ -z "${SKIP_SPEED:-}" ]]; then
       --local-steps 10 --batch 20 --quiet)
     [[ "$training" == sequential ]] && flags+=(--sequential-training)
     for rounds in 2 "$SPEED_ROUNDS"; do
-      nice -n 5 "$J" fl "${flags[@]}" --rounds "$rounds" --eval-every "$rounds" \
+      nice -n 10 "$J" fl "${flags[@]}" --rounds "$rounds" --eval-every "$rounds" \
         --out "$OUT/speed-$training-$rounds" >/dev/null
     done
     full="$OUT/speed-$training-$SPEED_ROUNDS"

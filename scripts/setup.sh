@@ -6,7 +6,7 @@ PACKAGES=(
   libcli11-dev nlohmann-json3-dev
   coinor-libclp-dev coinor-libcbc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libtorch-dev libgloo-dev zlib1g-dev libjpeg62-turbo-dev dataset-fashion-mnist libpugixml-dev
+  libtorch-dev libopenblas0-pthread libgloo-dev zlib1g-dev libjpeg62-turbo-dev dataset-fashion-mnist libpugixml-dev
   libcpp-httplib-dev
   time python3 jq iproute2 bc
   libtomlplusplus-dev openmpi-bin help2man

@@ -2,10 +2,12 @@
 // (src/fl). Writes OUT/summary.json, OUT/rounds.csv and OUT/clients.csv.
 #include <malloc.h>
 #include <sys/resource.h>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -47,6 +49,7 @@ struct FlCommandOptions {
   int threads = 1;
   std::string out = "out/fl";
   bool quiet = false;
+  bool torch_profile = false;  // LibTorch's per-operator profile of the simulation
   // Real mode (--serve).
   bool serve = false;
   std::string listen = "127.0.0.1";
@@ -304,7 +307,14 @@ int RunFl(FlCommandOptions options) {
   if (!(options.min_side_separation >= 0) || options.rebipartition_epochs < 0) {
     throw UsageError("--min-side-separation and --rebipartition-epochs must be >= 0");
   }
-  torch::set_num_threads(options.threads);
+  // Batched training uses the threads for whole stacks of clients (one LibTorch thread each);
+  // sequential training for LibTorch's intra-operator parallelism.
+  if (options.run.batched_training && SupportsBatchedTraining(options.run.model)) {
+    options.run.local.workers = options.threads;
+    torch::set_num_threads(1);
+  } else {
+    torch::set_num_threads(options.threads);
+  }
   // Training allocates and frees the same large tensors every step: keep freed memory in the heap
   // (up to the largest mmap threshold, 32 MB) instead of unmapping it and faulting it in again.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -337,7 +347,13 @@ int RunFl(FlCommandOptions options) {
   };
   FlResult result;
   if (!options.serve) {
+    std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;
+    if (options.torch_profile) {
+      profile = std::make_unique<torch::autograd::profiler::RecordProfile>(options.out +
+                                                                           "/torch_profile.json");
+    }
     result = RunFlSimulation(data, options.run, on_round);
+    profile.reset();  // writes the trace
   } else {
     FlServeOptions serve;
     serve.host = options.listen;
@@ -469,7 +485,10 @@ void AddPopulationOptions(CLI::App* command, FlCommandOptions* options) {
       ->capture_default_str();
   command->add_option("--model", options->run.model, "mlp, lenet or resnet")->capture_default_str();
   command->add_option("--seed", options->run.seed)->capture_default_str();
-  command->add_option("--threads", options->threads, "LibTorch intra-op threads")
+  command
+      ->add_option("--threads", options->threads,
+                   "CPU threads: stacks of clients trained in parallel (batched training), "
+                   "else LibTorch intra-op threads")
       ->capture_default_str();
 }
 
@@ -487,6 +506,9 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
   command->add_flag(
       "--sequential-training", [options](int64_t) { options->run.batched_training = false; },
       "train a round's clients one after the other instead of batched (mlp, lenet)");
+  command->add_flag("--torch-profile", options->torch_profile,
+                    "write LibTorch's per-operator trace of the simulation to "
+                    "<out>/torch_profile.json (slows the run down; bench/fl_profile.py sums it)");
   command->add_flag("--auxo", options->run.auxo, "Auxo cohort discovery on top of the algorithm");
   command
       ->add_option("--split-epochs", options->split_epochs,

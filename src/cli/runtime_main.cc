@@ -3,7 +3,17 @@
 // `jigsaw <subcommand>`.
 #include "cli/cli_main.h"
 
+#ifdef JIGSAW_OPENBLAS
+// LibTorch's sgemm_ resolves to the OpenBLAS linked into this executable (src/cli/CMakeLists.txt).
+extern "C" void openblas_set_num_threads(int);
+#endif
+
 int main(int argc, char** argv) {
+#ifdef JIGSAW_OPENBLAS
+  // One BLAS thread, like the reference BLAS it replaces: commands choose their parallelism
+  // through torch::set_num_threads, and the machine is shared.
+  openblas_set_num_threads(1);
+#endif
   CLI::App app{"jigsaw: SPB training runtime (LibTorch + Gloo)", "jigsaw"};
   jigsaw::ConfigureApp(app);
   app.require_subcommand(1);

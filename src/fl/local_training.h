@@ -27,6 +27,7 @@ struct LocalTrainOptions {
   int batch = 20;
   double lr = 0.05;
   double prox_mu = 0.0;  // > 0: FedProx
+  int workers = 1;       // threads training stacks of clients in parallel (batched training)
 };
 
 class FlModel {

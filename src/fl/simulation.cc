@@ -1,5 +1,7 @@
 #include "fl/simulation.h"
 
+#include <ATen/record_function.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +15,7 @@ namespace jigsaw {
 std::vector<double> EvaluateClients(FlModel& model, const FederatedData& data,
                                     const std::vector<torch::Tensor>& weights_of_cohort,
                                     const std::vector<int>& cohort_of_client) {
+  RECORD_USER_SCOPE("fl::evaluation");
   std::vector<double> accuracy(data.clients.size(), 0.0);
   for (size_t m = 0; m < weights_of_cohort.size(); ++m) {
     for (size_t c = 0; c < data.clients.size(); ++c) {
@@ -49,6 +52,7 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
                          const std::function<void(const RoundRecord&)>& on_round) {
   const CohortTrainer in_process = [&](FlModel& model, int round, const torch::Tensor& global,
                                        const std::vector<int>& clients) {
+    RECORD_USER_SCOPE("fl::local_training");
     CohortUpdates result;
     if (options.batched_training && SupportsBatchedTraining(model.name())) {
       std::vector<const ClientData*> members;

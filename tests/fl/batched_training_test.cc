@@ -33,7 +33,7 @@ FederatedData MixedPopulation() {
 
 // Batched and one-after-the-other local training give each client the same weights, loss and
 // sample count. Tolerance: 1e-5 absolute per weight after 6 steps (float summation order in the
-// grouped convolution and the batched matrix products differs from the per-client kernels).
+// batched matrix products differs from the per-client kernels).
 void ExpectBatchedEqualsSequential(const std::string& model_name, double prox_mu) {
   const FederatedData data = MixedPopulation();
   FlModel model(model_name, 28, 28, 10, 3);
@@ -108,6 +108,68 @@ TEST(BatchedTraining, SimulationMatchesSequentialTraining) {
     EXPECT_NEAR(batched.rounds[r].train_loss, sequential.rounds[r].train_loss, 1e-5);
   }
   EXPECT_NEAR(batched.rounds.back().mean_accuracy, sequential.rounds.back().mean_accuracy, 1e-9);
+}
+
+// The fused pooling equals LeNet's ReLU then 2x2 max-pooling, values and gradients bit for bit:
+// random values (odd sizes: the last row and column are dropped), windows of ties (first maximum
+// gets the gradient) and windows with no positive value (no gradient).
+TEST(BatchedTraining, MaxPool2ReluEqualsReluThenMaxPoolExactly) {
+  torch::manual_seed(5);
+  torch::Tensor input = torch::randn({3, 4, 9, 7});
+  input[0][0].fill_(0.5);   // every window a four-way tie
+  input[1][1].fill_(-1.0);  // nothing positive
+  input[2][2][0][0] = 0.0;  // a zero next to negatives
+  input[2][2][0][1] = -2.0;
+  input[2][2][1][0] = -3.0;
+  input[2][2][1][1] = -4.0;
+  const torch::Tensor upstream = torch::randn({3, 4, 4, 3});
+  torch::Tensor a = input.clone().requires_grad_(true);
+  torch::Tensor b = input.clone().requires_grad_(true);
+  const torch::Tensor fused = MaxPool2Relu(a);
+  const torch::Tensor reference = torch::nn::functional::max_pool2d(
+      torch::relu(b), torch::nn::functional::MaxPool2dFuncOptions(2));
+  ASSERT_EQ(fused.sizes(), reference.sizes());
+  EXPECT_TRUE(torch::equal(fused, reference));
+  (fused * upstream).sum().backward();
+  (reference * upstream).sum().backward();
+  EXPECT_TRUE(torch::equal(a.grad(), b.grad()));
+  EXPECT_GT(a.grad().abs().sum().item<double>(), 0.0);
+  EXPECT_EQ(a.grad()[1][1].abs().sum().item<double>(), 0.0);
+  // Ties: all of a window's gradient reaches its first (top-left) element.
+  EXPECT_EQ(a.grad()[0][0][0][0].item<float>(), upstream[0][0][0][0].item<float>());
+  EXPECT_EQ(a.grad()[0][0][0][1].item<float>(), 0.0f);
+  EXPECT_THROW(MaxPool2Relu(torch::zeros({2, 3})), std::invalid_argument);
+}
+
+// Training the stacks on two threads gives every client exactly what one thread gives (each
+// client's arithmetic does not depend on its stack or thread).
+TEST(BatchedTraining, TwoWorkersGiveTheSameUpdatesAsOne) {
+  const FederatedData data = MixedPopulation();
+  FlModel model("lenet", 28, 28, 10, 3);
+  const torch::Tensor global = model.GetWeights();
+  LocalTrainOptions options;
+  options.local_steps = 4;
+  options.batch = 8;
+  options.lr = 0.1;
+  std::vector<const ClientData*> clients;
+  std::vector<uint64_t> seeds;
+  for (size_t c = 0; c < data.clients.size(); ++c) {
+    clients.push_back(&data.clients[c]);
+    seeds.push_back(200 + c);
+  }
+  const std::vector<LocalUpdate> one =
+      TrainLocallyBatched(model, global, data, clients, options, seeds);
+  options.workers = 2;
+  const std::vector<LocalUpdate> two =
+      TrainLocallyBatched(model, global, data, clients, options, seeds);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t c = 0; c < one.size(); ++c) {
+    SCOPED_TRACE("client " + std::to_string(c));
+    EXPECT_EQ(one[c].samples, two[c].samples);
+    EXPECT_TRUE(torch::equal(one[c].weights, two[c].weights));
+    EXPECT_EQ(one[c].loss, two[c].loss);
+  }
+  EXPECT_FALSE(torch::equal(two[0].weights, two[1].weights));
 }
 
 TEST(BatchedTraining, RefusesUnsupportedModelsAndMismatchedSeeds) {
