@@ -49,8 +49,9 @@ TEST(PacketModel, CountsEmissionsExactly) {
 
 // On every single-link failure of random 2-connected-ish graphs, with waypoint and avoidance
 // policies, D2R loses nothing after detection, violates nothing and reacts >= 100x faster than
-// the controller.
-// Both data-plane BFS modes.
+// the controller. Both data-plane BFS modes, under the port hold rule (the stale rule, the
+// default, holds at switches far from the failure too: its holds are within the delay bound,
+// D2rStaleHoldsStayWithinTheDelayBound).
 class D2rBfsModes : public ::testing::TestWithParam<BfsMode> {};
 
 TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
@@ -63,6 +64,7 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
                                                 : "waypoint:random+avoid:node:random";
     StudyOptions options = Options(policy, "100kpps");  // a packet every 10 us: some arrive
     options.timing.bfs = GetParam();                    // mid-computation
+    options.timing.hold = HoldRule::kPort;
     Study study(options, t);
     for (int link = 0; link < study.topology().num_links(); ++link) {
       Scenario scenario;
@@ -96,6 +98,44 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
     EXPECT_GT(d2r_held, 0);
   }
   EXPECT_EQ(controller_lost, scenarios);
+}
+
+// The same scenarios under the default stale hold rule: nothing lost or violated, holds shorter
+// than the 100 us delay bound, so that D2R's bounded recovery is its unavoidable losses' (packets
+// on the wire or sent before detection, the same for the controller) and >= 100x faster.
+TEST_P(D2rBfsModes, D2rStaleHoldsStayWithinTheDelayBound) {
+  Rng rng(3);
+  int scenarios = 0, d2r_held = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    Topology t = RandomGraph(8, 0.35, &rng);
+    const std::string policy = trial % 3 == 0   ? "shortest"
+                               : trial % 3 == 1 ? "waypoint:random"
+                                                : "waypoint:random+avoid:node:random";
+    StudyOptions options = Options(policy, "100kpps");
+    options.timing.bfs = GetParam();
+    ASSERT_EQ(options.timing.hold, HoldRule::kStale);
+    Study study(options, t);
+    for (int link = 0; link < study.topology().num_links(); ++link) {
+      Scenario scenario;
+      scenario.name = "link";
+      scenario.links = {link};
+      ScenarioResult result = study.Run(scenario, false);
+      if (result.flows_recoverable == 0) continue;
+      ++scenarios;
+      const SchemeResult& d2r = Scheme(result, "d2r");
+      const SchemeResult& controller = Scheme(result, "controller");
+      SCOPED_TRACE("trial " + std::to_string(trial) + " link " + std::to_string(link));
+      EXPECT_EQ(d2r.lost, 0);
+      EXPECT_EQ(d2r.violating_flows, 0);
+      EXPECT_EQ(d2r.not_restored, 0);
+      EXPECT_LE(d2r.recovery_bounded, d2r.recovery);
+      EXPECT_EQ(controller.recovery_bounded, controller.recovery);  // it never holds
+      EXPECT_GE(controller.recovery_bounded, 100 * d2r.recovery_bounded);
+      d2r_held += d2r.held > 0;
+    }
+  }
+  EXPECT_GT(scenarios, 50);
+  EXPECT_GT(d2r_held, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, D2rBfsModes, ::testing::Values(BfsMode::kEntry, BfsMode::kLevel),
@@ -228,6 +268,7 @@ TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.hold = HoldRule::kPort;  // the stale rule would hold the packet from 0 too
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
   D2rScheme d2r(context);
   const net::Time learned = d2r.LearnTime(0, 0);
@@ -386,6 +427,8 @@ TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
   const int64_t passes = BfsPasses(d2r, "N1");
   EXPECT_GT(passes, 0);
   EXPECT_EQ(d2r.lost - d2r.lost_stranded, 1 + passes);
+  // The one in [100, 101 us) had its way out only before an in-band notice could be at 1.
+  EXPECT_EQ(d2r.lost_way_out_before_notice, 1);
   EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
   EXPECT_EQ(d2r.violating_flows, 0);
   for (const SchemeResult& r : result.schemes) {
@@ -401,6 +444,10 @@ TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
   ScenarioResult held = stale.Run(Fail(stale.topology(), {{2, 3}}), false);
   const SchemeResult& stale_d2r = Scheme(held, "d2r");
   EXPECT_EQ(stale_d2r.lost - stale_d2r.lost_stranded, 1);
+  EXPECT_EQ(stale_d2r.lost_way_out_before_notice, 1);
+  // Bounded recovery leaves that packet out (no in-band scheme could turn it) and the holds (a
+  // few microseconds); what is left is the packets on the failed link when it failed.
+  EXPECT_LT(stale_d2r.recovery_bounded, stale_d2r.recovery);
   EXPECT_EQ(stale_d2r.lost_stranded, d2r.lost_stranded);
   EXPECT_EQ(stale_d2r.violating_flows, 0);
 
