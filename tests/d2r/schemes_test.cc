@@ -390,6 +390,30 @@ TEST(Schemes, NewsOfAFailureTravelsNoFasterThanPropagation) {
   EXPECT_EQ(d2r.LearnTime(0, 0), context.news[0] + 2 * timing.pass);
 }
 
+TEST(Schemes, NewsOfEachFailureCrossesOnlySurvivingLinks) {
+  // Ring 0-1-2-3-4-5-0, 100 us links; 0-1 and 1-2 fail together (1 is cut off). News of 0-1
+  // reaches 2 the long way round (0-5-4-3-2), not over the failed 1-2; the in-band notice pays
+  // one pipeline traversal per switch on top.
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
+  const net::Time link = 100 * net::kMicrosecond;
+  ASSERT_EQ(context.news_of.size(), 2u);
+  EXPECT_EQ(context.news_of[0][1], 0);
+  EXPECT_EQ(context.news_of[0][5], link);
+  EXPECT_EQ(context.news_of[0][2], 4 * link);
+  EXPECT_EQ(context.notice_of[0][2], 4 * link + 4 * timing.switch_latency);
+  EXPECT_EQ(context.news_of[1][0], 4 * link);
+  EXPECT_EQ(context.news[2], 0);  // a detector of 1-2
+  EXPECT_EQ(context.news[4], 2 * link);
+  // D2R's notices take exactly the in-band bound (a pass per switch, equal to the latency).
+  D2rScheme d2r(context);
+  EXPECT_EQ(d2r.LearnTime(2, 0), context.notice_of[0][2]);
+  EXPECT_EQ(d2r.LearnTime(4, 1), context.notice_of[1][4]);
+}
+
 // Ring of 6 with 100 us links, 2-3 fails, TTL 6, 1 Mpps per flow (a packet every microsecond),
 // level BFS without replica gaps (whole microseconds). Only flow 0 -> 3 (0-1-2-3) can run out of
 // hops: its way back from 2 (2-1-0-5-4-3) needs 2 + 5 = 7 hops; from 1, 1 + 4 = 5 would do.
