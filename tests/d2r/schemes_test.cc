@@ -414,6 +414,50 @@ TEST(Schemes, NewsOfEachFailureCrossesOnlySurvivingLinks) {
   EXPECT_EQ(d2r.LearnTime(4, 1), context.notice_of[1][4]);
 }
 
+// Two failures, 1-3 (A) and 2-3 (B); flow 0 -> 3 (route 0-1-3), a packet every microsecond from
+// 0, TTL 4. 0-2 is 1000 us long, every other link 100 us, so news of A reaches 0 at 100 us (from
+// 1), news of B at 300 us (3-5-4-0), the in-band notice of B at 303 us. The only way out from 0
+// is 0-4-5-3 (3 hops); from 1 or 2 the way back costs 5 hops. In [100, 300 us) switch 0 knows of
+// A only, and its shortest path under A (0-2-3) runs into B: it cannot tell this world from one
+// without B, so packets sent then are stranded before news (session 4 counted them as having a
+// way out). In [300, 303 us) 0 could know of B at signal speed but no notice can be there yet: 3
+// packets lost with a way out, all before notice. From 303 us D2R holds and reroutes: no loss.
+TEST(Schemes, ASwitchThatCannotKnowOfTheSecondFailureIsNotAWayOut) {
+  Topology t = MakeGraph(6, {{0, 1}, {1, 3}, {0, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 3}});
+  t.links[t.FindLink(0, 2)].delay = 1000 * net::kMicrosecond;
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.ttl = 4;
+  ASSERT_EQ(timing.hold, HoldRule::kStale);
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 3}, {2, 3}}));
+  EXPECT_EQ(context.news_of[0][0], 100 * net::kMicrosecond);
+  EXPECT_EQ(context.news_of[1][0], 300 * net::kMicrosecond);
+  EXPECT_EQ(context.notice_of[1][0], 303 * net::kMicrosecond);
+  D2rScheme d2r(context);
+  EXPECT_EQ(d2r.LearnTime(0, 1), context.notice_of[1][0]);
+  Flow flow;
+  flow.src = 0;
+  flow.dst = 3;
+  flow.path = {0, 1, 3};
+  flow.path_time = context.hop_time[t.FindLink(0, 1)] + context.hop_time[t.FindLink(1, 3)];
+  flow.plain_hops = 2;
+  flow.hop_budget = 4;
+  flow.phase = 0;
+  TrafficModel traffic{net::kMicrosecond, -flow.path_time - net::kMicrosecond,
+                       5 * net::kMillisecond};
+  std::vector<HoldRecord> holds;
+  const FlowOutcome o = SimulateFlow(flow, d2r, context, traffic, &holds);
+  EXPECT_EQ(o.lost_stranded_early, 300);
+  EXPECT_EQ(o.scheme_losses() - o.lost_stranded, 3);
+  EXPECT_EQ(o.lost_way_out_before_notice, 3);
+  EXPECT_TRUE(o.restored);
+  EXPECT_EQ(o.final_hops, 3);
+  // Those 3 count in recovery, not in bounded recovery; the holds last microseconds.
+  EXPECT_GT(o.recovery, 1000 * net::kMicrosecond);
+  EXPECT_LT(o.recovery_bounded, 300 * net::kMicrosecond);
+}
+
 // Ring of 6 with 100 us links, 2-3 fails, TTL 6, 1 Mpps per flow (a packet every microsecond),
 // level BFS without replica gaps (whole microseconds). Only flow 0 -> 3 (0-1-2-3) can run out of
 // hops: its way back from 2 (2-1-0-5-4-3) needs 2 + 5 = 7 hops; from 1, 1 + 4 = 5 would do.
