@@ -18,11 +18,13 @@ struct Cohort {
   int from_q = -1;
   bool held = false;
   bool violated = false;
-  bool escapable = false;        // reached, after the failure, a switch with a compliant way out
-                                 // once news of the failure could be there (ScenarioContext::news)
-  bool escapable_early = false;  // ... only before news could be there
-  bool diverged = false;         // left the route it had before the failure
-  bool div_fixed = false;        // departure from the divergence point, like `fixed`/`base`
+  bool escapable = false;         // reached, after the failure, a switch with a compliant way out
+                                  // once news of the failure could be there (Informed())
+  bool escapable_early = false;   // ... only before news could be there
+  bool escapable_notice = false;  // ... once an in-band notice could be there (notice_of)
+  net::Time nominal = 0;          // path delay so far without holds (arrival - emission - held)
+  bool diverged = false;          // left the route it had before the failure
+  bool div_fixed = false;         // departure from the divergence point, like `fixed`/`base`
   net::Time div_base = 0;
 };
 
@@ -62,7 +64,46 @@ class FlowTracer {
   }
   static net::Time At(const Cohort& c, net::Time s) { return c.fixed ? c.base : s + c.base; }
 
-  void Event(net::Time time) { outcome_.recovery = std::max(outcome_.recovery, time); }
+  void Event(net::Time time, bool bounded = true) {
+    outcome_.recovery = std::max(outcome_.recovery, time);
+    if (bounded) outcome_.recovery_bounded = std::max(outcome_.recovery_bounded, time);
+  }
+  // A hold released at `until`: a disruption, and beyond the delay bound when the earliest packet
+  // of the cohort has by then been held longer than Timing::delay_bound in all.
+  void HoldEvent(const Cohort& c, net::Time until) {
+    outcome_.recovery = std::max(outcome_.recovery, until);
+    if (until - c.s0 - c.nominal > context_.timing->delay_bound) {
+      outcome_.recovery_bounded = std::max(outcome_.recovery_bounded, until);
+    }
+  }
+
+  // Whether a decision at x at time t could know enough to route a packet in state q around the
+  // failures: news of at least one of them can be there (`arrival`: news_of or notice_of), and the
+  // shortest compliant path under the failures whose news can be there (the routing rule's) avoids
+  // the others too, so that x could send it that way (pinning the path in the header if need be).
+  // Otherwise x cannot tell this world from one without the failures it cannot know of yet, in
+  // which that path would be right.
+  bool Informed(const std::vector<std::vector<net::Time>>& arrival, int x, int q, net::Time t) {
+    std::vector<int> known;
+    for (size_t i = 0; i < arrival.size(); ++i) {
+      if (arrival[i][x] <= t) known.push_back(context_.failed_links[i]);
+    }
+    if (known.empty()) return false;
+    if (known.size() == arrival.size()) return true;
+    Router& router = *context_.router;
+    const int set = router.Intern(known);
+    for (int node = x, steps = 0; node != flow_.dst || q != policy_.accepting(); ++steps) {
+      const int next = router.NextHop(set, node, q, flow_.dst);
+      if (next < 0 || steps > topology_.num_nodes() * router.Q()) return false;
+      if (context_.link_failed[topology_.FindLink(node, next)] || context_.node_failed[next]) {
+        return false;
+      }
+      q = policy_.Step(q, next);
+      node = next;
+    }
+    return true;
+  }
+
   void Final(const Cohort& c, bool delivered, bool compliant) {
     if (c.s1 > final_s1_ || (c.s1 == final_s1_ && c.s0 >= final_s0_)) {
       final_s1_ = c.s1;
@@ -77,7 +118,8 @@ class FlowTracer {
   // could have been avoided is a disruption at `time`.
   void SchemeLoss(const Cohort& c, int64_t packets, net::Time time) {
     if (c.escapable) {
-      Event(time);
+      Event(time, c.escapable_notice);
+      if (!c.escapable_notice) outcome_.lost_way_out_before_notice += packets;
     } else {
       outcome_.lost_stranded += packets;
       if (c.escapable_early) outcome_.lost_stranded_early += packets;
@@ -88,11 +130,14 @@ class FlowTracer {
     if (visited.s0 >= visited.s1) return;
     if (visited.node == flow_.dst && visited.q == policy_.accepting()) return Deliver(visited);
     Cohort c = visited;
-    // Split at the failure time and at the earliest time news of it can reach this switch: a
-    // packet may escape here only if it arrives once a scheme could know (escapable), and had a
-    // way out too early otherwise (escapable_early).
-    const net::Time news = context_.news[c.node];
-    for (net::Time edge : {net::Time{0}, news}) {
+    // Split at the failure time and at the times news of each failure can reach this switch (at
+    // signal speed and as an in-band notice): whether a packet may escape here depends on it.
+    std::vector<net::Time> edges{0};
+    for (size_t i = 0; i < context_.news_of.size(); ++i) {
+      edges.push_back(context_.news_of[i][c.node]);
+      edges.push_back(context_.notice_of[i][c.node]);
+    }
+    for (net::Time edge : edges) {
       if (!c.fixed && edge != net::kNever && c.s0 + c.base < edge && c.s1 + c.base > edge) {
         Cohort later = c;
         later.s0 = edge - c.base;
@@ -100,14 +145,16 @@ class FlowTracer {
         stack_.push_back(later);
       }
     }
-    if (!c.escapable && At(c, c.s0) >= 0) {
+    const net::Time arrival = At(c, c.s0);
+    if (!c.escapable_notice && arrival >= 0) {
       const int32_t d = context_.router->Distance(context_.failed_set, c.node, c.q, flow_.dst);
-      const bool way_out =
-          d != kUnreachable && static_cast<int64_t>(c.hops) + d <= flow_.hop_budget;
-      if (news != net::kNever && At(c, c.s0) >= news) {
-        c.escapable = way_out;
-      } else {
-        c.escapable_early = c.escapable_early || way_out;
+      if (d != kUnreachable && static_cast<int64_t>(c.hops) + d <= flow_.hop_budget) {
+        if (Informed(context_.news_of, c.node, c.q, arrival)) {
+          c.escapable = true;
+          c.escapable_notice = Informed(context_.notice_of, c.node, c.q, arrival);
+        } else {
+          c.escapable_early = true;
+        }
       }
     }
     if (c.hops >= context_.timing->ttl) {
@@ -147,7 +194,7 @@ class FlowTracer {
                              decision.until, packets});
         }
         if (!c.held) outcome_.held += packets;
-        Event(decision.until);
+        HoldEvent(c, decision.until);
         Cohort next = c;
         next.fixed = true;
         next.base = decision.until;
@@ -227,6 +274,7 @@ class FlowTracer {
     moved.q = policy_.Step(c.q, next);
     moved.hops = c.hops + 1;
     moved.base = c.base + hop;
+    moved.nominal = c.nominal + hop;
     moved.violated = c.violated || !policy_.NodeAllowed(next) || !policy_.LinkAllowed(link);
     if (!c.diverged && context_.router->NextHop(0, c.node, c.q, flow_.dst) != next) {
       moved.diverged = true;

@@ -54,8 +54,18 @@ struct FlowOutcome {
   // but before any signal from it could get there (ScenarioContext::news): no scheme that learns of
   // failures through the network could have used it.
   int64_t lost_stranded_early = 0;
+  // Of the losses that are not stranded: packets that had a way out only at switches they reached
+  // before an in-band notice of the failures could be there (ScenarioContext::notice_of: signal
+  // speed plus one pipeline traversal per switch): no scheme whose signals cross the switches (D2R,
+  // an in-band controller, an IGP) could have turned them; an oracle told at signal speed could.
+  int64_t lost_way_out_before_notice = 0;
   net::Time recovery = 0;  // 0 when nothing was disrupted
-  bool restored = false;   // the last cohort was delivered
+  // The same, except that a hold is a disruption only when it has delayed a packet by more than
+  // Timing::delay_bound in all, and a loss only when the packet had a way out once an in-band
+  // notice could be there (lost_way_out_before_notice are not): what a scheme whose signals cross
+  // the switches could have avoided, measured the same way for every scheme.
+  net::Time recovery_bounded = 0;
+  bool restored = false;  // the last cohort was delivered
   bool final_compliant = false;
   int final_hops = -1;
   int64_t scheme_losses() const {

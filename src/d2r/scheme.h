@@ -38,6 +38,13 @@ struct ScenarioContext {
   // (kNever when no detector is in reach). No signal over the network's fibre routes, in band or
   // out of band, gets there sooner, so before this time no scheme can route around the failures.
   std::vector<net::Time> news;
+  // Per failure i and switch: the same for failure i alone, over the links and switches that
+  // survive (a signal cannot cross a failed link): news_of[i][x] (physical bound, propagation
+  // only) and notice_of[i][x] (the in-band bound: propagation plus one pipeline traversal,
+  // Timing::switch_latency, per switch the signal passes, as every packet pays). news[x] is the
+  // minimum of news_of over i.
+  std::vector<std::vector<net::Time>> news_of;
+  std::vector<std::vector<net::Time>> notice_of;
 
   ScenarioContext(const Topology& topology, const Timing& timing, Router& router, Router& plain,
                   const Scenario& scenario);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -142,6 +143,7 @@ ScenarioResult Study::Run(const Scenario& scenario, bool per_switch) {
       r.lost_unavoidable += o.lost_on_wire + o.lost_before_detection;
       r.lost_stranded += o.lost_stranded;
       r.lost_stranded_early += o.lost_stranded_early;
+      r.lost_way_out_before_notice += o.lost_way_out_before_notice;
       r.dropped_no_continuation += o.dropped_no_continuation;
       r.held += o.held;
       r.noncompliant_packets += o.noncompliant;
@@ -152,6 +154,7 @@ ScenarioResult Study::Run(const Scenario& scenario, bool per_switch) {
         ++r.stretch_flows;
       }
       recoveries.push_back(o.recovery);
+      r.recovery_bounded = std::max(r.recovery_bounded, o.recovery_bounded);
     }
     if (!recoveries.empty()) r.recovery = *std::max_element(recoveries.begin(), recoveries.end());
     r.recovery_median = Median(recoveries);
@@ -210,6 +213,7 @@ Json StudyInputs(const Study& study) {
   constants["ls_fib_per_entry_us"] = Us(timing.fib_per_entry);
   constants["lfa_switchover_us"] = Us(timing.lfa_switchover);
   constants["ttl"] = timing.ttl;
+  constants["delay_bound_us"] = Us(timing.delay_bound);
   json["timing"] = constants;
   const RegisterState registers = D2rRegisters(t, study.num_states(), timing.hold);
   Json state;
@@ -234,10 +238,12 @@ Json SchemeJson(const SchemeResult& r, const Timing& timing) {
   json["recovery_us"] = Us(r.recovery);
   json["reaction_us"] = Us(std::max<net::Time>(0, r.recovery - timing.detection));
   json["recovery_median_us"] = Us(r.recovery_median);
+  json["recovery_bounded_us"] = Us(r.recovery_bounded);
   json["packets_lost"] = r.lost;
   json["packets_lost_unavoidable"] = r.lost_unavoidable;
   json["packets_lost_stranded"] = r.lost_stranded;
   json["packets_lost_stranded_before_news"] = r.lost_stranded_early;
+  json["packets_lost_way_out_before_notice"] = r.lost_way_out_before_notice;
   json["packets_dropped_no_compliant_continuation"] = r.dropped_no_continuation;
   json["packets_held"] = r.held;
   json["peak_held_per_switch"] = r.peak_held;
@@ -256,8 +262,9 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
   if (results.empty()) return schemes;
   std::vector<double> speedup;
   for (size_t s = 0; s < results.front().schemes.size(); ++s) {
-    std::vector<double> recovery, reaction, lost;
+    std::vector<double> recovery, recovery_bounded, reaction, lost;
     int64_t lost_total = 0, unavoidable = 0, stranded = 0, stranded_early = 0, no_continuation = 0;
+    int64_t before_notice = 0;
     int64_t held = 0;
     int64_t peak = 0, overflow = 0, violating = 0, noncompliant = 0, not_restored = 0;
     int64_t recoverable = 0, stretch_flows = 0;
@@ -277,6 +284,7 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
       }
       if (scenario.flows_recoverable > 0) {
         recovery.push_back(static_cast<double>(r.recovery));
+        recovery_bounded.push_back(static_cast<double>(r.recovery_bounded));
         reaction.push_back(
             static_cast<double>(std::max<net::Time>(0, r.recovery - timing.detection)));
         lost.push_back(static_cast<double>(r.lost));
@@ -285,6 +293,7 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
       unavoidable += r.lost_unavoidable;
       stranded += r.lost_stranded;
       stranded_early += r.lost_stranded_early;
+      before_notice += r.lost_way_out_before_notice;
       no_continuation += r.dropped_no_continuation;
       held += r.held;
       peak = std::max(peak, r.peak_held);
@@ -306,6 +315,9 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
     json["recovery_ms"] = {{"median", Ms(Percentile(recovery, 50))},
                            {"p99", Ms(Percentile(recovery, 99))},
                            {"max", Ms(Max(recovery))}};
+    json["recovery_bounded_ms"] = {{"median", Ms(Percentile(recovery_bounded, 50))},
+                                   {"p99", Ms(Percentile(recovery_bounded, 99))},
+                                   {"max", Ms(Max(recovery_bounded))}};
     json["reaction_ms"] = {{"median", Ms(Percentile(reaction, 50))},
                            {"p99", Ms(Percentile(reaction, 99))},
                            {"max", Ms(Max(reaction))}};
@@ -316,6 +328,7 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
     json["packets_lost_unavoidable"] = unavoidable;
     json["packets_lost_stranded"] = stranded;
     json["packets_lost_stranded_before_news"] = stranded_early;
+    json["packets_lost_way_out_before_notice"] = before_notice;
     json["packets_dropped_no_compliant_continuation"] = no_continuation;
     json["packets_held"] = held;
     json["peak_held_per_switch"] = peak;
@@ -342,6 +355,34 @@ Json AggregateJson(const std::vector<ScenarioResult>& results, const Timing& tim
         {"p1", RoundTo(Percentile(speedup, 1), 1)},
         {"min", RoundTo(*std::min_element(speedup.begin(), speedup.end()), 1)}};
   }
+  // The same on recovery_bounded, over the scenarios in which the controller disrupted a flow; a
+  // scenario where D2R disrupted none (beyond the delay bound) has an unbounded speed-up.
+  std::vector<double> bounded;
+  int64_t undisrupted = 0;
+  for (const ScenarioResult& scenario : results) {
+    if (scenario.flows_recoverable == 0 || scenario.schemes[1].recovery_bounded <= 0) continue;
+    const net::Time d2r = scenario.schemes[0].recovery_bounded;
+    undisrupted += d2r <= 0;
+    bounded.push_back(d2r <= 0 ? std::numeric_limits<double>::infinity()
+                               : static_cast<double>(scenario.schemes[1].recovery_bounded) /
+                                     static_cast<double>(d2r));
+  }
+  if (!bounded.empty()) {
+    // Lower nearest rank (interpolating towards an unbounded value would not be a number).
+    std::sort(bounded.begin(), bounded.end());
+    auto rank = [&](double p) {
+      const double x = bounded[static_cast<size_t>(p / 100.0 * (bounded.size() - 1))];
+      return std::isinf(x) ? Json("inf") : Json(RoundTo(x, 1));
+    };
+    schemes["d2r_speedup_over_controller_bounded"] = {
+        {"scenarios", bounded.size()},
+        {"d2r_undisrupted", undisrupted},
+        {"below_100x",
+         std::count_if(bounded.begin(), bounded.end(), [](double x) { return x < 100; })},
+        {"median", rank(50)},
+        {"p1", rank(1)},
+        {"min", rank(0)}};
+  }
   return schemes;
 }
 
@@ -351,7 +392,7 @@ std::string ScenarioCsv(const std::vector<ScenarioResult>& results, const Timing
          "recovery_median_us,lost,lost_unavoidable,lost_stranded,lost_stranded_before_news,"
          "dropped_no_continuation,held,peak_held,buffer_overflow,violating_flows,noncompliant_"
          "packets,not_restored,"
-         "stretch_sum,stretch_flows,work\n";
+         "stretch_sum,stretch_flows,work,recovery_bounded_us,lost_way_out_before_notice\n";
   for (const ScenarioResult& scenario : results) {
     for (const SchemeResult& r : scenario.schemes) {
       double work = 0;
@@ -372,7 +413,8 @@ std::string ScenarioCsv(const std::vector<ScenarioResult>& results, const Timing
           << r.dropped_no_continuation << ',' << r.held << ',' << r.peak_held << ','
           << r.buffer_overflow << ',' << r.violating_flows << ',' << r.noncompliant_packets << ','
           << r.not_restored << ',' << FormatFixed(r.stretch_sum, 4) << ',' << r.stretch_flows << ','
-          << FormatFixed(work, 0) << '\n';
+          << FormatFixed(work, 0) << ',' << FormatFixed(net::ToMicroseconds(r.recovery_bounded), 3)
+          << ',' << r.lost_way_out_before_notice << '\n';
     }
   }
   return csv.str();

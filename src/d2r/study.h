@@ -6,15 +6,17 @@
 // affected recoverable flows unless said otherwise):
 //  * recovery: latest disruption event (packet loss other than a stranded packet's, release of a
 //    held packet, last non-compliant packet leaving its old route) of any flow, measured from the
-//    failure; reaction = recovery
-//    minus the detection delay; recovery_median over flows;
+//    failure; reaction = recovery minus the detection delay; recovery_median over flows;
+//    recovery_bounded: the same, where a hold is a disruption only when it has delayed a packet by
+//    more than Timing::delay_bound (losses always are): both schemes measured the same way;
 //  * lost: packets the scheme lost after detection (blackholed, looped, dropped for want of a
 //    route or of a compliant continuation, buffer overflow); lost_unavoidable: on the failed link
 //    when it failed, or sent onto it before detection (the same for every scheme); lost_stranded:
 //    the part of `lost` that had no compliant path left from any switch they reached once news of
 //    the failure could be there (packet_sim.h), so that lost - lost_stranded is what the scheme
 //    could have saved; lost_stranded_early: those of them that had one at a switch they passed
-//    before any signal from the failure could get there;
+//    before any signal from the failure could get there; lost_way_out_before_notice: of the rest
+//    (lost with a way out), those that had it only before an in-band notice could be there;
 //  * held: packets held while a switch computed (D2R);
 //  * violations: flows with at least one packet delivered on a non-compliant path; stretch:
 //    final route hops / failure-free route hops.
@@ -48,10 +50,12 @@ struct SchemeResult {
   std::string scheme;
   net::Time recovery = 0;
   net::Time recovery_median = 0;
+  net::Time recovery_bounded = 0;  // holds count only beyond Timing::delay_bound (packet_sim.h)
   int64_t lost = 0;
   int64_t lost_unavoidable = 0;
   int64_t lost_stranded = 0;        // of `lost`: packets with no compliant way out (packet_sim.h)
   int64_t lost_stranded_early = 0;  // of lost_stranded: a way out only before news could be there
+  int64_t lost_way_out_before_notice = 0;  // of lost - lost_stranded: only before in-band notice
   int64_t dropped_no_continuation = 0;
   int64_t held = 0;
   int64_t peak_held = 0;  // most packets held at one switch at once

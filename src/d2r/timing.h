@@ -22,7 +22,9 @@ enum class BfsMode : uint8_t { kEntry, kLevel };
 //  kPort:  those whose next hop is a port it knows is down, or that its old route would send back
 //          into the product node they came from; the rest follow the old tree.
 //  kStale: also those whose route in its old tree crosses any link it knows is down (a subtree
-//          label test; until a recomputed tree's labels are ready, every packet).
+//          label test; until a recomputed tree's labels are ready, every packet). The default
+//          since session 5: it holds the packets the port rule would send towards the failure
+//          while the BFS runs, which then ran out of hops on the detour (docs/d2r.md).
 enum class HoldRule : uint8_t { kPort, kStale };
 
 struct Timing {
@@ -30,6 +32,9 @@ struct Timing {
   net::Time detection = 0;                       // failure -> adjacent switch knows
   net::Time switch_latency = net::kMicrosecond;  // one pipeline traversal per hop
   uint32_t packet_bytes = 1500;                  // data packets (serialisation per hop)
+  // A packet delayed (held) longer than this in all counts as disrupted for
+  // recovery_bounded; shorter holds do not (docs/d2r.md, "Metrics").
+  net::Time delay_bound = 100 * net::kMicrosecond;
   int ttl = 64;  // IP time to live set by the sending host (the Linux default): hops per packet
 
   // D2R data plane.
@@ -37,7 +42,7 @@ struct Timing {
   int adjacency_per_pass = 1;          // adjacency entries a BFS pass can examine
   int64_t buffer_packets = 4096;       // packets a switch can hold while it computes
   BfsMode bfs = BfsMode::kLevel;
-  HoldRule hold = HoldRule::kPort;
+  HoldRule hold = HoldRule::kStale;
   // kLevel: one probe replica on a 100 Gb/s recirculation port (64 B + 20 B preamble and gap).
   net::Time replica_gap = 6720 * net::kPicosecond;
 

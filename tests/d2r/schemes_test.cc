@@ -49,8 +49,9 @@ TEST(PacketModel, CountsEmissionsExactly) {
 
 // On every single-link failure of random 2-connected-ish graphs, with waypoint and avoidance
 // policies, D2R loses nothing after detection, violates nothing and reacts >= 100x faster than
-// the controller.
-// Both data-plane BFS modes.
+// the controller. Both data-plane BFS modes, under the port hold rule (the stale rule, the
+// default, holds at switches far from the failure too: its holds are within the delay bound,
+// D2rStaleHoldsStayWithinTheDelayBound).
 class D2rBfsModes : public ::testing::TestWithParam<BfsMode> {};
 
 TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
@@ -63,6 +64,7 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
                                                 : "waypoint:random+avoid:node:random";
     StudyOptions options = Options(policy, "100kpps");  // a packet every 10 us: some arrive
     options.timing.bfs = GetParam();                    // mid-computation
+    options.timing.hold = HoldRule::kPort;
     Study study(options, t);
     for (int link = 0; link < study.topology().num_links(); ++link) {
       Scenario scenario;
@@ -96,6 +98,44 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
     EXPECT_GT(d2r_held, 0);
   }
   EXPECT_EQ(controller_lost, scenarios);
+}
+
+// The same scenarios under the default stale hold rule: nothing lost or violated, holds shorter
+// than the 100 us delay bound, so that D2R's bounded recovery is its unavoidable losses' (packets
+// on the wire or sent before detection, the same for the controller) and >= 100x faster.
+TEST_P(D2rBfsModes, D2rStaleHoldsStayWithinTheDelayBound) {
+  Rng rng(3);
+  int scenarios = 0, d2r_held = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    Topology t = RandomGraph(8, 0.35, &rng);
+    const std::string policy = trial % 3 == 0   ? "shortest"
+                               : trial % 3 == 1 ? "waypoint:random"
+                                                : "waypoint:random+avoid:node:random";
+    StudyOptions options = Options(policy, "100kpps");
+    options.timing.bfs = GetParam();
+    ASSERT_EQ(options.timing.hold, HoldRule::kStale);
+    Study study(options, t);
+    for (int link = 0; link < study.topology().num_links(); ++link) {
+      Scenario scenario;
+      scenario.name = "link";
+      scenario.links = {link};
+      ScenarioResult result = study.Run(scenario, false);
+      if (result.flows_recoverable == 0) continue;
+      ++scenarios;
+      const SchemeResult& d2r = Scheme(result, "d2r");
+      const SchemeResult& controller = Scheme(result, "controller");
+      SCOPED_TRACE("trial " + std::to_string(trial) + " link " + std::to_string(link));
+      EXPECT_EQ(d2r.lost, 0);
+      EXPECT_EQ(d2r.violating_flows, 0);
+      EXPECT_EQ(d2r.not_restored, 0);
+      EXPECT_LE(d2r.recovery_bounded, d2r.recovery);
+      EXPECT_EQ(controller.recovery_bounded, controller.recovery);  // it never holds
+      EXPECT_GE(controller.recovery_bounded, 100 * d2r.recovery_bounded);
+      d2r_held += d2r.held > 0;
+    }
+  }
+  EXPECT_GT(scenarios, 50);
+  EXPECT_GT(d2r_held, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Schemes, D2rBfsModes, ::testing::Values(BfsMode::kEntry, BfsMode::kLevel),
@@ -228,6 +268,7 @@ TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.hold = HoldRule::kPort;  // the stale rule would hold the packet from 0 too
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
   D2rScheme d2r(context);
   const net::Time learned = d2r.LearnTime(0, 0);
@@ -349,6 +390,74 @@ TEST(Schemes, NewsOfAFailureTravelsNoFasterThanPropagation) {
   EXPECT_EQ(d2r.LearnTime(0, 0), context.news[0] + 2 * timing.pass);
 }
 
+TEST(Schemes, NewsOfEachFailureCrossesOnlySurvivingLinks) {
+  // Ring 0-1-2-3-4-5-0, 100 us links; 0-1 and 1-2 fail together (1 is cut off). News of 0-1
+  // reaches 2 the long way round (0-5-4-3-2), not over the failed 1-2; the in-band notice pays
+  // one pipeline traversal per switch on top.
+  Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
+  const net::Time link = 100 * net::kMicrosecond;
+  ASSERT_EQ(context.news_of.size(), 2u);
+  EXPECT_EQ(context.news_of[0][1], 0);
+  EXPECT_EQ(context.news_of[0][5], link);
+  EXPECT_EQ(context.news_of[0][2], 4 * link);
+  EXPECT_EQ(context.notice_of[0][2], 4 * link + 4 * timing.switch_latency);
+  EXPECT_EQ(context.news_of[1][0], 4 * link);
+  EXPECT_EQ(context.news[2], 0);  // a detector of 1-2
+  EXPECT_EQ(context.news[4], 2 * link);
+  // D2R's notices take exactly the in-band bound (a pass per switch, equal to the latency).
+  D2rScheme d2r(context);
+  EXPECT_EQ(d2r.LearnTime(2, 0), context.notice_of[0][2]);
+  EXPECT_EQ(d2r.LearnTime(4, 1), context.notice_of[1][4]);
+}
+
+// Two failures, 1-3 (A) and 2-3 (B); flow 0 -> 3 (route 0-1-3), a packet every microsecond from
+// 0, TTL 4. 0-2 is 1000 us long, every other link 100 us, so news of A reaches 0 at 100 us (from
+// 1), news of B at 300 us (3-5-4-0), the in-band notice of B at 303 us. The only way out from 0
+// is 0-4-5-3 (3 hops); from 1 or 2 the way back costs 5 hops. In [100, 300 us) switch 0 knows of
+// A only, and its shortest path under A (0-2-3) runs into B: it cannot tell this world from one
+// without B, so packets sent then are stranded before news (session 4 counted them as having a
+// way out). In [300, 303 us) 0 could know of B at signal speed but no notice can be there yet: 3
+// packets lost with a way out, all before notice. From 303 us D2R holds and reroutes: no loss.
+TEST(Schemes, ASwitchThatCannotKnowOfTheSecondFailureIsNotAWayOut) {
+  Topology t = MakeGraph(6, {{0, 1}, {1, 3}, {0, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 3}});
+  t.links[t.FindLink(0, 2)].delay = 1000 * net::kMicrosecond;
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.ttl = 4;
+  ASSERT_EQ(timing.hold, HoldRule::kStale);
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 3}, {2, 3}}));
+  EXPECT_EQ(context.news_of[0][0], 100 * net::kMicrosecond);
+  EXPECT_EQ(context.news_of[1][0], 300 * net::kMicrosecond);
+  EXPECT_EQ(context.notice_of[1][0], 303 * net::kMicrosecond);
+  D2rScheme d2r(context);
+  EXPECT_EQ(d2r.LearnTime(0, 1), context.notice_of[1][0]);
+  Flow flow;
+  flow.src = 0;
+  flow.dst = 3;
+  flow.path = {0, 1, 3};
+  flow.path_time = context.hop_time[t.FindLink(0, 1)] + context.hop_time[t.FindLink(1, 3)];
+  flow.plain_hops = 2;
+  flow.hop_budget = 4;
+  flow.phase = 0;
+  TrafficModel traffic{net::kMicrosecond, -flow.path_time - net::kMicrosecond,
+                       5 * net::kMillisecond};
+  std::vector<HoldRecord> holds;
+  const FlowOutcome o = SimulateFlow(flow, d2r, context, traffic, &holds);
+  EXPECT_EQ(o.lost_stranded_early, 300);
+  EXPECT_EQ(o.scheme_losses() - o.lost_stranded, 3);
+  EXPECT_EQ(o.lost_way_out_before_notice, 3);
+  EXPECT_TRUE(o.restored);
+  EXPECT_EQ(o.final_hops, 3);
+  // Those 3 count in recovery, not in bounded recovery; the holds last microseconds.
+  EXPECT_GT(o.recovery, 1000 * net::kMicrosecond);
+  EXPECT_LT(o.recovery_bounded, 300 * net::kMicrosecond);
+}
+
 // Ring of 6 with 100 us links, 2-3 fails, TTL 6, 1 Mpps per flow (a packet every microsecond),
 // level BFS without replica gaps (whole microseconds). Only flow 0 -> 3 (0-1-2-3) can run out of
 // hops: its way back from 2 (2-1-0-5-4-3) needs 2 + 5 = 7 hops; from 1, 1 + 4 = 5 would do.
@@ -386,6 +495,8 @@ TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
   const int64_t passes = BfsPasses(d2r, "N1");
   EXPECT_GT(passes, 0);
   EXPECT_EQ(d2r.lost - d2r.lost_stranded, 1 + passes);
+  // The one in [100, 101 us) had its way out only before an in-band notice could be at 1.
+  EXPECT_EQ(d2r.lost_way_out_before_notice, 1);
   EXPECT_EQ(d2r.lost, d2r.dropped_no_continuation);
   EXPECT_EQ(d2r.violating_flows, 0);
   for (const SchemeResult& r : result.schemes) {
@@ -401,6 +512,10 @@ TEST(Schemes, LossesWithoutACompliantWayOutAreStranded) {
   ScenarioResult held = stale.Run(Fail(stale.topology(), {{2, 3}}), false);
   const SchemeResult& stale_d2r = Scheme(held, "d2r");
   EXPECT_EQ(stale_d2r.lost - stale_d2r.lost_stranded, 1);
+  EXPECT_EQ(stale_d2r.lost_way_out_before_notice, 1);
+  // Bounded recovery leaves that packet out (no in-band scheme could turn it) and the holds (a
+  // few microseconds); what is left is the packets on the failed link when it failed.
+  EXPECT_LT(stale_d2r.recovery_bounded, stale_d2r.recovery);
   EXPECT_EQ(stale_d2r.lost_stranded, d2r.lost_stranded);
   EXPECT_EQ(stale_d2r.violating_flows, 0);
 
