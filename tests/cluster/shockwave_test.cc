@@ -459,6 +459,72 @@ TEST(ShockwavePlan, TheWorkLimitIsDeterministicAndBinding) {
   ExpectValidPacking(problem, first);
 }
 
+// The local level scan (a bound on planning work for plans with many jobs) does what its contract
+// says on random loaded instances: from the lowest feasible level upwards while the objective
+// does not drop; and wherever the objective over the levels rises to its maximum and then falls,
+// it picks the full scan's plan.
+TEST(ShockwavePlan, LocalLevelScanClimbsFromTheLowestLevelAndMatchesUnimodalScans) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int unimodal = 0, multimodal = 0;
+  for (int instance = 0; instance < 40; ++instance) {
+    ShockwavePlanProblem problem;
+    problem.gpus = 16;
+    problem.rounds = 20;
+    problem.k = instance % 3 == 0 ? 1e-5 : 1e-3;
+    const int n_jobs = 60 + instance * 3;  // above the local search's limit: the scan alone
+    for (int i = 0; i < n_jobs; ++i) {
+      const double epochs = 1 + std::floor(unit(rng) * 60);
+      const double epoch_s = 20 + unit(rng) * 400;
+      const double u = unit(rng);
+      ShockwavePlanJob job = PlanJob(u < 0.7 ? 1 : (u < 0.9 ? 2 : 4), epochs, epoch_s, 0,
+                                     1 + std::floor(unit(rng) * 30));
+      job.epochs_done = std::floor(unit(rng) * epochs * 0.8);
+      job.remaining_s = (epochs - job.epochs_done) * epoch_s * (0.7 + 0.6 * unit(rng));
+      problem.jobs.push_back(job);
+    }
+    const std::vector<double> levels = ShockwaveLevelObjectives(problem);
+    ASSERT_FALSE(levels.empty()) << "instance " << instance;
+    double expected = -std::numeric_limits<double>::infinity();
+    bool found = false;
+    for (size_t l = levels.size(); l-- > 0;) {
+      if (levels[l] == -std::numeric_limits<double>::infinity()) {
+        if (found) break;
+        continue;
+      }
+      if (found && levels[l] < expected) break;
+      expected = levels[l];
+      found = true;
+    }
+    ShockwavePlanLimits local;
+    local.local_level_scan = true;
+    const ShockwavePlan plan = SolveShockwavePlan(problem, local);
+    ASSERT_TRUE(plan.feasible) << "instance " << instance;
+    ExpectValidPacking(problem, plan);
+    EXPECT_EQ(plan.objective, expected) << "instance " << instance;
+    EXPECT_NEAR(plan.objective, ShockwaveObjective(problem, plan.rounds),
+                1e-9 * std::abs(plan.objective));
+
+    const double best = *std::max_element(levels.begin(), levels.end());
+    const ShockwavePlan full = SolveShockwavePlan(problem);
+    if (expected == best) {
+      ++unimodal;
+      if (full.objective == best) {
+        EXPECT_EQ(plan.rounds, full.rounds) << "instance " << instance;
+        EXPECT_EQ(plan.schedule, full.schedule) << "instance " << instance;
+      }
+    } else {
+      ++multimodal;
+      EXPECT_LT(plan.objective, best);
+    }
+  }
+  // Both cases occur among these instances.
+  EXPECT_GT(unimodal, 0);
+  EXPECT_GT(multimodal, 0);
+  std::printf("local level scan: %d of %d instances picked the best level\n", unimodal,
+              unimodal + multimodal);
+}
+
 TEST(ShockwaveOptions, ParsesShockwaveConfigs) {
   ShockwaveOptions options = ParseShockwaveOptions(
       "c.json", R"({"future_rounds": 10, "k": 10, "lambda": 5.0, "rhomax": 1.5,
@@ -595,6 +661,7 @@ TEST_F(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEv
   ShockwaveOptions unbounded;
   unbounded.max_planned_jobs = 0;
   unbounded.event_replan_max_jobs = 0;
+  unbounded.full_scan_max_jobs = 0;
   const Outcome reference = Simulate(trace, table, "shockwave", &unbounded);
   const ShockwaveOptions defaults;
   EXPECT_EQ(Simulate(trace, table, "shockwave", &defaults).jct_s, reference.jct_s);
@@ -608,6 +675,23 @@ TEST_F(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEv
     EXPECT_NE(first.jct_s, reference.jct_s) << "the bound should bind: " << planned << " " << event;
     EXPECT_EQ(Simulate(trace, table, "shockwave", &bounded).jct_s, first.jct_s);
   }
+  // The local level scan and a longer re-plan period while events wait.
+  ShockwaveOptions local_scan;
+  local_scan.full_scan_max_jobs = 10;
+  ShockwaveOptions busy;
+  busy.event_replan_max_jobs = 10;
+  busy.busy_reopt_rounds = 20;
+  ShockwaveOptions event_only;
+  event_only.event_replan_max_jobs = 10;
+  const Outcome event_outcome = Simulate(trace, table, "shockwave", &event_only);
+  for (const ShockwaveOptions* bounded : {&local_scan, &busy}) {
+    const Outcome first = Simulate(trace, table, "shockwave", bounded);
+    EXPECT_EQ(first.finished, 120);
+    EXPECT_NE(first.jct_s, reference.jct_s) << "the bound should bind";
+    EXPECT_EQ(Simulate(trace, table, "shockwave", bounded).jct_s, first.jct_s);
+  }
+  EXPECT_NE(Simulate(trace, table, "shockwave", &busy).jct_s, event_outcome.jct_s)
+      << "the busy period should change the event bound's run";
 }
 
 }  // namespace

@@ -91,6 +91,35 @@ struct Unit {
   int n;  // the job's n-th round
 };
 
+// Units in decreasing gain, ties in creation order (job, then round: the order of a stable sort
+// by gain), sorted only as far as read: under load a level's greedy stops once the rounds are
+// full, long before the last unit. The order is total, so every prefix is the full sort's.
+class SortedUnits {
+ public:
+  explicit SortedUnits(std::vector<Unit> units) : units_(std::move(units)) {}
+  size_t size() const { return units_.size(); }
+  // The unit at position k < size().
+  const Unit& At(size_t k) {
+    if (k >= sorted_) {
+      const size_t end = std::min(units_.size(), std::max({k + 1, size_t{256}, 2 * sorted_}));
+      auto first = units_.begin() + sorted_;
+      auto last = units_.begin() + end;
+      if (end < units_.size()) std::nth_element(first, last, units_.end(), Before);
+      std::sort(first, last, Before);
+      sorted_ = end;
+    }
+    return units_[k];
+  }
+
+ private:
+  static bool Before(const Unit& a, const Unit& b) {
+    if (a.gain_per_gpu != b.gain_per_gpu) return a.gain_per_gpu > b.gain_per_gpu;
+    return a.job != b.job ? a.job < b.job : a.n < b.n;
+  }
+  std::vector<Unit> units_;
+  size_t sorted_ = 0;
+};
+
 // Jobs placed into rounds one copy at a time.
 class RoundPacking {
  public:
@@ -364,7 +393,10 @@ double ShockwaveObjective(const ShockwavePlanProblem& problem, const std::vector
 
 namespace {
 
-ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* budget) {
+// With `level_objectives`, packs every feasible level (highest first) and appends its objective
+// (-infinity where its minimum copies do not pack) instead of solving.
+ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_scan,
+                              WorkBudget* budget, std::vector<double>* level_objectives = nullptr) {
   const size_t n_jobs = problem.jobs.size();
   const long long capacity = static_cast<long long>(problem.gpus) * problem.rounds;
   ShockwavePlan best;
@@ -414,8 +446,7 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
       if (level <= top_level + kEpsilon && level + kEpsilon >= floor_level) levels.push_back(level);
     }
   }
-  std::stable_sort(units.begin(), units.end(),
-                   [](const Unit& a, const Unit& b) { return a.gain_per_gpu > b.gain_per_gpu; });
+  SortedUnits sorted_units(std::move(units));
   std::sort(levels.begin(), levels.end(), std::greater<double>());
   levels.erase(std::unique(levels.begin(), levels.end(),
                            [](double a, double b) { return std::abs(a - b) <= kEpsilon; }),
@@ -457,43 +488,74 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
   RoundPacking packing(problem.rounds, problem.gpus, n_jobs);
   RoundPacking best_packing(problem.rounds, problem.gpus, n_jobs);
   std::vector<int> rounds(n_jobs);
-  for (size_t l = 0; l <= last_feasible; ++l) {
+  // Packs level l (the minimum copies, then the units in order) into `packing`; false if the
+  // minimum copies do not fit. Sets the level's utility and objective.
+  double utility = 0;
+  double objective = 0;
+  auto pack_level = [&](size_t l) {
     minimum_rounds(levels[l]);
     // Every round taken is placed at once (into the round with the most room the job is not in
     // yet), so the counts always have a packing.
     packing.Reset(problem.rounds, problem.gpus, n_jobs);
-    bool placed_minimum = true;
     for (size_t i : biggest_first) {
-      for (int c = 0; c < minimum[i] && placed_minimum; ++c) {
-        placed_minimum = packing.Add(i, problem.jobs[i].gpus);
+      for (int c = 0; c < minimum[i]; ++c) {
+        if (!packing.Add(i, problem.jobs[i].gpus)) return false;
       }
     }
-    if (!placed_minimum) break;
-    for (const Unit& unit : units) {
+    for (size_t u = 0; u < sorted_units.size(); ++u) {
       if (packing.total_free() < smallest_gang) break;  // no unit fits any more
+      const Unit& unit = sorted_units.At(u);
       if (unit.n != packing.count(unit.job) + 1) continue;
       packing.Add(unit.job, problem.jobs[unit.job].gpus);
     }
-    double utility = 0;
+    utility = 0;
     double max_remaining = 0;
     for (size_t i = 0; i < n_jobs; ++i) {
       rounds[i] = packing.count(i);
       utility += curves.utility(i, rounds[i]);
       max_remaining = std::max(max_remaining, curves.remaining(i, rounds[i]));
     }
-    const double objective = utility - problem.k * max_remaining;
-    if (objective > best.objective) {
-      best.objective = objective;
-      best.rounds = rounds;
-      std::swap(packing, best_packing);
-      best.feasible = true;
+    objective = utility - problem.k * max_remaining;
+    return true;
+  };
+  auto keep = [&] {
+    best.objective = objective;
+    best.rounds = rounds;
+    std::swap(packing, best_packing);
+    best.feasible = true;
+  };
+  // The level's placements: the minimum copies and the marginal units tried.
+  auto spend = [&] {
+    return budget->Spend(static_cast<long long>(sorted_units.size()) +
+                         std::accumulate(minimum.begin(), minimum.end(), 0LL));
+  };
+  if (level_objectives != nullptr) {
+    for (size_t l = 0; l <= last_feasible; ++l) {
+      level_objectives->push_back(pack_level(l) ? objective
+                                                : -std::numeric_limits<double>::infinity());
     }
-    // Lower levels only lose utility, and max-rem cannot drop below the lowest feasible level.
-    if (utility - problem.k * lowest_level <= best.objective) break;
-    // The level's placements: the minimum copies and the marginal units tried.
-    if (!budget->Spend(static_cast<long long>(units.size()) +
-                       std::accumulate(minimum.begin(), minimum.end(), 0LL))) {
-      break;
+    return best;
+  }
+  if (!local_scan) {
+    for (size_t l = 0; l <= last_feasible; ++l) {
+      if (!pack_level(l)) break;
+      if (objective > best.objective) keep();
+      // Lower levels only lose utility, and max-rem cannot drop below the lowest feasible level.
+      if (utility - problem.k * lowest_level <= best.objective) break;
+      if (!spend()) break;
+    }
+  } else {
+    // Upwards from the lowest level whose minimum copies pack, while the objective does not
+    // drop (ties go to the higher level, as in the full scan).
+    for (size_t l = last_feasible + 1; l-- > 0;) {
+      if (!pack_level(l)) {
+        if (best.feasible) break;
+        if (!spend()) break;
+        continue;
+      }
+      if (objective < best.objective) break;
+      keep();
+      if (!spend()) break;
     }
   }
   if (best.feasible) best.schedule = best_packing.schedule();
@@ -509,10 +571,17 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
 ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem,
                                  const ShockwavePlanLimits& limits) {
   WorkBudget budget(limits);
-  ShockwavePlan plan = SolveWithBudget(problem, &budget);
+  ShockwavePlan plan = SolveWithBudget(problem, limits.local_level_scan, &budget);
   plan.work = budget.used();
   plan.limited = budget.exhausted();
   return plan;
+}
+
+std::vector<double> ShockwaveLevelObjectives(const ShockwavePlanProblem& problem) {
+  WorkBudget budget(ShockwavePlanLimits{});
+  std::vector<double> objectives;
+  SolveWithBudget(problem, /*local_scan=*/false, &budget, &objectives);
+  return objectives;
 }
 
 std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
