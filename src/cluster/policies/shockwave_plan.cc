@@ -285,12 +285,16 @@ class RoomChooser {
   // biggest gangs first) for which `skip(i)` is false into distinct rounds, each into the rounds
   // with the most room. Returns whether every copy fit; with `drop`, the counts are lowered to
   // what fit, otherwise it stops at the first copy that does not fit.
+  // Without `drop`, once the single-GPU jobs are reached (the tail of biggest_first) the answer
+  // comes from UnitJobsFit and *free_gpus is left as it was there.
   template <typename Skip>
   bool Pack(const std::vector<size_t>& biggest_first, const Skip& skip,
             const std::vector<int>& gpus, std::vector<int>* counts, std::vector<int>* free_gpus,
             bool drop) {
     bool all = true;
-    for (size_t i : biggest_first) {
+    for (size_t q = 0; q < biggest_first.size(); ++q) {
+      const size_t i = biggest_first[q];
+      if (!drop && gpus[i] == 1) return UnitJobsFit(biggest_first, q, skip, *counts, *free_gpus);
       if ((*counts)[i] == 0 || skip(i)) continue;
       MostRoom(*free_gpus, gpus[i], (*counts)[i], &chosen_);
       for (int t : chosen_) (*free_gpus)[t] -= gpus[i];
@@ -304,8 +308,56 @@ class RoomChooser {
   }
 
  private:
+  // Whether the single-GPU jobs biggest_first[from...] (not skipped) fit, each into (*counts)[i]
+  // distinct rounds. For single-GPU jobs the most-room greedy fails only where no placement
+  // exists (an exchange argument: some placement gives the job being placed the rounds with the
+  // most room), and by max-flow / min-cut one exists exactly when, for every k, the k largest
+  // counts sum to at most sum_t min(free_t, k). O(jobs + horizon + max free) instead of
+  // O(jobs x horizon); the randomised test against the plain greedy checks the equivalence.
+  template <typename Skip>
+  bool UnitJobsFit(const std::vector<size_t>& biggest_first, size_t from, const Skip& skip,
+                   const std::vector<int>& counts, const std::vector<int>& free_gpus) {
+    const int horizon = static_cast<int>(free_gpus.size());
+    histogram_.assign(horizon + 1, 0);
+    long long jobs = 0;
+    for (size_t q = from; q < biggest_first.size(); ++q) {
+      const size_t i = biggest_first[q];
+      if (counts[i] == 0 || skip(i)) continue;
+      if (counts[i] > horizon) return false;
+      ++histogram_[counts[i]];
+      ++jobs;
+    }
+    if (jobs == 0) return true;
+    // rounds_with_[k]: rounds with at least k free GPUs, for k up to the most free.
+    int most = 0;
+    for (int free : free_gpus) most = std::max(most, free);
+    rounds_with_.assign(most + 2, 0);
+    for (int free : free_gpus) {
+      if (free > 0) ++rounds_with_[free];
+    }
+    for (int k = most - 1; k >= 1; --k) rounds_with_[k] += rounds_with_[k + 1];
+    // k jobs, largest counts first; room(k) = sum_t min(free_t, k) grows by rounds_with_[k].
+    long long k = 0, largest = 0, room = 0;
+    for (int c = horizon; c >= 1; --c) {
+      for (int j = 0; j < histogram_[c]; ++j) {
+        ++k;
+        largest += c;
+        if (k <= most) room += rounds_with_[k];
+        if (largest > room) return false;
+        if (k >= most) break;  // room stops growing: only the total is left to check
+      }
+      if (k >= most) break;
+    }
+    long long total = 0, all_free = 0;
+    for (int c = 1; c <= horizon; ++c) total += static_cast<long long>(c) * histogram_[c];
+    for (int free : free_gpus) all_free += std::max(0, free);
+    return total <= all_free;
+  }
+
   std::vector<int> room_;
   std::vector<int> chosen_;
+  std::vector<long long> histogram_;    // UnitJobsFit's: jobs by count
+  std::vector<long long> rounds_with_;  // UnitJobsFit's: rounds by free GPUs, cumulative
 };
 
 // Local search on the counts: moves one round from job a to job b (or two rounds to b when a's
