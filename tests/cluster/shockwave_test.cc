@@ -688,6 +688,7 @@ TEST_F(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEv
   busy.busy_reopt_rounds = 20;
   ShockwaveOptions event_only;
   event_only.event_replan_max_jobs = 10;
+  event_only.busy_reopt_rounds = event_only.reopt_rounds;
   const Outcome event_outcome = Simulate(trace, table, "shockwave", &event_only);
   for (const ShockwaveOptions* bounded : {&local_scan, &busy}) {
     const Outcome first = Simulate(trace, table, "shockwave", bounded);

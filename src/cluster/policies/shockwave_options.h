@@ -16,7 +16,7 @@ namespace jigsaw {
 inline constexpr int kDefaultShockwaveMaxPlannedJobs = 0;
 inline constexpr int kDefaultShockwaveEventReplanMaxJobs = 1024;
 inline constexpr int kDefaultShockwaveFullScanMaxJobs = 1024;
-inline constexpr int kDefaultShockwaveBusyReoptRounds = 8;
+inline constexpr int kDefaultShockwaveBusyReoptRounds = 20;
 
 struct ShockwaveOptions {
   int future_rounds = 20;  // planning horizon F
