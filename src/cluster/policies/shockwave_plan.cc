@@ -12,6 +12,8 @@ namespace {
 
 constexpr double kEpsilon = 1e-9;
 constexpr size_t kLocalSearchMaxJobs = 48;
+// The local level scan first packs this many of the highest levels, as the full scan does.
+constexpr size_t kProbedLevels = 2;
 
 std::vector<double> BaseLogs(const ShockwavePlanProblem& problem) {
   std::vector<double> logs;
@@ -448,7 +450,8 @@ namespace {
 // With `level_objectives`, packs every feasible level (highest first) and appends its objective
 // (-infinity where its minimum copies do not pack) instead of solving.
 ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_scan,
-                              WorkBudget* budget, std::vector<double>* level_objectives = nullptr) {
+                              WorkBudget* budget,
+                              std::vector<ShockwaveLevel>* level_objectives = nullptr) {
   const size_t n_jobs = problem.jobs.size();
   const long long capacity = static_cast<long long>(problem.gpus) * problem.rounds;
   ShockwavePlan best;
@@ -583,8 +586,9 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_sc
   };
   if (level_objectives != nullptr) {
     for (size_t l = 0; l <= last_feasible; ++l) {
-      level_objectives->push_back(pack_level(l) ? objective
-                                                : -std::numeric_limits<double>::infinity());
+      const bool packed = pack_level(l);
+      level_objectives->push_back(
+          {levels[l], packed, packed ? utility : 0, packed ? objective : 0});
     }
     return best;
   }
@@ -597,16 +601,35 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_sc
       if (!spend()) break;
     }
   } else {
-    // Upwards from the lowest level whose minimum copies pack, while the objective does not
-    // drop (ties go to the higher level, as in the full scan).
-    for (size_t l = last_feasible + 1; l-- > 0;) {
+    // First the full scan's own first levels, with its stopping rule: where it stops there,
+    // this is its answer.
+    size_t probed = 0;
+    bool stopped = false;
+    for (; probed <= last_feasible && probed < kProbedLevels && !stopped; ++probed) {
+      if (!pack_level(probed)) {
+        stopped = true;
+        break;
+      }
+      if (objective > best.objective) keep();
+      stopped = utility - problem.k * lowest_level <= best.objective || !spend();
+    }
+    // Otherwise upwards from the lowest level whose minimum copies pack, while the objective
+    // does not drop. Ties go to the higher level, as in the full scan: among the levels climbed
+    // to the later one, against the probed levels the probed one.
+    double climbed_best = -std::numeric_limits<double>::infinity();
+    bool best_climbed = false;
+    for (size_t l = last_feasible + 1; !stopped && l-- > probed;) {
       if (!pack_level(l)) {
-        if (best.feasible) break;
+        if (climbed_best > -std::numeric_limits<double>::infinity()) break;
         if (!spend()) break;
         continue;
       }
-      if (objective < best.objective) break;
-      keep();
+      if (objective < climbed_best) break;
+      climbed_best = objective;
+      if (objective > best.objective || (best_climbed && objective == best.objective)) {
+        keep();
+        best_climbed = true;
+      }
       if (!spend()) break;
     }
   }
@@ -629,9 +652,9 @@ ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem,
   return plan;
 }
 
-std::vector<double> ShockwaveLevelObjectives(const ShockwavePlanProblem& problem) {
+std::vector<ShockwaveLevel> ShockwaveLevelObjectives(const ShockwavePlanProblem& problem) {
   WorkBudget budget(ShockwavePlanLimits{});
-  std::vector<double> objectives;
+  std::vector<ShockwaveLevel> objectives;
   SolveWithBudget(problem, /*local_scan=*/false, &budget, &objectives);
   return objectives;
 }
