@@ -78,6 +78,8 @@ ShockwaveOptions ResolveShockwaveOptions(const SimOptions& options) {
   resolved.reopt_rounds = cli.reopt_rounds;
   resolved.max_planned_jobs = cli.max_planned_jobs;
   resolved.event_replan_max_jobs = cli.event_replan_max_jobs;
+  resolved.busy_reopt_rounds = cli.busy_reopt_rounds;
+  resolved.full_scan_max_jobs = cli.full_scan_max_jobs;
   resolved.planner_work_limit = cli.planner_work_limit;
   resolved.planner_wall_clock_s = cli.planner_wall_clock_s;
   if (options.shockwave_solver != "planner" && options.shockwave_solver != "cbc") {
@@ -494,6 +496,15 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
                   "Shockwave: with more active jobs than this, arrivals and completions wait for "
                   "the periodic re-plan instead of re-planning at once (0: never; see "
                   "docs/shockwave.md)")
+      ->capture_default_str();
+  sim->add_option("--shockwave-busy-reopt-rounds", options->shockwave.busy_reopt_rounds,
+                  "Shockwave: with more active jobs than --shockwave-event-replan-max-jobs, "
+                  "re-plan every this many rounds (see docs/shockwave.md)")
+      ->capture_default_str();
+  sim->add_option("--shockwave-full-scan-max-jobs", options->shockwave.full_scan_max_jobs,
+                  "Shockwave planner: plans with more jobs than this scan the max-rem levels "
+                  "from the lowest upwards, stopping at the first that does not improve (0: "
+                  "never; see docs/shockwave.md)")
       ->capture_default_str();
   sim->add_option("--shockwave-solver-timeout-s", options->shockwave.solver_timeout_s,
                   "Shockwave: CBC's time limit per plan with --shockwave-solver cbc (overrides the "

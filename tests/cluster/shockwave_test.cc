@@ -356,14 +356,19 @@ std::vector<std::vector<int>> ReferenceRankRounds(const std::vector<int>& rounds
 TEST(ShockwavePlan, RankRoundsMatchesTheFullCheckOnRandomInstances) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<double> unit(0, 1);
-  for (int instance = 0; instance < 400; ++instance) {
+  // The last 300 instances are mostly single-GPU jobs (as on Philly), for the counting check
+  // that replaces the greedy for them.
+  for (int instance = 0; instance < 700; ++instance) {
+    const bool mostly_single = instance >= 400;
     const int capacity = 4 << (instance % 4);
-    const int horizon = 1 + static_cast<int>(unit(rng) * 12);
-    const size_t n = 1 + static_cast<size_t>(unit(rng) * 40);
+    const int horizon = 1 + static_cast<int>(unit(rng) * (mostly_single ? 20 : 12));
+    const size_t n = 1 + static_cast<size_t>(unit(rng) * (mostly_single ? 120 : 40));
     std::vector<int> rounds(n), gpus(n);
     std::vector<double> priorities(n);
     for (size_t i = 0; i < n; ++i) {
-      gpus[i] = std::min(capacity, 1 << static_cast<int>(unit(rng) * 4));
+      gpus[i] = mostly_single && unit(rng) < 0.8
+                    ? 1
+                    : std::min(capacity, 1 << static_cast<int>(unit(rng) * 4));
       rounds[i] = static_cast<int>(unit(rng) * (horizon + 2));
       // Ties in urgency are common in practice (weight 1 for every job on time).
       priorities[i] = unit(rng) < 0.5 ? 1 : std::pow(1 + unit(rng), 12);
@@ -457,6 +462,88 @@ TEST(ShockwavePlan, TheWorkLimitIsDeterministicAndBinding) {
   EXPECT_EQ(first.schedule, second.schedule);
   EXPECT_LE(first.objective, full.objective);
   ExpectValidPacking(problem, first);
+}
+
+// The local level scan (a bound on planning work for plans with many jobs) does what its contract
+// says on random loaded instances (the full scan's first two levels, then from the lowest
+// feasible level upwards while the objective does not drop), and where that finds the best
+// level and so does the full scan, it gives the full scan's plan.
+TEST(ShockwavePlan, LocalLevelScanClimbsFromTheLowestLevelAndMatchesUnimodalScans) {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int unimodal = 0, multimodal = 0;
+  for (int instance = 0; instance < 40; ++instance) {
+    ShockwavePlanProblem problem;
+    problem.gpus = 16;
+    problem.rounds = 20;
+    problem.k = instance % 3 == 0 ? 1e-5 : 1e-3;
+    const int n_jobs = 60 + instance * 3;  // above the local search's limit: the scan alone
+    for (int i = 0; i < n_jobs; ++i) {
+      const double epochs = 1 + std::floor(unit(rng) * 60);
+      const double epoch_s = 20 + unit(rng) * 400;
+      const double u = unit(rng);
+      ShockwavePlanJob job = PlanJob(u < 0.7 ? 1 : (u < 0.9 ? 2 : 4), epochs, epoch_s, 0,
+                                     1 + std::floor(unit(rng) * 30));
+      job.epochs_done = std::floor(unit(rng) * epochs * 0.8);
+      job.remaining_s = (epochs - job.epochs_done) * epoch_s * (0.7 + 0.6 * unit(rng));
+      problem.jobs.push_back(job);
+    }
+    const std::vector<ShockwaveLevel> levels = ShockwaveLevelObjectives(problem);
+    ASSERT_FALSE(levels.empty()) << "instance " << instance;
+    // The contract: the full scan's first two levels with its stopping rule, then the climb.
+    const double lowest = levels.back().level;
+    const double none = -std::numeric_limits<double>::infinity();
+    double expected = none;
+    bool stopped = false;
+    size_t probed = 0;
+    for (; probed < levels.size() && probed < 2 && !stopped; ++probed) {
+      if (!levels[probed].packed) {
+        stopped = true;
+        break;
+      }
+      expected = std::max(expected, levels[probed].objective);
+      stopped = levels[probed].utility - problem.k * lowest <= expected;
+    }
+    double climbed = none;
+    for (size_t l = levels.size(); !stopped && l-- > probed;) {
+      if (!levels[l].packed) {
+        if (climbed > none) break;
+        continue;
+      }
+      if (levels[l].objective < climbed) break;
+      climbed = levels[l].objective;
+    }
+    expected = std::max(expected, climbed);
+    ShockwavePlanLimits local;
+    local.local_level_scan = true;
+    const ShockwavePlan plan = SolveShockwavePlan(problem, local);
+    ASSERT_TRUE(plan.feasible) << "instance " << instance;
+    ExpectValidPacking(problem, plan);
+    EXPECT_EQ(plan.objective, expected) << "instance " << instance;
+    EXPECT_NEAR(plan.objective, ShockwaveObjective(problem, plan.rounds),
+                1e-9 * std::abs(plan.objective));
+
+    double best = none;
+    for (const ShockwaveLevel& level : levels) {
+      if (level.packed) best = std::max(best, level.objective);
+    }
+    const ShockwavePlan full = SolveShockwavePlan(problem);
+    if (expected == best) {
+      ++unimodal;
+      if (full.objective == best) {
+        EXPECT_EQ(plan.rounds, full.rounds) << "instance " << instance;
+        EXPECT_EQ(plan.schedule, full.schedule) << "instance " << instance;
+      }
+    } else {
+      ++multimodal;
+      EXPECT_LT(plan.objective, best);
+    }
+  }
+  // Both cases occur among these instances.
+  EXPECT_GT(unimodal, 0);
+  EXPECT_GT(multimodal, 0);
+  std::printf("local level scan: %d of %d instances found the best level\n", unimodal,
+              unimodal + multimodal);
 }
 
 TEST(ShockwaveOptions, ParsesShockwaveConfigs) {
@@ -595,6 +682,7 @@ TEST_F(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEv
   ShockwaveOptions unbounded;
   unbounded.max_planned_jobs = 0;
   unbounded.event_replan_max_jobs = 0;
+  unbounded.full_scan_max_jobs = 0;
   const Outcome reference = Simulate(trace, table, "shockwave", &unbounded);
   const ShockwaveOptions defaults;
   EXPECT_EQ(Simulate(trace, table, "shockwave", &defaults).jct_s, reference.jct_s);
@@ -608,6 +696,24 @@ TEST_F(ShockwaveBounds, DefaultsDoNotBindOnTheTraceAndBindingBoundsStillFinishEv
     EXPECT_NE(first.jct_s, reference.jct_s) << "the bound should bind: " << planned << " " << event;
     EXPECT_EQ(Simulate(trace, table, "shockwave", &bounded).jct_s, first.jct_s);
   }
+  // The local level scan and a longer re-plan period while events wait.
+  ShockwaveOptions local_scan;
+  local_scan.full_scan_max_jobs = 10;
+  ShockwaveOptions busy;
+  busy.event_replan_max_jobs = 10;
+  busy.busy_reopt_rounds = 20;
+  ShockwaveOptions event_only;
+  event_only.event_replan_max_jobs = 10;
+  event_only.busy_reopt_rounds = event_only.reopt_rounds;
+  const Outcome event_outcome = Simulate(trace, table, "shockwave", &event_only);
+  for (const ShockwaveOptions* bounded : {&local_scan, &busy}) {
+    const Outcome first = Simulate(trace, table, "shockwave", bounded);
+    EXPECT_EQ(first.finished, 120);
+    EXPECT_NE(first.jct_s, reference.jct_s) << "the bound should bind";
+    EXPECT_EQ(Simulate(trace, table, "shockwave", bounded).jct_s, first.jct_s);
+  }
+  EXPECT_NE(Simulate(trace, table, "shockwave", &busy).jct_s, event_outcome.jct_s)
+      << "the busy period should change the event bound's run";
 }
 
 }  // namespace

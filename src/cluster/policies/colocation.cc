@@ -10,15 +10,15 @@
 namespace jigsaw {
 namespace {
 
-double ServedShare(const PolicyJob& job) {
-  return job.elapsed_s > 0 ? job.attained_s / job.elapsed_s : 0.0;
-}
-
 bool Typed(const PolicyJob& job) {
   return job.spec != nullptr && job.spec->typed() && job.batch_size > 0;
 }
 
 }  // namespace
+
+double ServedShare(const PolicyJob& job) {
+  return job.elapsed_s > 0 ? job.attained_s / job.elapsed_s : 0.0;
+}
 
 std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs,
                                      std::vector<size_t> subset) {

@@ -10,7 +10,10 @@
 
 namespace jigsaw {
 
-// Least served first: run time / time since arrival, then arrival, then id (max-min fair in time).
+// Run time / time since arrival (0 before any time has passed).
+double ServedShare(const PolicyJob& job);
+
+// Least served first: ServedShare, then arrival, then id (max-min fair in time).
 // Only the jobs in `subset` (indices into `jobs`) are ordered.
 std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs,
                                      std::vector<size_t> subset);

@@ -32,6 +32,7 @@
 
 #include "cluster/policies/colocation.h"
 #include "cluster/policies/policies.h"
+#include "cluster/policies/prefix_order.h"
 #include "cluster/spb_cost_model.h"
 #include "core/error.h"
 #include "model/job_spec.h"
@@ -122,11 +123,27 @@ class JigsawPolicy : public Policy {
     // Hosts: the base plan's jobs in its order, or every job least served first, while they fit.
     std::vector<size_t> candidates;
     if (base_ != nullptr) {
-      std::unordered_map<int, size_t> index;
-      for (size_t j = 0; j < jobs.size(); ++j) index[jobs[j].id] = j;
+      // The view's index of each id: a vector by id (trace ids are dense), a map for others.
+      std::unordered_map<int, size_t> negative;
+      for (size_t j = 0; j < jobs.size(); ++j) {
+        const int id = jobs[j].id;
+        if (id < 0) {
+          negative[id] = j;
+          continue;
+        }
+        if (static_cast<size_t>(id) >= view_index_.size()) view_index_.resize(id + 1, -1);
+        view_index_[id] = static_cast<long long>(j);
+      }
       for (int id : base_->PlanRound(context, jobs)) {
-        auto it = index.find(id);
-        if (it != index.end()) candidates.push_back(it->second);
+        if (id < 0) {
+          auto it = negative.find(id);
+          if (it != negative.end()) candidates.push_back(it->second);
+        } else if (static_cast<size_t>(id) < view_index_.size() && view_index_[id] >= 0) {
+          candidates.push_back(static_cast<size_t>(view_index_[id]));
+        }
+      }
+      for (const PolicyJob& job : jobs) {
+        if (job.id >= 0) view_index_[job.id] = -1;
       }
     } else {
       candidates = LeastServedOrder(jobs);
@@ -216,12 +233,25 @@ class JigsawPolicy : public Policy {
     auto group_key = [&](const HostState& h) {
       return std::make_tuple(h.job_class, static_cast<int>(h.mode), h.used_workers);
     };
+    size_t open_hosts = 0;  // hosts in the groups: none left, no later guest can be placed
     for (size_t p = 0; p < hosts->size(); ++p) {
       const HostState& h = (*hosts)[p];
-      if (classes_[h.job_class].colocatable) groups[group_key(h)].insert(p);
+      if (classes_[h.job_class].colocatable) open_hosts += groups[group_key(h)].insert(p).second;
     }
     std::map<std::tuple<int, int, int, int>, Plan> plans;  // this round's, per group and guest
-    for (size_t j : LeastServedOrder(jobs, waiting)) {
+    // The waiting jobs least served first (LeastServedOrder's order), sorted only as far as read.
+    std::vector<double> served(waiting.size());
+    for (size_t w = 0; w < waiting.size(); ++w) served[w] = ServedShare(jobs[waiting[w]]);
+    PrefixOrder least_served(static_cast<int>(waiting.size()), [&](int a, int b) {
+      if (served[a] != served[b]) return served[a] < served[b];
+      const PolicyJob& ja = jobs[waiting[a]];
+      const PolicyJob& jb = jobs[waiting[b]];
+      if (ja.arrival_s != jb.arrival_s) return ja.arrival_s < jb.arrival_s;
+      if (ja.id != jb.id) return ja.id < jb.id;
+      return a < b;
+    });
+    for (int k = 0; k < least_served.size() && open_hosts > 0; ++k) {
+      const size_t j = waiting[least_served.At(k)];
       const int guest_class = ClassOf(jobs[j]);
       int best_host = -1;
       double best_gain = 0;
@@ -258,7 +288,7 @@ class JigsawPolicy : public Policy {
       }
       if (best_host < 0) continue;
       HostState& host = (*hosts)[best_host];
-      groups[group_key(host)].erase(best_host);
+      open_hosts -= groups[group_key(host)].erase(best_host);
       host.mode = best_plan.mode;
       host.rate = best_plan.host_rate;
       host.speed = best_plan.host_speed;
@@ -270,7 +300,7 @@ class JigsawPolicy : public Policy {
         host.used_workers += jobs[j].scale_factor;
         if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
             host.used_workers < jobs[host.job].scale_factor) {
-          groups[group_key(host)].insert(best_host);
+          open_hosts += groups[group_key(host)].insert(best_host).second;
         }
       }
     }
@@ -422,6 +452,7 @@ class JigsawPolicy : public Policy {
   std::map<std::tuple<std::string, int, int, double>, int> class_index_;
   std::unordered_map<int, std::pair<int, int>> class_of_;  // job id -> (batch, class)
   std::vector<std::unique_ptr<PolicyJob>> example_jobs_;
+  std::vector<long long> view_index_;  // PlanPlacements' scratch: view index by id, -1 if none
 };
 
 }  // namespace

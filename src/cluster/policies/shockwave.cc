@@ -44,12 +44,13 @@ class ShockwavePolicy : public Policy {
                  "shockwave: %d plans (%d with finish-time constraints relaxed), plan time mean "
                  "%.2f ms, max %.2f ms, total %.2f s; planner work max %lld units, %d plans "
                  "stopped at the work limit %lld%s; %d plans bounded to %d jobs, %lld "
-                 "arrivals/completions left to the periodic re-plan (over %d active jobs)\n",
+                 "arrivals/completions left to the periodic re-plan (over %d active jobs); %d "
+                 "solves with the local level scan (over %d jobs)\n",
                  plans_, relaxed_plans_, 1e3 * plan_s_ / plans_, 1e3 * max_plan_s_, plan_s_,
                  max_work_, limited_plans_, options_.planner_work_limit,
                  options_.planner_wall_clock_s > 0 ? " or the wall-clock limit" : "",
                  bounded_plans_, options_.max_planned_jobs, deferred_events_,
-                 options_.event_replan_max_jobs);
+                 options_.event_replan_max_jobs, local_scans_, options_.full_scan_max_jobs);
     if (compared_ > 0) {
       std::fprintf(stderr,
                    "shockwave: planner vs CBC on %d plans: planner objective better or equal in "
@@ -82,7 +83,7 @@ class ShockwavePolicy : public Policy {
         if (state != nullptr) state->job.SetProgress(EpochsDone(view, state->job.epochs()));
       }
       ++round_ptr_;
-      if (++rounds_since_reopt_ >= options_.reopt_rounds) {
+      if (++rounds_since_reopt_ >= ReoptRounds()) {
         rounds_since_reopt_ = 0;
         resolve_ = true;
       }
@@ -137,6 +138,13 @@ class ShockwavePolicy : public Policy {
     } else {
       ++deferred_events_;
     }
+  }
+
+  // The periodic re-plan's period: busy_reopt_rounds while events wait for it.
+  int ReoptRounds() const {
+    const int bound = options_.event_replan_max_jobs;
+    return bound > 0 && static_cast<int>(admission_.size()) > bound ? options_.busy_reopt_rounds
+                                                                    : options_.reopt_rounds;
   }
 
   // A planned round after completions whose re-plan was deferred: without the jobs that left,
@@ -379,8 +387,11 @@ class ShockwavePolicy : public Policy {
 
   ShockwavePlan Solve(const ShockwavePlanProblem& problem,
                       std::vector<std::vector<int>>* schedule) {
-    ShockwavePlan plan =
-        SolveShockwavePlan(problem, {options_.planner_work_limit, options_.planner_wall_clock_s});
+    const int full_scan = options_.full_scan_max_jobs;
+    const bool local_scan = full_scan > 0 && static_cast<int>(problem.jobs.size()) > full_scan;
+    local_scans_ += local_scan;
+    ShockwavePlan plan = SolveShockwavePlan(
+        problem, {options_.planner_work_limit, options_.planner_wall_clock_s, local_scan});
     max_work_ = std::max(max_work_, plan.work);
     limited_plans_ += plan.limited;
     if (!options_.use_cbc) return plan;
@@ -418,6 +429,7 @@ class ShockwavePolicy : public Policy {
   int plans_ = 0;
   int relaxed_plans_ = 0;
   int bounded_plans_ = 0;
+  int local_scans_ = 0;
   long long deferred_events_ = 0;
   long long max_work_ = 0;
   int limited_plans_ = 0;

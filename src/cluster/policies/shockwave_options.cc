@@ -124,6 +124,9 @@ void ValidateShockwaveOptions(const ShockwaveOptions& options) {
   RequireCountInRange("--shockwave-max-planned-jobs", options.max_planned_jobs, 0, 1'000'000'000);
   RequireCountInRange("--shockwave-event-replan-max-jobs", options.event_replan_max_jobs, 0,
                       1'000'000'000);
+  RequireCountInRange("--shockwave-busy-reopt-rounds", options.busy_reopt_rounds, 1, 1'000'000);
+  RequireCountInRange("--shockwave-full-scan-max-jobs", options.full_scan_max_jobs, 0,
+                      1'000'000'000);
   RequireOptionInRange("--shockwave-solver-timeout-s", options.solver_timeout_s, 1e-3, 1e6);
   RequireCountInRange("--shockwave-work-limit", options.planner_work_limit, 1, 1'000'000'000'000);
   RequireOptionInRange("--shockwave-wall-clock-limit-s", options.planner_wall_clock_s, 0, 1e6);

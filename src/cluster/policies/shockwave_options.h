@@ -15,6 +15,8 @@ namespace jigsaw {
 
 inline constexpr int kDefaultShockwaveMaxPlannedJobs = 0;
 inline constexpr int kDefaultShockwaveEventReplanMaxJobs = 1024;
+inline constexpr int kDefaultShockwaveFullScanMaxJobs = 1024;
+inline constexpr int kDefaultShockwaveBusyReoptRounds = 20;
 
 struct ShockwaveOptions {
   int future_rounds = 20;  // planning horizon F
@@ -41,6 +43,13 @@ struct ShockwaveOptions {
   // arrival or completion no longer re-plans at once; the next periodic re-plan (reopt_rounds)
   // takes it in, and meanwhile the GPUs of jobs that left go to the last plan's fill order.
   int event_replan_max_jobs = kDefaultShockwaveEventReplanMaxJobs;
+  // While more than event_replan_max_jobs jobs are active, the periodic re-plan comes every this
+  // many rounds instead of every reopt_rounds (not a config-file key; a plan covers
+  // future_rounds rounds, so values above that act as future_rounds).
+  int busy_reopt_rounds = kDefaultShockwaveBusyReoptRounds;
+  // Plans with more jobs than this scan the max-rem levels locally, from the lowest feasible
+  // one upwards (ShockwavePlanLimits::local_level_scan; not a config-file key; 0: never).
+  int full_scan_max_jobs = kDefaultShockwaveFullScanMaxJobs;
   bool use_cbc = false;       // solve the per-round MILP with CBC instead of the planner
   bool report_stats = false;  // print plan counts and times on stderr at the end
 };

@@ -12,6 +12,8 @@ namespace {
 
 constexpr double kEpsilon = 1e-9;
 constexpr size_t kLocalSearchMaxJobs = 48;
+// The local level scan first packs this many of the highest levels, as the full scan does.
+constexpr size_t kProbedLevels = 2;
 
 std::vector<double> BaseLogs(const ShockwavePlanProblem& problem) {
   std::vector<double> logs;
@@ -89,6 +91,35 @@ struct Unit {
   double gain_per_gpu;
   int job;
   int n;  // the job's n-th round
+};
+
+// Units in decreasing gain, ties in creation order (job, then round: the order of a stable sort
+// by gain), sorted only as far as read: under load a level's greedy stops once the rounds are
+// full, long before the last unit. The order is total, so every prefix is the full sort's.
+class SortedUnits {
+ public:
+  explicit SortedUnits(std::vector<Unit> units) : units_(std::move(units)) {}
+  size_t size() const { return units_.size(); }
+  // The unit at position k < size().
+  const Unit& At(size_t k) {
+    if (k >= sorted_) {
+      const size_t end = std::min(units_.size(), std::max({k + 1, size_t{256}, 2 * sorted_}));
+      auto first = units_.begin() + sorted_;
+      auto last = units_.begin() + end;
+      if (end < units_.size()) std::nth_element(first, last, units_.end(), Before);
+      std::sort(first, last, Before);
+      sorted_ = end;
+    }
+    return units_[k];
+  }
+
+ private:
+  static bool Before(const Unit& a, const Unit& b) {
+    if (a.gain_per_gpu != b.gain_per_gpu) return a.gain_per_gpu > b.gain_per_gpu;
+    return a.job != b.job ? a.job < b.job : a.n < b.n;
+  }
+  std::vector<Unit> units_;
+  size_t sorted_ = 0;
 };
 
 // Jobs placed into rounds one copy at a time.
@@ -256,12 +287,16 @@ class RoomChooser {
   // biggest gangs first) for which `skip(i)` is false into distinct rounds, each into the rounds
   // with the most room. Returns whether every copy fit; with `drop`, the counts are lowered to
   // what fit, otherwise it stops at the first copy that does not fit.
+  // Without `drop`, once the single-GPU jobs are reached (the tail of biggest_first) the answer
+  // comes from UnitJobsFit and *free_gpus is left as it was there.
   template <typename Skip>
   bool Pack(const std::vector<size_t>& biggest_first, const Skip& skip,
             const std::vector<int>& gpus, std::vector<int>* counts, std::vector<int>* free_gpus,
             bool drop) {
     bool all = true;
-    for (size_t i : biggest_first) {
+    for (size_t q = 0; q < biggest_first.size(); ++q) {
+      const size_t i = biggest_first[q];
+      if (!drop && gpus[i] == 1) return UnitJobsFit(biggest_first, q, skip, *counts, *free_gpus);
       if ((*counts)[i] == 0 || skip(i)) continue;
       MostRoom(*free_gpus, gpus[i], (*counts)[i], &chosen_);
       for (int t : chosen_) (*free_gpus)[t] -= gpus[i];
@@ -275,8 +310,56 @@ class RoomChooser {
   }
 
  private:
+  // Whether the single-GPU jobs biggest_first[from...] (not skipped) fit, each into (*counts)[i]
+  // distinct rounds. For single-GPU jobs the most-room greedy fails only where no placement
+  // exists (an exchange argument: some placement gives the job being placed the rounds with the
+  // most room), and by max-flow / min-cut one exists exactly when, for every k, the k largest
+  // counts sum to at most sum_t min(free_t, k). O(jobs + horizon + max free) instead of
+  // O(jobs x horizon); the randomised test against the plain greedy checks the equivalence.
+  template <typename Skip>
+  bool UnitJobsFit(const std::vector<size_t>& biggest_first, size_t from, const Skip& skip,
+                   const std::vector<int>& counts, const std::vector<int>& free_gpus) {
+    const int horizon = static_cast<int>(free_gpus.size());
+    histogram_.assign(horizon + 1, 0);
+    long long jobs = 0;
+    for (size_t q = from; q < biggest_first.size(); ++q) {
+      const size_t i = biggest_first[q];
+      if (counts[i] == 0 || skip(i)) continue;
+      if (counts[i] > horizon) return false;
+      ++histogram_[counts[i]];
+      ++jobs;
+    }
+    if (jobs == 0) return true;
+    // rounds_with_[k]: rounds with at least k free GPUs, for k up to the most free.
+    int most = 0;
+    for (int free : free_gpus) most = std::max(most, free);
+    rounds_with_.assign(most + 2, 0);
+    for (int free : free_gpus) {
+      if (free > 0) ++rounds_with_[free];
+    }
+    for (int k = most - 1; k >= 1; --k) rounds_with_[k] += rounds_with_[k + 1];
+    // k jobs, largest counts first; room(k) = sum_t min(free_t, k) grows by rounds_with_[k].
+    long long k = 0, largest = 0, room = 0;
+    for (int c = horizon; c >= 1; --c) {
+      for (int j = 0; j < histogram_[c]; ++j) {
+        ++k;
+        largest += c;
+        if (k <= most) room += rounds_with_[k];
+        if (largest > room) return false;
+        if (k >= most) break;  // room stops growing: only the total is left to check
+      }
+      if (k >= most) break;
+    }
+    long long total = 0, all_free = 0;
+    for (int c = 1; c <= horizon; ++c) total += static_cast<long long>(c) * histogram_[c];
+    for (int free : free_gpus) all_free += std::max(0, free);
+    return total <= all_free;
+  }
+
   std::vector<int> room_;
   std::vector<int> chosen_;
+  std::vector<long long> histogram_;    // UnitJobsFit's: jobs by count
+  std::vector<long long> rounds_with_;  // UnitJobsFit's: rounds by free GPUs, cumulative
 };
 
 // Local search on the counts: moves one round from job a to job b (or two rounds to b when a's
@@ -364,7 +447,11 @@ double ShockwaveObjective(const ShockwavePlanProblem& problem, const std::vector
 
 namespace {
 
-ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* budget) {
+// With `level_objectives`, packs every feasible level (highest first) and appends its objective
+// (-infinity where its minimum copies do not pack) instead of solving.
+ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_scan,
+                              WorkBudget* budget,
+                              std::vector<ShockwaveLevel>* level_objectives = nullptr) {
   const size_t n_jobs = problem.jobs.size();
   const long long capacity = static_cast<long long>(problem.gpus) * problem.rounds;
   ShockwavePlan best;
@@ -414,8 +501,7 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
       if (level <= top_level + kEpsilon && level + kEpsilon >= floor_level) levels.push_back(level);
     }
   }
-  std::stable_sort(units.begin(), units.end(),
-                   [](const Unit& a, const Unit& b) { return a.gain_per_gpu > b.gain_per_gpu; });
+  SortedUnits sorted_units(std::move(units));
   std::sort(levels.begin(), levels.end(), std::greater<double>());
   levels.erase(std::unique(levels.begin(), levels.end(),
                            [](double a, double b) { return std::abs(a - b) <= kEpsilon; }),
@@ -457,43 +543,94 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
   RoundPacking packing(problem.rounds, problem.gpus, n_jobs);
   RoundPacking best_packing(problem.rounds, problem.gpus, n_jobs);
   std::vector<int> rounds(n_jobs);
-  for (size_t l = 0; l <= last_feasible; ++l) {
+  // Packs level l (the minimum copies, then the units in order) into `packing`; false if the
+  // minimum copies do not fit. Sets the level's utility and objective.
+  double utility = 0;
+  double objective = 0;
+  auto pack_level = [&](size_t l) {
     minimum_rounds(levels[l]);
     // Every round taken is placed at once (into the round with the most room the job is not in
     // yet), so the counts always have a packing.
     packing.Reset(problem.rounds, problem.gpus, n_jobs);
-    bool placed_minimum = true;
     for (size_t i : biggest_first) {
-      for (int c = 0; c < minimum[i] && placed_minimum; ++c) {
-        placed_minimum = packing.Add(i, problem.jobs[i].gpus);
+      for (int c = 0; c < minimum[i]; ++c) {
+        if (!packing.Add(i, problem.jobs[i].gpus)) return false;
       }
     }
-    if (!placed_minimum) break;
-    for (const Unit& unit : units) {
+    for (size_t u = 0; u < sorted_units.size(); ++u) {
       if (packing.total_free() < smallest_gang) break;  // no unit fits any more
+      const Unit& unit = sorted_units.At(u);
       if (unit.n != packing.count(unit.job) + 1) continue;
       packing.Add(unit.job, problem.jobs[unit.job].gpus);
     }
-    double utility = 0;
+    utility = 0;
     double max_remaining = 0;
     for (size_t i = 0; i < n_jobs; ++i) {
       rounds[i] = packing.count(i);
       utility += curves.utility(i, rounds[i]);
       max_remaining = std::max(max_remaining, curves.remaining(i, rounds[i]));
     }
-    const double objective = utility - problem.k * max_remaining;
-    if (objective > best.objective) {
-      best.objective = objective;
-      best.rounds = rounds;
-      std::swap(packing, best_packing);
-      best.feasible = true;
+    objective = utility - problem.k * max_remaining;
+    return true;
+  };
+  auto keep = [&] {
+    best.objective = objective;
+    best.rounds = rounds;
+    std::swap(packing, best_packing);
+    best.feasible = true;
+  };
+  // The level's placements: the minimum copies and the marginal units tried.
+  auto spend = [&] {
+    return budget->Spend(static_cast<long long>(sorted_units.size()) +
+                         std::accumulate(minimum.begin(), minimum.end(), 0LL));
+  };
+  if (level_objectives != nullptr) {
+    for (size_t l = 0; l <= last_feasible; ++l) {
+      const bool packed = pack_level(l);
+      level_objectives->push_back(
+          {levels[l], packed, packed ? utility : 0, packed ? objective : 0});
     }
-    // Lower levels only lose utility, and max-rem cannot drop below the lowest feasible level.
-    if (utility - problem.k * lowest_level <= best.objective) break;
-    // The level's placements: the minimum copies and the marginal units tried.
-    if (!budget->Spend(static_cast<long long>(units.size()) +
-                       std::accumulate(minimum.begin(), minimum.end(), 0LL))) {
-      break;
+    return best;
+  }
+  if (!local_scan) {
+    for (size_t l = 0; l <= last_feasible; ++l) {
+      if (!pack_level(l)) break;
+      if (objective > best.objective) keep();
+      // Lower levels only lose utility, and max-rem cannot drop below the lowest feasible level.
+      if (utility - problem.k * lowest_level <= best.objective) break;
+      if (!spend()) break;
+    }
+  } else {
+    // First the full scan's own first levels, with its stopping rule: where it stops there,
+    // this is its answer.
+    size_t probed = 0;
+    bool stopped = false;
+    for (; probed <= last_feasible && probed < kProbedLevels && !stopped; ++probed) {
+      if (!pack_level(probed)) {
+        stopped = true;
+        break;
+      }
+      if (objective > best.objective) keep();
+      stopped = utility - problem.k * lowest_level <= best.objective || !spend();
+    }
+    // Otherwise upwards from the lowest level whose minimum copies pack, while the objective
+    // does not drop. Ties go to the higher level, as in the full scan: among the levels climbed
+    // to the later one, against the probed levels the probed one.
+    double climbed_best = -std::numeric_limits<double>::infinity();
+    bool best_climbed = false;
+    for (size_t l = last_feasible + 1; !stopped && l-- > probed;) {
+      if (!pack_level(l)) {
+        if (climbed_best > -std::numeric_limits<double>::infinity()) break;
+        if (!spend()) break;
+        continue;
+      }
+      if (objective < climbed_best) break;
+      climbed_best = objective;
+      if (objective > best.objective || (best_climbed && objective == best.objective)) {
+        keep();
+        best_climbed = true;
+      }
+      if (!spend()) break;
     }
   }
   if (best.feasible) best.schedule = best_packing.schedule();
@@ -509,10 +646,17 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, WorkBudget* b
 ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem,
                                  const ShockwavePlanLimits& limits) {
   WorkBudget budget(limits);
-  ShockwavePlan plan = SolveWithBudget(problem, &budget);
+  ShockwavePlan plan = SolveWithBudget(problem, limits.local_level_scan, &budget);
   plan.work = budget.used();
   plan.limited = budget.exhausted();
   return plan;
+}
+
+std::vector<ShockwaveLevel> ShockwaveLevelObjectives(const ShockwavePlanProblem& problem) {
+  WorkBudget budget(ShockwavePlanLimits{});
+  std::vector<ShockwaveLevel> objectives;
+  SolveWithBudget(problem, /*local_scan=*/false, &budget, &objectives);
+  return objectives;
 }
 
 std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,

@@ -60,9 +60,20 @@ struct ShockwavePlan {
 // wall-clock limit exists only as an explicit option and breaks reproducibility: where it binds,
 // the plan depends on the machine's speed and load.
 inline constexpr long long kDefaultShockwaveWorkLimit = 50'000'000;
+//
+// local_level_scan trades the full scan of max-rem levels (from the highest down, about a
+// dozen greedy packings of the horizon per plan under load) for a local one: the full scan's
+// first two levels with its own stopping rule (if it stops there, that is its answer), then
+// from the lowest feasible level upwards, stopping at the first level whose objective is lower
+// than the best climbed to; the better of the two, ties to the higher level. It picks the full
+// scan's level whenever the full scan stops within two levels or the objective over the levels
+// rises to its maximum and then falls (under load the lowest level is usually the best, as the
+// makespan term outweighs the utility term). Plans can differ otherwise, so it is a bound on
+// planning work (docs/shockwave.md), not the algorithm's default.
 struct ShockwavePlanLimits {
   long long work = kDefaultShockwaveWorkLimit;
   double wall_clock_s = 0;  // 0: none
+  bool local_level_scan = false;
 };
 
 // Objective of the counts `rounds` (ignores feasibility).
@@ -73,6 +84,16 @@ double PlannedRemaining(const ShockwavePlanJob& job, int n, double round_s);
 // Best counts; gives up refining (keeping the best found) at `limits`.
 ShockwavePlan SolveShockwavePlan(const ShockwavePlanProblem& problem,
                                  const ShockwavePlanLimits& limits = {});
+
+// For tests and diagnostics: the greedy packing at every feasible max-rem level, highest level
+// first; empty if the caps on rem cannot be met.
+struct ShockwaveLevel {
+  double level = 0;      // the cap on max-rem
+  bool packed = false;   // whether the level's minimum copies packed (else no values)
+  double utility = 0;    // the log-utility term
+  double objective = 0;  // utility - k max-rem
+};
+std::vector<ShockwaveLevel> ShockwaveLevelObjectives(const ShockwavePlanProblem& problem);
 
 // Places job i in rounds[i] of the `horizon` rounds, minimising sum_i priority_i * (mean round
 // index of job i): jobs in decreasing priority / (rounds * gpus) take the earliest rounds with
