@@ -21,9 +21,13 @@ KnnCache::KnnCache(KnnCacheOptions options) : options_(std::move(options)), rng_
   if (options_.k < 1 || options_.classes < 1 || options_.per_class_capacity < 1) {
     throw UsageError("freeze cache: k, classes and the per-class capacity must be >= 1");
   }
+  if (options_.lower_bound_groups < 0) {
+    throw UsageError("freeze cache: lower-bound groups must be >= 0");
+  }
   stores_.resize(options_.layers.size());
   for (Store& store : stores_) {
     store.rows.resize(options_.classes);
+    store.sums.resize(options_.classes);
     store.seen.assign(options_.classes, 0);
   }
 }
@@ -83,6 +87,7 @@ size_t KnnCache::MemoryBytes() const {
   size_t bytes = 0;
   for (const Store& store : stores_) {
     for (const std::vector<float>& rows : store.rows) bytes += rows.size() * sizeof(float);
+    for (const std::vector<float>& sums : store.sums) bytes += sums.size() * sizeof(float);
   }
   return bytes;
 }
@@ -90,13 +95,29 @@ size_t KnnCache::MemoryBytes() const {
 std::optional<KnnCache::Probed> KnnCache::Probe(int layer, std::span<const float> features) const {
   const int slot = Slot(layer);
   if (slot < 0) return std::nullopt;
-  return Nearest(slot, features, std::numeric_limits<float>::infinity());
+  return Nearest(slot, features, std::numeric_limits<float>::infinity(), false);
+}
+
+void KnnCache::GroupSums(const Store& store, const float* features, float* out) {
+  for (size_t g = 0; g < store.groups; ++g) {
+    const size_t begin = g * store.group_size;
+    const size_t end = std::min(store.width, begin + store.group_size);
+    double sum = 0;
+    for (size_t i = begin; i < end; ++i) sum += features[i];
+    out[g] = static_cast<float>(sum / std::sqrt(static_cast<double>(end - begin)));
+  }
 }
 
 std::optional<KnnCache::Probed> KnnCache::Nearest(int slot, std::span<const float> features,
-                                                  float limit) const {
+                                                  float limit, bool use_lower_bound) const {
   const Store& store = stores_[slot];
   if (store.width == 0 || features.size() != store.width) return std::nullopt;
+  use_lower_bound = use_lower_bound && store.groups > 0;
+  std::vector<float> query_sums(use_lower_bound ? store.groups : 0);
+  if (use_lower_bound) GroupSums(store, features.data(), query_sums.data());
+  // The bound is computed in float: it must exceed `worst` by a margin far above rounding
+  // before a row is skipped, so a skipped row is never one the full search would keep.
+  constexpr float kSkipMargin = 1.001f;
   // The k smallest (distance^2, class), ascending; a row is abandoned as soon as its partial
   // sum exceeds the current k-th smallest (or `limit` while fewer than k are kept).
   const size_t k = static_cast<size_t>(options_.k);
@@ -105,7 +126,16 @@ std::optional<KnnCache::Probed> KnnCache::Nearest(int slot, std::span<const floa
   float worst = limit;
   for (int label = 0; label < options_.classes; ++label) {
     const std::vector<float>& rows = store.rows[label];
-    for (size_t start = 0; start < rows.size(); start += store.width) {
+    const float* sums = store.sums[label].data();
+    for (size_t start = 0; start < rows.size(); start += store.width, sums += store.groups) {
+      if (use_lower_bound) {
+        float lower = 0;
+        for (size_t g = 0; g < store.groups; ++g) {
+          const float d = sums[g] - query_sums[g];
+          lower += d * d;
+        }
+        if (lower > worst * kSkipMargin) continue;
+      }
       const float* row = rows.data() + start;
       const float sum = SquaredDistance(row, features.data(), store.width, worst);
       if (sum > worst) continue;
@@ -140,7 +170,7 @@ std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> fe
     const double squared = reach * reach * (1 + 1e-4) + 1e-12;
     if (squared < std::numeric_limits<float>::max()) limit = static_cast<float>(squared);
   }
-  const std::optional<Probed> probed = Nearest(slot, features, limit);
+  const std::optional<Probed> probed = Nearest(slot, features, limit, true);
   if (!probed || probed->mean_distance > bound) return std::nullopt;
   return CacheAnswer{probed->label, {}};
 }
@@ -156,22 +186,34 @@ void KnnCache::Insert(int layer, std::span<const float> features, int64_t label,
   const int slot = Slot(layer);
   if (slot < 0 || label < 0 || label >= options_.classes || features.empty()) return;
   Store& store = stores_[slot];
-  if (store.width == 0) store.width = features.size();
+  if (store.width == 0) {
+    store.width = features.size();
+    const size_t groups = static_cast<size_t>(options_.lower_bound_groups);
+    if (groups > 0 && store.width >= 4 * groups) {
+      store.group_size = (store.width + groups - 1) / groups;
+      store.groups = (store.width + store.group_size - 1) / store.group_size;
+    }
+  }
   if (features.size() != store.width) {
     throw std::invalid_argument("freeze cache: layer " + std::to_string(layer) + " has width " +
                                 std::to_string(store.width) + ", insert of " +
                                 std::to_string(features.size()));
   }
   std::vector<float>& rows = store.rows[label];
+  std::vector<float>& sums = store.sums[label];
+  std::vector<float> row_sums(store.groups);
+  GroupSums(store, features.data(), row_sums.data());
   const int64_t seen = store.seen[label]++;
   const size_t capacity = static_cast<size_t>(options_.per_class_capacity);
   if (rows.size() / store.width < capacity) {
     rows.insert(rows.end(), features.begin(), features.end());
+    sums.insert(sums.end(), row_sums.begin(), row_sums.end());
     return;
   }
   const uint64_t slot_index = rng_.UniformInt(static_cast<uint64_t>(seen) + 1);
   if (slot_index < capacity) {
     std::copy(features.begin(), features.end(), rows.begin() + slot_index * store.width);
+    std::copy(row_sums.begin(), row_sums.end(), sums.begin() + slot_index * store.groups);
   }
 }
 

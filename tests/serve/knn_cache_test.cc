@@ -164,6 +164,57 @@ TEST(KnnCache, PrunedLookupAnswersAsTheFullSearch) {
   EXPECT_GT(misses, 50);
 }
 
+// Wide rows (16 groups of 25, as LeNet's 16x5x5 map) engage the group-sum lower bound; Lookup
+// must answer exactly as the full search (Probe + bound rule) and as a cache without the bound.
+TEST(KnnCache, GroupSumLowerBoundAnswersAsTheFullSearch) {
+  constexpr int kWidth = 400;
+  KnnCacheOptions options = Options(5, 0.0, 60);
+  KnnCacheOptions plain_options = options;
+  plain_options.lower_bound_groups = 0;
+  KnnCache cache(options);
+  KnnCache plain(plain_options);
+  Rng rng(11);
+  auto sample = [&](double centre, double spread) {
+    std::vector<float> row(kWidth);
+    for (int i = 0; i < kWidth; ++i) {
+      const int channel = i / 25;
+      row[i] =
+          static_cast<float>(centre * ((channel % 4) + 1) * 0.25 + rng.Uniform(-spread, spread));
+    }
+    return row;
+  };
+  for (int i = 0; i < 240; ++i) {
+    const int64_t label = static_cast<int64_t>(rng.UniformInt(3));
+    const std::vector<float> row = sample(static_cast<double>(label), 0.5);
+    cache.Insert(2, row, label, kNoLogits);
+    plain.Insert(2, row, label, kNoLogits);
+  }
+  EXPECT_GT(cache.MemoryBytes(), plain.MemoryBytes());  // the group sums are stored
+  int hits = 0, misses = 0;
+  for (const double bound : {3.0, 4.5, 5.5, 7.0, 20.0}) {
+    cache.set_max_distance(2, bound);
+    plain.set_max_distance(2, bound);
+    for (int q = 0; q < 150; ++q) {
+      const std::vector<float> query = sample(rng.Uniform(-0.5, 2.5), rng.Uniform(0.3, 0.8));
+      const std::optional<KnnCache::Probed> probed = cache.Probe(2, query);
+      const bool expect_hit = probed && probed->mean_distance <= bound;
+      const std::optional<CacheAnswer> answer = cache.Lookup(2, query);
+      const std::optional<CacheAnswer> reference = plain.Lookup(2, query);
+      ASSERT_EQ(answer.has_value(), expect_hit) << "bound " << bound << " query " << q;
+      ASSERT_EQ(answer.has_value(), reference.has_value()) << "bound " << bound << " query " << q;
+      if (answer) {
+        EXPECT_EQ(answer->label, probed->label);
+        EXPECT_EQ(answer->label, reference->label);
+        ++hits;
+      } else {
+        ++misses;
+      }
+    }
+  }
+  EXPECT_GT(hits, 50);  // both outcomes exercised
+  EXPECT_GT(misses, 50);
+}
+
 TEST(KnnCache, RefusesInconsistentOptions) {
   KnnCacheOptions options = Options(1, 1.0);
   options.max_distance = {1.0};
@@ -172,6 +223,9 @@ TEST(KnnCache, RefusesInconsistentOptions) {
   EXPECT_THROW(KnnCache{options}, UsageError);
   options = Options(1, 1.0);
   options.layers = {4, 2};
+  EXPECT_THROW(KnnCache{options}, UsageError);
+  options = Options(1, 1.0);
+  options.lower_bound_groups = -1;
   EXPECT_THROW(KnnCache{options}, UsageError);
 }
 
