@@ -112,48 +112,89 @@ std::optional<KnnCache::Probed> KnnCache::Nearest(int slot, std::span<const floa
                                                   float limit, bool use_lower_bound) const {
   const Store& store = stores_[slot];
   if (store.width == 0 || features.size() != store.width) return std::nullopt;
-  use_lower_bound = use_lower_bound && store.groups > 0;
-  std::vector<float> query_sums(use_lower_bound ? store.groups : 0);
-  if (use_lower_bound) GroupSums(store, features.data(), query_sums.data());
-  // The bound is computed in float: it must exceed `worst` by a margin far above rounding
-  // before a row is skipped, so a skipped row is never one the full search would keep.
-  constexpr float kSkipMargin = 1.001f;
-  // The k smallest (distance^2, class), ascending; a row is abandoned as soon as its partial
-  // sum exceeds the current k-th smallest (or `limit` while fewer than k are kept).
+  // The k smallest (distance^2, row index in class order), ascending: the same k rows whatever
+  // order rows are visited in. A row is abandoned as soon as its partial sum exceeds the current
+  // k-th smallest (or `limit` while fewer than k are kept).
+  struct Candidate {
+    float distance;
+    int label;
+    size_t index;
+  };
   const size_t k = static_cast<size_t>(options_.k);
-  std::vector<std::pair<float, int>> best;
+  std::vector<Candidate> best;
   best.reserve(k + 1);
   float worst = limit;
-  for (int label = 0; label < options_.classes; ++label) {
-    const std::vector<float>& rows = store.rows[label];
-    const float* sums = store.sums[label].data();
-    for (size_t start = 0; start < rows.size(); start += store.width, sums += store.groups) {
-      if (use_lower_bound) {
+  auto keep = [&](float sum, int label, size_t index) {
+    if (sum > worst) return;
+    const Candidate candidate{sum, label, index};
+    const auto at = std::upper_bound(
+        best.begin(), best.end(), candidate, [](const Candidate& a, const Candidate& b) {
+          return a.distance < b.distance || (a.distance == b.distance && a.index < b.index);
+        });
+    best.insert(at, candidate);
+    if (best.size() > k) best.pop_back();
+    if (best.size() == k) worst = best.back().distance;
+  };
+  if (!use_lower_bound || store.groups == 0) {
+    size_t index = 0;
+    for (int label = 0; label < options_.classes; ++label) {
+      const std::vector<float>& rows = store.rows[label];
+      for (size_t start = 0; start < rows.size(); start += store.width, ++index) {
+        keep(SquaredDistance(rows.data() + start, features.data(), store.width, worst), label,
+             index);
+      }
+    }
+  } else {
+    // Pass 1: every row's group-sum lower bound; the k rows with the smallest bounds are
+    // measured first so that `worst` is tight before the rest are filtered by their bounds.
+    std::vector<float> query_sums(store.groups);
+    GroupSums(store, features.data(), query_sums.data());
+    std::vector<const float*> row_at;
+    std::vector<int> label_at;
+    std::vector<float> lower_at;
+    std::vector<std::pair<float, size_t>> seeds;  // k smallest bounds, ascending
+    for (int label = 0; label < options_.classes; ++label) {
+      const std::vector<float>& rows = store.rows[label];
+      const float* sums = store.sums[label].data();
+      for (size_t start = 0; start < rows.size(); start += store.width, sums += store.groups) {
         float lower = 0;
         for (size_t g = 0; g < store.groups; ++g) {
           const float d = sums[g] - query_sums[g];
           lower += d * d;
         }
-        if (lower > worst * kSkipMargin) continue;
+        const size_t index = row_at.size();
+        row_at.push_back(rows.data() + start);
+        label_at.push_back(label);
+        lower_at.push_back(lower);
+        if (seeds.size() < k || lower < seeds.back().first) {
+          const std::pair<float, size_t> seed{lower, index};
+          seeds.insert(std::upper_bound(seeds.begin(), seeds.end(), seed), seed);
+          if (seeds.size() > k) seeds.pop_back();
+        }
       }
-      const float* row = rows.data() + start;
-      const float sum = SquaredDistance(row, features.data(), store.width, worst);
-      if (sum > worst) continue;
-      const auto at = std::upper_bound(
-          best.begin(), best.end(), sum,
-          [](float value, const std::pair<float, int>& entry) { return value < entry.first; });
-      best.insert(at, {sum, label});
-      if (best.size() > k) best.pop_back();
-      if (best.size() == k) worst = best.back().first;
+    }
+    std::vector<char> measured(row_at.size(), 0);
+    for (const auto& [lower, index] : seeds) {
+      measured[index] = 1;
+      keep(SquaredDistance(row_at[index], features.data(), store.width, worst), label_at[index],
+           index);
+    }
+    // The bound is computed in float: it must exceed `worst` by a margin far above rounding
+    // before a row is skipped, so a skipped row is never one the full search would keep.
+    constexpr float kSkipMargin = 1.001f;
+    for (size_t index = 0; index < row_at.size(); ++index) {
+      if (measured[index] || lower_at[index] > worst * kSkipMargin) continue;
+      keep(SquaredDistance(row_at[index], features.data(), store.width, worst), label_at[index],
+           index);
     }
   }
   if (best.size() < k) return std::nullopt;
   double distance = 0;
   for (size_t i = 0; i < k; ++i) {
-    if (best[i].second != best[0].second) return std::nullopt;
-    distance += std::sqrt(static_cast<double>(best[i].first));
+    if (best[i].label != best[0].label) return std::nullopt;
+    distance += std::sqrt(static_cast<double>(best[i].distance));
   }
-  return Probed{best[0].second, distance / static_cast<double>(k)};
+  return Probed{static_cast<int64_t>(best[0].label), distance / static_cast<double>(k)};
 }
 
 std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> features) {

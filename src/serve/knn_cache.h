@@ -13,9 +13,11 @@
 // Cheaper lookups, same answers: each row also keeps `lower_bound_groups` group sums (contiguous
 // blocks of the row, each sum divided by the square root of its block's size; LeNet's 16x5x5
 // map gives one per channel, i.e. the channel average pool up to a factor). By Cauchy-Schwarz the
-// squared distance of two rows' sums is a lower bound of their squared L2 distance, so Lookup
-// skips a row without reading it whenever that bound already exceeds the current k-th nearest
-// (or k times the bound). Probe (calibration) scans every row in full and is the reference.
+// squared distance of two rows' sums is a lower bound of their squared L2 distance. Lookup
+// computes every row's bound, measures the k rows with the smallest bounds first, then skips
+// every row whose bound exceeds the k-th nearest so far (or k times the bound). Ties are broken
+// by row index in class order, so the k kept rows are the full search's. Probe (calibration)
+// scans every row in full and is the reference.
 //
 // Calibration (calibration.h): Probe gives the score of a would-be hit ignoring the bound (the k
 // neighbours' common label and mean distance); set_max_distance installs a calibrated bound.
