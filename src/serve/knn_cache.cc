@@ -95,17 +95,34 @@ size_t KnnCache::MemoryBytes() const {
 std::optional<KnnCache::Probed> KnnCache::Probe(int layer, std::span<const float> features) const {
   const int slot = Slot(layer);
   if (slot < 0) return std::nullopt;
-  return Nearest(slot, features, std::numeric_limits<float>::infinity(), false);
+  std::vector<float> buffer;
+  const std::span<const float> compared = Compared(slot, features, &buffer);
+  if (compared.empty()) return std::nullopt;
+  return Nearest(slot, compared, std::numeric_limits<float>::infinity(), false);
+}
+
+void KnnCache::BlockSums(const float* values, size_t width, size_t block, float* out) {
+  for (size_t begin = 0, g = 0; begin < width; begin += block, ++g) {
+    const size_t end = std::min(width, begin + block);
+    double sum = 0;
+    for (size_t i = begin; i < end; ++i) sum += values[i];
+    out[g] = static_cast<float>(sum / std::sqrt(static_cast<double>(end - begin)));
+  }
 }
 
 void KnnCache::GroupSums(const Store& store, const float* features, float* out) {
-  for (size_t g = 0; g < store.groups; ++g) {
-    const size_t begin = g * store.group_size;
-    const size_t end = std::min(store.width, begin + store.group_size);
-    double sum = 0;
-    for (size_t i = begin; i < end; ++i) sum += features[i];
-    out[g] = static_cast<float>(sum / std::sqrt(static_cast<double>(end - begin)));
-  }
+  if (store.groups == 0) return;
+  BlockSums(features, store.width, store.group_size, out);
+}
+
+std::span<const float> KnnCache::Compared(int slot, std::span<const float> features,
+                                          std::vector<float>* buffer) const {
+  const Store& store = stores_[slot];
+  if (store.input_width == 0 || features.size() != store.input_width) return {};
+  if (store.pool_size == 0) return features;
+  buffer->resize(store.width);
+  BlockSums(features.data(), store.input_width, store.pool_size, buffer->data());
+  return *buffer;
 }
 
 std::optional<KnnCache::Probed> KnnCache::Nearest(int slot, std::span<const float> features,
@@ -211,7 +228,10 @@ std::optional<CacheAnswer> KnnCache::Lookup(int layer, std::span<const float> fe
     const double squared = reach * reach * (1 + 1e-4) + 1e-12;
     if (squared < std::numeric_limits<float>::max()) limit = static_cast<float>(squared);
   }
-  const std::optional<Probed> probed = Nearest(slot, features, limit, true);
+  std::vector<float> buffer;
+  const std::span<const float> compared = Compared(slot, features, &buffer);
+  if (compared.empty()) return std::nullopt;
+  const std::optional<Probed> probed = Nearest(slot, compared, limit, true);
   if (!probed || probed->mean_distance > bound) return std::nullopt;
   return CacheAnswer{probed->label, {}};
 }
@@ -227,19 +247,26 @@ void KnnCache::Insert(int layer, std::span<const float> features, int64_t label,
   const int slot = Slot(layer);
   if (slot < 0 || label < 0 || label >= options_.classes || features.empty()) return;
   Store& store = stores_[slot];
-  if (store.width == 0) {
+  if (store.input_width == 0) {
+    store.input_width = features.size();
     store.width = features.size();
     const size_t groups = static_cast<size_t>(options_.lower_bound_groups);
-    if (groups > 0 && store.width >= 4 * groups) {
+    if (groups > 0 && options_.pool_width > 0 && store.input_width >= options_.pool_width &&
+        store.input_width >= 4 * groups) {
+      store.pool_size = (store.input_width + groups - 1) / groups;
+      store.width = (store.input_width + store.pool_size - 1) / store.pool_size;
+    } else if (groups > 0 && store.width >= 4 * groups) {
       store.group_size = (store.width + groups - 1) / groups;
       store.groups = (store.width + store.group_size - 1) / store.group_size;
     }
   }
-  if (features.size() != store.width) {
+  if (features.size() != store.input_width) {
     throw std::invalid_argument("freeze cache: layer " + std::to_string(layer) + " has width " +
-                                std::to_string(store.width) + ", insert of " +
+                                std::to_string(store.input_width) + ", insert of " +
                                 std::to_string(features.size()));
   }
+  std::vector<float> buffer;
+  features = Compared(slot, features, &buffer);
   std::vector<float>& rows = store.rows[label];
   std::vector<float>& sums = store.sums[label];
   std::vector<float> row_sums(store.groups);

@@ -40,6 +40,9 @@ struct KnnCacheOptions {
   int per_class_capacity = 200;
   // Group sums per row for Lookup's lower bound; used on layers at least 4 x this wide, 0: never.
   int lower_bound_groups = 16;
+  // Layers at least this wide keep and compare only their `lower_bound_groups` group sums
+  // (approximate, unlike the bound: a cheaper distance the calibration then sees); 0: never.
+  size_t pool_width = 0;
   uint64_t seed = 1;
 };
 
@@ -69,7 +72,9 @@ class KnnCache : public LayerCache {
 
  private:
   struct Store {
-    size_t width = 0;
+    size_t width = 0;                      // values compared per row (the group sums when pooled)
+    size_t input_width = 0;                // features' width at this layer
+    size_t pool_size = 0;                  // values per group sum of a pooled layer, 0: not pooled
     std::vector<std::vector<float>> rows;  // per class: row-major entries
     size_t group_size = 0;                 // values per group sum, 0: no lower bound kept
     size_t groups = 0;                     // group sums per row
@@ -83,6 +88,13 @@ class KnnCache : public LayerCache {
                                 bool use_lower_bound) const;
   // The group sums of `features` into `out` (store.groups values).
   static void GroupSums(const Store& store, const float* features, float* out);
+  // Sums of consecutive blocks of `block` values of a width-long row, each divided by the square
+  // root of its block's size, into `out`.
+  static void BlockSums(const float* values, size_t width, size_t block, float* out);
+  // What the store at `slot` compares: `features` itself, or its group sums (in `buffer`) on a
+  // pooled layer; empty when the width does not match the layer's.
+  std::span<const float> Compared(int slot, std::span<const float> features,
+                                  std::vector<float>* buffer) const;
 
   KnnCacheOptions options_;
   std::vector<Store> stores_;

@@ -215,6 +215,61 @@ TEST(KnnCache, GroupSumLowerBoundAnswersAsTheFullSearch) {
   EXPECT_GT(misses, 50);
 }
 
+// A pooled layer compares 16 group sums (blocks of 25 of a 400-wide row, each sum / 5): the
+// same answers as a plain cache fed those sums, and a sixteenth of the memory.
+TEST(KnnCache, PooledLayersCompareGroupSums) {
+  KnnCacheOptions options = Options(3, 2.0, 100);
+  options.pool_width = 256;
+  KnnCache pooled(options);
+  KnnCache plain(Options(3, 2.0, 100));
+  Rng rng(5);
+  auto pool = [](const std::vector<float>& row) {
+    std::vector<float> sums(16);
+    for (size_t g = 0; g < 16; ++g) {
+      double sum = 0;
+      for (size_t i = 0; i < 25; ++i) sum += row[g * 25 + i];
+      sums[g] = static_cast<float>(sum / 5.0);
+    }
+    return sums;
+  };
+  auto sample = [&](double centre) {
+    std::vector<float> row(400);
+    for (float& value : row) value = static_cast<float>(centre + rng.Uniform(-0.5, 0.5));
+    return row;
+  };
+  for (int i = 0; i < 90; ++i) {
+    const int64_t label = static_cast<int64_t>(rng.UniformInt(3));
+    const std::vector<float> row = sample(0.2 * static_cast<double>(label));
+    pooled.Insert(2, row, label, kNoLogits);
+    plain.Insert(2, pool(row), label, kNoLogits);
+  }
+  EXPECT_EQ(pooled.entries(2), 90u);
+  EXPECT_EQ(pooled.MemoryBytes(), 90u * 16 * sizeof(float));
+  int hits = 0, misses = 0;
+  for (int q = 0; q < 200; ++q) {
+    const std::vector<float> query = sample(rng.Uniform(-0.3, 0.7));
+    const auto answer = pooled.Lookup(2, query);
+    const auto reference = plain.Lookup(2, pool(query));
+    ASSERT_EQ(answer.has_value(), reference.has_value()) << q;
+    if (answer) {
+      EXPECT_EQ(answer->label, reference->label);
+      ++hits;
+    } else {
+      ++misses;
+    }
+    const auto probed = pooled.Probe(2, query);
+    const auto probed_reference = plain.Probe(2, pool(query));
+    ASSERT_EQ(probed.has_value(), probed_reference.has_value());
+    if (probed) {
+      EXPECT_NEAR(probed->mean_distance, probed_reference->mean_distance, 1e-4);
+    }
+  }
+  EXPECT_GT(hits, 20);
+  EXPECT_GT(misses, 20);
+  EXPECT_FALSE(pooled.Lookup(2, std::vector<float>(16, 0.0f)));  // the input width is 400
+  EXPECT_THROW(pooled.Insert(2, std::vector<float>(16, 0.0f), 0, kNoLogits), std::invalid_argument);
+}
+
 TEST(KnnCache, RefusesInconsistentOptions) {
   KnnCacheOptions options = Options(1, 1.0);
   options.max_distance = {1.0};
