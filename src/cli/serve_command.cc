@@ -148,6 +148,10 @@ void AddServeCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--k", setup.k, "freeze: neighbours that must agree")->capture_default_str();
   command->add_option("--per-class", setup.per_class, "freeze: entries kept per class and layer")
       ->capture_default_str();
+  command
+      ->add_option("--pool-width", setup.pool_width,
+                   "freeze: layers at least this wide compare 16 group sums (0: never)")
+      ->capture_default_str();
   command->add_option("--hidden", setup.hidden, "gati/branchy: predictor hidden units (0: linear)")
       ->capture_default_str();
   command->add_option("--train-epochs", setup.train_epochs, "gati/branchy: predictor epochs")

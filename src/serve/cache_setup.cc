@@ -121,6 +121,7 @@ std::shared_ptr<LayerCache> BuildFreeze(const HeldOut& held, const std::vector<i
   probe_options.k = options.k;
   probe_options.classes = classes;
   probe_options.per_class_capacity = options.per_class;
+  probe_options.pool_width = static_cast<size_t>(options.pool_width);
   probe_options.seed = options.seed;
   KnnCache probe(probe_options);
   const size_t warm = held.warm.classes.size();
@@ -417,8 +418,10 @@ std::shared_ptr<LayerCache> BuildCache(InferenceBackend& backend, const CacheSet
   if (!(options.target_agreement > 0 && options.target_agreement <= 1)) {
     throw UsageError("--agreement must be in (0, 1]");
   }
-  if (options.k < 1 || options.per_class < 1 || options.hidden < 0 || options.train_epochs < 1) {
-    throw UsageError("--k, --per-class and --train-epochs must be >= 1, --hidden >= 0");
+  if (options.k < 1 || options.per_class < 1 || options.hidden < 0 || options.train_epochs < 1 ||
+      options.pool_width < 0) {
+    throw UsageError(
+        "--k, --per-class and --train-epochs must be >= 1, --hidden, --pool-width >= 0");
   }
   const ServedModelInfo& model = backend.info();
   InferRequest one;

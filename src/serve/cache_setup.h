@@ -40,6 +40,9 @@ struct CacheSetupOptions {
   // Freeze
   int k = 5;
   int per_class = 200;
+  // freeze: layers at least this wide compare 16 group sums instead of all values (approximate,
+  // calibrated as such); 0: never.
+  int pool_width = 0;
   // GATI / BranchyNet predictors
   int hidden = 64;
   int train_epochs = 30;

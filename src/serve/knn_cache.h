@@ -10,6 +10,15 @@
 // layer's feature width is fixed by its first insert; a lookup of another width is a miss, an
 // insert of another width throws std::invalid_argument (a serving-path bug, not user input).
 //
+// Cheaper lookups, same answers: each row also keeps `lower_bound_groups` group sums (contiguous
+// blocks of the row, each sum divided by the square root of its block's size; LeNet's 16x5x5
+// map gives one per channel, i.e. the channel average pool up to a factor). By Cauchy-Schwarz the
+// squared distance of two rows' sums is a lower bound of their squared L2 distance. Lookup
+// computes every row's bound, measures the k rows with the smallest bounds first, then skips
+// every row whose bound exceeds the k-th nearest so far (or k times the bound). Ties are broken
+// by row index in class order, so the k kept rows are the full search's. Probe (calibration)
+// scans every row in full and is the reference.
+//
 // Calibration (calibration.h): Probe gives the score of a would-be hit ignoring the bound (the k
 // neighbours' common label and mean distance); set_max_distance installs a calibrated bound.
 #ifndef JIGSAW_SERVE_KNN_CACHE_H_
@@ -29,6 +38,11 @@ struct KnnCacheOptions {
   int k = 5;
   int classes = 10;
   int per_class_capacity = 200;
+  // Group sums per row for Lookup's lower bound; used on layers at least 4 x this wide, 0: never.
+  int lower_bound_groups = 16;
+  // Layers at least this wide keep and compare only their `lower_bound_groups` group sums
+  // (approximate, unlike the bound: a cheaper distance the calibration then sees); 0: never.
+  size_t pool_width = 0;
   uint64_t seed = 1;
 };
 
@@ -58,13 +72,29 @@ class KnnCache : public LayerCache {
 
  private:
   struct Store {
-    size_t width = 0;
+    size_t width = 0;                      // values compared per row (the group sums when pooled)
+    size_t input_width = 0;                // features' width at this layer
+    size_t pool_size = 0;                  // values per group sum of a pooled layer, 0: not pooled
     std::vector<std::vector<float>> rows;  // per class: row-major entries
+    size_t group_size = 0;                 // values per group sum, 0: no lower bound kept
+    size_t groups = 0;                     // group sums per row
+    std::vector<std::vector<float>> sums;  // per class: row-major group sums, as `rows`
     std::vector<int64_t> seen;             // per class: inserts so far (reservoir sampling)
   };
   int Slot(int layer) const;  // index into stores_, -1 if not a cached layer
-  // Probe at stores_[slot], ignoring rows whose squared distance exceeds `limit`.
-  std::optional<Probed> Nearest(int slot, std::span<const float> features, float limit) const;
+  // Probe at stores_[slot], ignoring rows whose squared distance exceeds `limit`; with
+  // `use_lower_bound`, rows whose group-sum bound exceeds the current k-th nearest are skipped.
+  std::optional<Probed> Nearest(int slot, std::span<const float> features, float limit,
+                                bool use_lower_bound) const;
+  // The group sums of `features` into `out` (store.groups values).
+  static void GroupSums(const Store& store, const float* features, float* out);
+  // Sums of consecutive blocks of `block` values of a width-long row, each divided by the square
+  // root of its block's size, into `out`.
+  static void BlockSums(const float* values, size_t width, size_t block, float* out);
+  // What the store at `slot` compares: `features` itself, or its group sums (in `buffer`) on a
+  // pooled layer; empty when the width does not match the layer's.
+  std::span<const float> Compared(int slot, std::span<const float> features,
+                                  std::vector<float>* buffer) const;
 
   KnnCacheOptions options_;
   std::vector<Store> stores_;

@@ -164,6 +164,112 @@ TEST(KnnCache, PrunedLookupAnswersAsTheFullSearch) {
   EXPECT_GT(misses, 50);
 }
 
+// Wide rows (16 groups of 25, as LeNet's 16x5x5 map) engage the group-sum lower bound; Lookup
+// must answer exactly as the full search (Probe + bound rule) and as a cache without the bound.
+TEST(KnnCache, GroupSumLowerBoundAnswersAsTheFullSearch) {
+  constexpr int kWidth = 400;
+  KnnCacheOptions options = Options(5, 0.0, 60);
+  KnnCacheOptions plain_options = options;
+  plain_options.lower_bound_groups = 0;
+  KnnCache cache(options);
+  KnnCache plain(plain_options);
+  Rng rng(11);
+  auto sample = [&](double centre, double spread) {
+    std::vector<float> row(kWidth);
+    for (int i = 0; i < kWidth; ++i) {
+      const int channel = i / 25;
+      row[i] =
+          static_cast<float>(centre * ((channel % 4) + 1) * 0.25 + rng.Uniform(-spread, spread));
+    }
+    return row;
+  };
+  for (int i = 0; i < 240; ++i) {
+    const int64_t label = static_cast<int64_t>(rng.UniformInt(3));
+    const std::vector<float> row = sample(static_cast<double>(label), 0.5);
+    cache.Insert(2, row, label, kNoLogits);
+    plain.Insert(2, row, label, kNoLogits);
+  }
+  EXPECT_GT(cache.MemoryBytes(), plain.MemoryBytes());  // the group sums are stored
+  int hits = 0, misses = 0;
+  for (const double bound : {3.0, 4.5, 5.5, 7.0, 20.0}) {
+    cache.set_max_distance(2, bound);
+    plain.set_max_distance(2, bound);
+    for (int q = 0; q < 150; ++q) {
+      const std::vector<float> query = sample(rng.Uniform(-0.5, 2.5), rng.Uniform(0.3, 0.8));
+      const std::optional<KnnCache::Probed> probed = cache.Probe(2, query);
+      const bool expect_hit = probed && probed->mean_distance <= bound;
+      const std::optional<CacheAnswer> answer = cache.Lookup(2, query);
+      const std::optional<CacheAnswer> reference = plain.Lookup(2, query);
+      ASSERT_EQ(answer.has_value(), expect_hit) << "bound " << bound << " query " << q;
+      ASSERT_EQ(answer.has_value(), reference.has_value()) << "bound " << bound << " query " << q;
+      if (answer) {
+        EXPECT_EQ(answer->label, probed->label);
+        EXPECT_EQ(answer->label, reference->label);
+        ++hits;
+      } else {
+        ++misses;
+      }
+    }
+  }
+  EXPECT_GT(hits, 50);  // both outcomes exercised
+  EXPECT_GT(misses, 50);
+}
+
+// A pooled layer compares 16 group sums (blocks of 25 of a 400-wide row, each sum / 5): the
+// same answers as a plain cache fed those sums, and a sixteenth of the memory.
+TEST(KnnCache, PooledLayersCompareGroupSums) {
+  KnnCacheOptions options = Options(3, 2.0, 100);
+  options.pool_width = 256;
+  KnnCache pooled(options);
+  KnnCache plain(Options(3, 2.0, 100));
+  Rng rng(5);
+  auto pool = [](const std::vector<float>& row) {
+    std::vector<float> sums(16);
+    for (size_t g = 0; g < 16; ++g) {
+      double sum = 0;
+      for (size_t i = 0; i < 25; ++i) sum += row[g * 25 + i];
+      sums[g] = static_cast<float>(sum / 5.0);
+    }
+    return sums;
+  };
+  auto sample = [&](double centre) {
+    std::vector<float> row(400);
+    for (float& value : row) value = static_cast<float>(centre + rng.Uniform(-0.5, 0.5));
+    return row;
+  };
+  for (int i = 0; i < 90; ++i) {
+    const int64_t label = static_cast<int64_t>(rng.UniformInt(3));
+    const std::vector<float> row = sample(0.2 * static_cast<double>(label));
+    pooled.Insert(2, row, label, kNoLogits);
+    plain.Insert(2, pool(row), label, kNoLogits);
+  }
+  EXPECT_EQ(pooled.entries(2), 90u);
+  EXPECT_EQ(pooled.MemoryBytes(), 90u * 16 * sizeof(float));
+  int hits = 0, misses = 0;
+  for (int q = 0; q < 200; ++q) {
+    const std::vector<float> query = sample(rng.Uniform(-0.3, 0.7));
+    const auto answer = pooled.Lookup(2, query);
+    const auto reference = plain.Lookup(2, pool(query));
+    ASSERT_EQ(answer.has_value(), reference.has_value()) << q;
+    if (answer) {
+      EXPECT_EQ(answer->label, reference->label);
+      ++hits;
+    } else {
+      ++misses;
+    }
+    const auto probed = pooled.Probe(2, query);
+    const auto probed_reference = plain.Probe(2, pool(query));
+    ASSERT_EQ(probed.has_value(), probed_reference.has_value());
+    if (probed) {
+      EXPECT_NEAR(probed->mean_distance, probed_reference->mean_distance, 1e-4);
+    }
+  }
+  EXPECT_GT(hits, 20);
+  EXPECT_GT(misses, 20);
+  EXPECT_FALSE(pooled.Lookup(2, std::vector<float>(16, 0.0f)));  // the input width is 400
+  EXPECT_THROW(pooled.Insert(2, std::vector<float>(16, 0.0f), 0, kNoLogits), std::invalid_argument);
+}
+
 TEST(KnnCache, RefusesInconsistentOptions) {
   KnnCacheOptions options = Options(1, 1.0);
   options.max_distance = {1.0};
@@ -172,6 +278,9 @@ TEST(KnnCache, RefusesInconsistentOptions) {
   EXPECT_THROW(KnnCache{options}, UsageError);
   options = Options(1, 1.0);
   options.layers = {4, 2};
+  EXPECT_THROW(KnnCache{options}, UsageError);
+  options = Options(1, 1.0);
+  options.lower_bound_groups = -1;
   EXPECT_THROW(KnnCache{options}, UsageError);
 }
 
