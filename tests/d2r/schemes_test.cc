@@ -54,17 +54,21 @@ TEST(PacketModel, CountsEmissionsExactly) {
 // D2rStaleHoldsStayWithinTheDelayBound).
 class D2rBfsModes : public ::testing::TestWithParam<BfsMode> {};
 
-TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
+// Runs every single-link failure that leaves a compliant way out, on 12 random 8-switch graphs
+// under shortest, waypoint and waypoint + avoidance policies, a packet every 10 us (some arrive
+// mid-computation); `check` sees each result. Returns how many scenarios ran.
+template <typename Check>
+int ForEachRecoverableLinkFailure(BfsMode bfs, HoldRule hold, Check check) {
   Rng rng(3);
-  int scenarios = 0, d2r_held = 0, controller_lost = 0;
+  int scenarios = 0;
   for (int trial = 0; trial < 12; ++trial) {
     Topology t = RandomGraph(8, 0.35, &rng);
     const std::string policy = trial % 3 == 0   ? "shortest"
                                : trial % 3 == 1 ? "waypoint:random"
                                                 : "waypoint:random+avoid:node:random";
-    StudyOptions options = Options(policy, "100kpps");  // a packet every 10 us: some arrive
-    options.timing.bfs = GetParam();                    // mid-computation
-    options.timing.hold = HoldRule::kPort;
+    StudyOptions options = Options(policy, "100kpps");
+    options.timing.bfs = bfs;
+    options.timing.hold = hold;
     Study study(options, t);
     for (int link = 0; link < study.topology().num_links(); ++link) {
       Scenario scenario;
@@ -73,22 +77,31 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
       ScenarioResult result = study.Run(scenario, false);
       if (result.flows_recoverable == 0) continue;
       ++scenarios;
-      const SchemeResult& d2r = Scheme(result, "d2r");
-      const SchemeResult& controller = Scheme(result, "controller");
       SCOPED_TRACE("trial " + std::to_string(trial) + " link " + std::to_string(link));
-      EXPECT_EQ(d2r.lost, 0);
-      EXPECT_EQ(d2r.violating_flows, 0);
-      EXPECT_EQ(d2r.not_restored, 0);
-      EXPECT_GT(d2r.recovery, 0);
-      EXPECT_GE(controller.recovery, 100 * d2r.recovery);
-      EXPECT_EQ(controller.violating_flows, 0);  // policy-aware, and it drops rather than detours
-      d2r_held += d2r.held > 0;
-      controller_lost += controller.lost > 0;
-      // Everyone's final routes are the same shortest compliant routes.
-      EXPECT_DOUBLE_EQ(d2r.stretch_sum, controller.stretch_sum);
-      EXPECT_DOUBLE_EQ(d2r.stretch_sum, Scheme(result, "link_state").stretch_sum);
+      check(result);
     }
   }
+  return scenarios;
+}
+
+TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) {
+  int d2r_held = 0, controller_lost = 0;
+  const int scenarios =
+      ForEachRecoverableLinkFailure(GetParam(), HoldRule::kPort, [&](const ScenarioResult& result) {
+        const SchemeResult& d2r = Scheme(result, "d2r");
+        const SchemeResult& controller = Scheme(result, "controller");
+        EXPECT_EQ(d2r.lost, 0);
+        EXPECT_EQ(d2r.violating_flows, 0);
+        EXPECT_EQ(d2r.not_restored, 0);
+        EXPECT_GT(d2r.recovery, 0);
+        EXPECT_GE(controller.recovery, 100 * d2r.recovery);
+        EXPECT_EQ(controller.violating_flows, 0);  // policy-aware, and it drops rather than detours
+        d2r_held += d2r.held > 0;
+        controller_lost += controller.lost > 0;
+        // Everyone's final routes are the same shortest compliant routes.
+        EXPECT_DOUBLE_EQ(d2r.stretch_sum, controller.stretch_sum);
+        EXPECT_DOUBLE_EQ(d2r.stretch_sum, Scheme(result, "link_state").stretch_sum);
+      });
   EXPECT_GT(scenarios, 50);
   // The detecting switch holds packets while it computes; a level-parallel BFS takes a few
   // microseconds, so at a packet every 10 us some computations see no packet.
@@ -104,36 +117,20 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
 // than the 100 us delay bound, so that D2R's bounded recovery is its unavoidable losses' (packets
 // on the wire or sent before detection, the same for the controller) and >= 100x faster.
 TEST_P(D2rBfsModes, D2rStaleHoldsStayWithinTheDelayBound) {
-  Rng rng(3);
-  int scenarios = 0, d2r_held = 0;
-  for (int trial = 0; trial < 12; ++trial) {
-    Topology t = RandomGraph(8, 0.35, &rng);
-    const std::string policy = trial % 3 == 0   ? "shortest"
-                               : trial % 3 == 1 ? "waypoint:random"
-                                                : "waypoint:random+avoid:node:random";
-    StudyOptions options = Options(policy, "100kpps");
-    options.timing.bfs = GetParam();
-    ASSERT_EQ(options.timing.hold, HoldRule::kStale);
-    Study study(options, t);
-    for (int link = 0; link < study.topology().num_links(); ++link) {
-      Scenario scenario;
-      scenario.name = "link";
-      scenario.links = {link};
-      ScenarioResult result = study.Run(scenario, false);
-      if (result.flows_recoverable == 0) continue;
-      ++scenarios;
-      const SchemeResult& d2r = Scheme(result, "d2r");
-      const SchemeResult& controller = Scheme(result, "controller");
-      SCOPED_TRACE("trial " + std::to_string(trial) + " link " + std::to_string(link));
-      EXPECT_EQ(d2r.lost, 0);
-      EXPECT_EQ(d2r.violating_flows, 0);
-      EXPECT_EQ(d2r.not_restored, 0);
-      EXPECT_LE(d2r.recovery_bounded, d2r.recovery);
-      EXPECT_EQ(controller.recovery_bounded, controller.recovery);  // it never holds
-      EXPECT_GE(controller.recovery_bounded, 100 * d2r.recovery_bounded);
-      d2r_held += d2r.held > 0;
-    }
-  }
+  ASSERT_EQ(Options("shortest", "100kpps").timing.hold, HoldRule::kStale);
+  int d2r_held = 0;
+  const int scenarios = ForEachRecoverableLinkFailure(
+      GetParam(), HoldRule::kStale, [&](const ScenarioResult& result) {
+        const SchemeResult& d2r = Scheme(result, "d2r");
+        const SchemeResult& controller = Scheme(result, "controller");
+        EXPECT_EQ(d2r.lost, 0);
+        EXPECT_EQ(d2r.violating_flows, 0);
+        EXPECT_EQ(d2r.not_restored, 0);
+        EXPECT_LE(d2r.recovery_bounded, d2r.recovery);
+        EXPECT_EQ(controller.recovery_bounded, controller.recovery);  // it never holds
+        EXPECT_GE(controller.recovery_bounded, 100 * d2r.recovery_bounded);
+        d2r_held += d2r.held > 0;
+      });
   EXPECT_GT(scenarios, 50);
   EXPECT_GT(d2r_held, 0);
 }
