@@ -254,10 +254,16 @@ bool ProcessGone(int pid) {
   return state == "Z" || state == "X";
 }
 
-TEST(FaasPlatform, KilledSgsIsRoutedAroundAndTakesItsSandboxesWithIt) {
-  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
-    {"name": "h", "deadline": "10s", "functions": [
+// A DAG file with one DAG "h" of one 1 ms function "f" (SHA-256 of 1 KiB) and the given deadline.
+std::string OneFunctionDags(const std::string& deadline) {
+  return R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": ")" +
+         deadline + R"(", "functions": [
       {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+}
+
+TEST(FaasPlatform, KilledSgsIsRoutedAroundAndTakesItsSandboxesWithIt) {
+  const std::string dags = OneFunctionDags("10s");
   Platform platform("sgskill", dags, {});
   ASSERT_GT(platform.port(), 0) << platform.Stderr();
   auto first = platform.Invoke("h", "one");
@@ -326,9 +332,7 @@ std::vector<std::future<httplib::Result>> HoldRequestsOn(const Platform& platfor
 }
 
 TEST(FaasPlatform, SgsKilledWhileHoldingRequestsTheyAreResentAndTheSgsIsRestarted) {
-  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
-    {"name": "h", "deadline": "60s", "functions": [
-      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  const std::string dags = OneFunctionDags("60s");
   Platform platform("sgshold", dags, {"--no-proactive"});
   ASSERT_GT(platform.port(), 0) << platform.Stderr();
   auto first = platform.Invoke("h", "zero");  // leaves one idle sandbox on its SGS
@@ -377,9 +381,7 @@ TEST(FaasPlatform, SgsKilledWhileHoldingRequestsTheyAreResentAndTheSgsIsRestarte
 }
 
 TEST(FaasPlatform, OnlySgsKilledWhileHoldingARequestFailsItExplicitlyThenServesAgain) {
-  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
-    {"name": "h", "deadline": "60s", "functions": [
-      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  const std::string dags = OneFunctionDags("60s");
   Platform platform("sgsonly", dags, {"--no-proactive", "--sgs", "1"});
   ASSERT_GT(platform.port(), 0) << platform.Stderr();
   auto first = platform.Invoke("h", "zero");
@@ -437,11 +439,7 @@ struct HangingSandbox {
   }
 };
 
-Catalog OneFunctionCatalog() {
-  return ParseDagText("test.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
-    {"name": "h", "deadline": "600s", "functions": [
-      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})");
-}
+Catalog OneFunctionCatalog() { return ParseDagText("test.json", OneFunctionDags("600s")); }
 
 TEST(SgsServerTest, SandboxHangingInInitialisationDoesNotBlockStop) {
   HangingSandbox hang;
@@ -532,9 +530,7 @@ std::string RawExchange(int port, const std::string& request) {
 }
 
 TEST(FaasPlatform, MalformedHttpGetsAClearErrorWhileOthersAreServed) {
-  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
-    {"name": "h", "deadline": "10s", "functions": [
-      {"name": "f", "duration": "1ms", "code": "sha256:1KiB"}]}]})";
+  const std::string dags = OneFunctionDags("10s");
   Platform platform("malformed", dags, {});
   ASSERT_GT(platform.port(), 0) << platform.Stderr();
   // A garbage request line.
