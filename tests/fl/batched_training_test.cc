@@ -2,33 +2,24 @@
 
 #include <gtest/gtest.h>
 
-#include "core/rng.h"
+#include "fl/random_population.h"
 #include "fl/simulation.h"
 
 namespace jigsaw {
 namespace {
 
-// Clients with 12, 12, 5 (smaller than the batch: its own group) and 0 random 28x28 images.
-FederatedData MixedPopulation() {
-  FederatedData data;
-  data.height = data.width = 28;
-  data.classes = 10;
-  Rng rng(17);
-  const std::vector<int> sizes = {12, 12, 5, 0, 12};
-  int total = 0;
-  for (int n : sizes) total += n;
-  for (int i = 0; i < total * 784; ++i) data.train_pixels.push_back(rng.UniformInt(256));
-  data.test_pixels = data.train_pixels;
-  int next = 0;
-  for (int n : sizes) {
-    ClientData client;
-    for (int s = 0; s < n; ++s) {
-      client.train_index.push_back(next++);
-      client.train_label.push_back(static_cast<int>(rng.UniformInt(10)));
-    }
-    data.clients.push_back(client);
+// Clients with 12, 12, 5 (smaller than the batch: its own group), 0 and 12 random 28x28 images.
+FederatedData MixedPopulation(bool test_on_train = false) {
+  return RandomImagePopulation({12, 12, 5, 0, 12}, 17, test_on_train);
+}
+
+// Every client of `data`; client c trains with seed first_seed + c.
+void AllClients(const FederatedData& data, uint64_t first_seed,
+                std::vector<const ClientData*>* clients, std::vector<uint64_t>* seeds) {
+  for (size_t c = 0; c < data.clients.size(); ++c) {
+    clients->push_back(&data.clients[c]);
+    seeds->push_back(first_seed + c);
   }
-  return data;
 }
 
 // Batched and one-after-the-other local training give each client the same weights, loss and
@@ -45,10 +36,7 @@ void ExpectBatchedEqualsSequential(const std::string& model_name, double prox_mu
   options.prox_mu = prox_mu;
   std::vector<const ClientData*> clients;
   std::vector<uint64_t> seeds;
-  for (size_t c = 0; c < data.clients.size(); ++c) {
-    clients.push_back(&data.clients[c]);
-    seeds.push_back(100 + c);
-  }
+  AllClients(data, 100, &clients, &seeds);
   const std::vector<LocalUpdate> batched =
       TrainLocallyBatched(model, global, data, clients, options, seeds);
   ASSERT_EQ(batched.size(), clients.size());
@@ -82,11 +70,7 @@ TEST(BatchedTraining, FedProxLenetMatchesSequentialPerClient) {
 // The whole round loop (FedAvg of the batched updates, 3 rounds, 4 of 5 clients per round) ends
 // with the same model (up to compounded rounding) and accuracy as with sequential training.
 TEST(BatchedTraining, SimulationMatchesSequentialTraining) {
-  FederatedData data = MixedPopulation();
-  for (ClientData& client : data.clients) {
-    client.test_index = client.train_index;
-    client.test_label = client.train_label;
-  }
+  const FederatedData data = MixedPopulation(/*test_on_train=*/true);
   FlOptions options;
   options.model = "lenet";
   options.rounds = 3;
@@ -153,10 +137,7 @@ TEST(BatchedTraining, TwoWorkersGiveTheSameUpdatesAsOne) {
   options.lr = 0.1;
   std::vector<const ClientData*> clients;
   std::vector<uint64_t> seeds;
-  for (size_t c = 0; c < data.clients.size(); ++c) {
-    clients.push_back(&data.clients[c]);
-    seeds.push_back(200 + c);
-  }
+  AllClients(data, 200, &clients, &seeds);
   const std::vector<LocalUpdate> one =
       TrainLocallyBatched(model, global, data, clients, options, seeds);
   options.workers = 2;

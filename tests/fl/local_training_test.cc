@@ -2,32 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "core/rng.h"
+#include "fl/random_population.h"
 #include "fl/simulation.h"
 
 namespace jigsaw {
 namespace {
 
 // 4 clients x 8 random images with random labels.
-FederatedData RandomPopulation() {
-  FederatedData data;
-  data.height = data.width = 28;
-  data.classes = 10;
-  Rng rng(11);
-  for (int i = 0; i < 32 * 784; ++i) data.train_pixels.push_back(rng.UniformInt(256));
-  data.test_pixels = data.train_pixels;
-  for (int c = 0; c < 4; ++c) {
-    ClientData client;
-    for (int s = 0; s < 8; ++s) {
-      client.train_index.push_back(c * 8 + s);
-      client.train_label.push_back(static_cast<int>(rng.UniformInt(10)));
-    }
-    client.test_index = client.train_index;
-    client.test_label = client.train_label;
-    data.clients.push_back(client);
-  }
-  return data;
-}
+FederatedData RandomPopulation() { return RandomImagePopulation({8, 8, 8, 8}, 11, true); }
 
 // One local step on each client's full (equal-size) data, averaged, is one step of centralised
 // SGD on the union: w - lr * mean of the clients' mean-loss gradients.
