@@ -1,7 +1,6 @@
 #include "cluster/policies/colocation.h"
 
 #include <algorithm>
-#include <numeric>
 #include <utility>
 
 #include "model/gpu_memory.h"
@@ -20,26 +19,22 @@ double ServedShare(const PolicyJob& job) {
   return job.elapsed_s > 0 ? job.attained_s / job.elapsed_s : 0.0;
 }
 
-std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs,
-                                     std::vector<size_t> subset) {
-  std::vector<std::pair<double, size_t>> keyed;
-  keyed.reserve(subset.size());
-  for (size_t j : subset) keyed.push_back({ServedShare(jobs[j]), j});
-  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first < b.first;
-    const PolicyJob& ja = jobs[a.second];
-    const PolicyJob& jb = jobs[b.second];
-    if (ja.arrival_s != jb.arrival_s) return ja.arrival_s < jb.arrival_s;
-    return ja.id < jb.id;
-  });
-  for (size_t k = 0; k < keyed.size(); ++k) subset[k] = keyed[k].second;
-  return subset;
+bool ServedBefore(double served_a, const PolicyJob& a, double served_b, const PolicyJob& b) {
+  if (served_a != served_b) return served_a < served_b;
+  if (a.arrival_s != b.arrival_s) return a.arrival_s < b.arrival_s;
+  return a.id < b.id;
 }
 
 std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs) {
-  std::vector<size_t> all(jobs.size());
-  std::iota(all.begin(), all.end(), 0);
-  return LeastServedOrder(jobs, std::move(all));
+  std::vector<std::pair<double, size_t>> keyed;
+  keyed.reserve(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) keyed.push_back({ServedShare(jobs[j]), j});
+  std::stable_sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    return ServedBefore(a.first, jobs[a.second], b.first, jobs[b.second]);
+  });
+  std::vector<size_t> order(keyed.size());
+  for (size_t k = 0; k < keyed.size(); ++k) order[k] = keyed[k].second;
+  return order;
 }
 
 double WorkerMemoryMb(const PolicyJob& job) {

@@ -13,10 +13,11 @@ namespace jigsaw {
 // Run time / time since arrival (0 before any time has passed).
 double ServedShare(const PolicyJob& job);
 
-// Least served first: ServedShare, then arrival, then id (max-min fair in time).
-// Only the jobs in `subset` (indices into `jobs`) are ordered.
-std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs,
-                                     std::vector<size_t> subset);
+// The least-served order (max-min fair in time): smaller ServedShare first (passed in, as callers
+// compute it once per job), then earlier arrival, then lower id. False for equal keys.
+bool ServedBefore(double served_a, const PolicyJob& a, double served_b, const PolicyJob& b);
+
+// Indices of `jobs` in the least-served order (equal keys keep index order).
 std::vector<size_t> LeastServedOrder(const std::vector<PolicyJob>& jobs);
 
 // Measured memory (MB) of one worker of the job at its current batch size; 0 if unknown.

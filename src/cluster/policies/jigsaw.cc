@@ -243,11 +243,10 @@ class JigsawPolicy : public Policy {
     std::vector<double> served(waiting.size());
     for (size_t w = 0; w < waiting.size(); ++w) served[w] = ServedShare(jobs[waiting[w]]);
     PrefixOrder least_served(static_cast<int>(waiting.size()), [&](int a, int b) {
-      if (served[a] != served[b]) return served[a] < served[b];
       const PolicyJob& ja = jobs[waiting[a]];
       const PolicyJob& jb = jobs[waiting[b]];
-      if (ja.arrival_s != jb.arrival_s) return ja.arrival_s < jb.arrival_s;
-      if (ja.id != jb.id) return ja.id < jb.id;
+      if (ServedBefore(served[a], ja, served[b], jb)) return true;
+      if (ServedBefore(served[b], jb, served[a], ja)) return false;
       return a < b;
     });
     for (int k = 0; k < least_served.size() && open_hosts > 0; ++k) {
