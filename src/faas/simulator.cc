@@ -49,6 +49,7 @@ enum class RequestState : uint8_t { kRunning, kCompleted, kFailed };
 struct Request {
   Time arrival;
   Time deadline;  // absolute
+  Time finished;  // when completed
   Time waited;    // summed over its functions: ready until started
   Time cold;      // summed cold-start setup of its functions
   uint32_t cold_starts;
@@ -125,6 +126,8 @@ class Sim {
   void PrewarmDag(uint32_t request);
 
   bool Measured(uint32_t request) const { return requests_[request].measured; }
+  DagPeriodOutcome& DagPeriod(uint32_t dag, Time at);
+  void FinishDagPeriods();
   uint32_t RandomLiveWorker();
 
   const Catalog& catalog_;
@@ -174,6 +177,7 @@ class Sim {
 
   std::vector<uint32_t> live_workers_;
   std::vector<double> latencies_ms_;
+  std::vector<DagPeriodOutcome> dag_period_;  // period * dags + dag
   SimResult result_;
   double memory_sum_gb_ = 0;
   uint64_t memory_samples_ = 0;
@@ -270,6 +274,32 @@ int Sim::PoolSandboxes(uint32_t sgs, FunctionId f) const {
 
 uint32_t Sim::RandomLiveWorker() { return live_workers_[rng_.UniformInt(live_workers_.size())]; }
 
+DagPeriodOutcome& Sim::DagPeriod(uint32_t dag, Time at) {
+  const size_t dags = catalog_.dags.size();
+  const size_t index = static_cast<size_t>(at / options_.burst_period) * dags + dag;
+  if (index >= dag_period_.size()) dag_period_.resize((index / dags + 1) * dags);
+  return dag_period_[index];
+}
+
+// Which requests make the tail: the completed measured ones slower than the p99, per DAG and
+// period; then only the entries that saw arrivals are kept.
+void Sim::FinishDagPeriods() {
+  for (const Request& r : requests_) {
+    if (!r.measured || r.state != RequestState::kCompleted) continue;
+    if (static_cast<double>(r.finished - r.arrival) / net::kMillisecond > result_.p99_ms) {
+      ++DagPeriod(r.dag, r.arrival).above_p99;
+    }
+  }
+  const size_t dags = catalog_.dags.size();
+  for (size_t i = 0; i < dag_period_.size(); ++i) {
+    DagPeriodOutcome e = dag_period_[i];
+    if (e.arrived == 0) continue;
+    e.dag = static_cast<uint32_t>(i % dags);
+    e.period = static_cast<uint32_t>(i / dags);
+    result_.per_dag_period.push_back(e);
+  }
+}
+
 void Sim::OnArrival(DagId dag_id) {
   if (generated_ >= options_.requests) return;
   const Dag& dag = catalog_.dags[dag_id];
@@ -282,6 +312,7 @@ void Sim::OnArrival(DagId dag_id) {
   r.remaining = static_cast<uint32_t>(dag.nodes.size());
   r.state = RequestState::kRunning;
   r.measured = now_ >= options_.warmup;
+  ++DagPeriod(dag_id, now_).arrived;
   for (uint32_t count : dag.predecessor_count) pending_.push_back(static_cast<uint16_t>(count));
   if (options_.platform == Platform::kArchipelago) {
     r.sgs = lb_->Route(dag_id, SgsLoads(), UsableSgs());
@@ -615,6 +646,7 @@ void Sim::CompleteNode(uint32_t request, uint32_t node) {
   }
   if (--r.remaining > 0) return;
   r.state = RequestState::kCompleted;
+  r.finished = now_;
   --outstanding_;
   ++result_.completed;
   if (r.measured) {
@@ -635,7 +667,11 @@ void Sim::CountOutcome(const Request& r, bool met) {
     result_.missed_by_period.resize(period + 1, 0);
   }
   ++result_.measured_by_period[period];
+  DagPeriodOutcome& at = DagPeriod(r.dag, r.arrival);
+  ++at.measured;
   if (met) return;
+  ++at.missed;
+  at.missed_wait_s += static_cast<double>(r.waited) / net::kSecond;
   ++result_.missed_by_period[period];
   ++o.missed;
   o.missed_latency_s += static_cast<double>(now_ - r.arrival) / net::kSecond;
@@ -776,6 +812,10 @@ void Sim::OnTick() {
       std::vector<double> mean(sgs_count_);
       for (uint32_t s = 0; s < sgs_count_; ++s) mean[s] = epoch_load_sum_[s] / epoch_ticks_;
       lb_->EndEpoch(mean, epoch_demand_, UsableSgs());
+      for (DagId d = 0; d < catalog_.dags.size(); ++d) {
+        DagPeriodOutcome& at = DagPeriod(d, now_ - 1);
+        at.max_sgs = std::max<uint32_t>(at.max_sgs, lb_->SgsOf(d).size());
+      }
       std::fill(epoch_demand_.begin(), epoch_demand_.end(), 0);
       std::fill(epoch_load_sum_.begin(), epoch_load_sum_.end(), 0);
       epoch_ticks_ = 0;
@@ -849,6 +889,7 @@ SimResult Sim::Run() {
     result_.max_ms = latencies_ms_.back();
     result_.mean_ms = Mean(latencies_ms_);
   }
+  FinishDagPeriods();
   if (result_.invocations > 0) {
     result_.cold_start_pct = 100.0 * result_.cold_starts / result_.invocations;
   }

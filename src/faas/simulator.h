@@ -92,6 +92,20 @@ struct DagOutcome {
   uint64_t missed_cold_starts = 0;
 };
 
+// Per DAG and burst period (by arrival time): how much work arrived, how its measured requests
+// fared, and how many SGSs the load balancer gave the DAG (where and when misses and the latency
+// tail come from).
+struct DagPeriodOutcome {
+  uint32_t dag = 0;
+  uint32_t period = 0;
+  uint64_t arrived = 0;  // warm-up included
+  uint64_t measured = 0;
+  uint64_t missed = 0;       // late or failed
+  uint64_t above_p99 = 0;    // completed measured requests slower than the run's p99
+  double missed_wait_s = 0;  // summed over the missed requests (as DagOutcome)
+  uint32_t max_sgs = 0;      // archipelago: most SGSs the DAG had at an epoch end in the period
+};
+
 struct SimResult {
   std::string platform;
   std::string policy;
@@ -115,6 +129,7 @@ struct SimResult {
   // Measured requests and deadline misses by arrival time, per burst period (when the misses
   // happen: in bursts beyond capacity, or spread out).
   std::vector<uint64_t> measured_by_period, missed_by_period;
+  std::vector<DagPeriodOutcome> per_dag_period;  // entries with arrivals, by period then DAG
   uint64_t events = 0;
   double simulated_s = 0;
   double wall_s = 0;

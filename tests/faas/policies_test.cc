@@ -302,6 +302,34 @@ TEST(LoadBalancer, ScalesOutTheHeaviestDagAndInWithHysteresis) {
   EXPECT_EQ(lb.max_sgs_per_dag(), 2u);
 }
 
+// An SGS past capacity (tasks queue) takes every SGS with idle cores it needs at once, even ones
+// above the scale-out threshold: here an excess of 2.5 SGSs of work and spare fractions of 0.95,
+// 0.7 and 0.35 (sum 2.0) take all three; SGS 4 has no idle core and is left out.
+TEST(LoadBalancer, PastCapacityScalesOutToEnoughSgsWithIdleCoresAtOnce) {
+  LoadBalancer lb(/*dags=*/5, /*sgs=*/5, LoadBalancerOptions{});
+  std::vector<double> demand(25, 0);
+  demand[0 * 5 + 0] = 90;  // DAG 0 on SGS 0
+  demand[1 * 5 + 0] = 10;  // a lighter DAG there too
+  const std::vector<char> usable(5, 1);
+  lb.EndEpoch({3.5, 0.3, 0.65, 0.05, 1.2}, demand, usable);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0, 3, 1, 2}));  // least loaded first
+  EXPECT_EQ(lb.SgsOf(1), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(lb.scale_outs(), 3u);
+  EXPECT_EQ(lb.max_sgs_per_dag(), 4u);
+  // A small excess is covered by the least loaded SGS alone.
+  LoadBalancer small(2, 3, LoadBalancerOptions{});
+  std::vector<double> demand2(6, 0);
+  demand2[0 * 3 + 0] = 50;
+  small.EndEpoch({1.3, 0.75, 0.62}, demand2, {1, 1, 1});
+  EXPECT_EQ(small.SgsOf(0), (std::vector<uint32_t>{0, 2}));
+  // Hot but not past capacity: only an SGS under the scale-out threshold may join.
+  LoadBalancer hot(2, 3, LoadBalancerOptions{});
+  hot.EndEpoch({0.9, 0.75, 0.62}, demand2, {1, 1, 1});
+  EXPECT_EQ(hot.SgsOf(0), (std::vector<uint32_t>{0}));
+  hot.EndEpoch({0.9, 0.75, 0.5}, demand2, {1, 1, 1});
+  EXPECT_EQ(hot.SgsOf(0), (std::vector<uint32_t>{0, 2}));
+}
+
 TEST(LoadBalancer, NoScaleOutWhenEverySgsIsHot) {
   LoadBalancer lb(2, 2, LoadBalancerOptions{});
   std::vector<double> demand = {10, 0, 0, 10};
