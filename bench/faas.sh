@@ -11,7 +11,7 @@
 # at each grid load; runs of the seed spread at the same load are reused, with Sparrow-like too).
 # Usage: bench/faas.sh [loads...]   (default: 0.3 0.5 0.6 0.7 0.8)
 # Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3 4 5 6 7 8"), SEED_LOADS ("0.5 0.6 0.7"),
-# TARGET_LOADS ("0.6 0.625 0.65 0.675 0.7 0.725 0.75"; empty: no target section),
+# TARGET_LOADS ("0.6 0.625 ... 0.775"; empty: no target section),
 # OUT_ROOT (/tmp/jigsaw_faas_bench). About 350 CPU-s in all (session 6).
 # The real platform (`jigsaw faas` on loopback at a few rates, and faas-sim on the same DAG file
 # with the measured durations): REAL_DATA=../shared/data adds bench/faas_real.sh's rows at the
@@ -25,7 +25,7 @@ JIGSAW=build/jigsaw
 REQUESTS=${REQUESTS:-1000000}
 CORES=${CORES:-1000}
 SEEDS=${SEEDS:-"1 2 3 4 5 6 7 8"}
-TARGET_LOADS=${TARGET_LOADS-"0.6 0.625 0.65 0.675 0.7 0.725 0.75"}
+TARGET_LOADS=${TARGET_LOADS-"0.6 0.625 0.65 0.675 0.7 0.725 0.75 0.775"}
 OUT_ROOT=${OUT_ROOT:-/tmp/jigsaw_faas_bench}
 LOADS=("$@")
 [ ${#LOADS[@]} -eq 0 ] && LOADS=(0.3 0.5 0.6 0.7 0.8)
