@@ -8,7 +8,8 @@
 # Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (512MB per SGS),
 # PLATFORMS ("archipelago openwhisk"), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench),
 # RUN_S (unset; if set, every run lasts about RUN_S seconds: REQUESTS = rate x RUN_S and WARMUP =
-# a tenth of them, so high rates get as long a run as low ones).
+# the first 3 s or a tenth of them, whichever is more, so high rates get as long a run as low ones
+# and sandbox start-up stays in the warm-up).
 # The latency targets, on a quiet machine (nothing else running; about 5 min wall):
 #   RUN_S=20 bench/faas_real.sh ../shared/data 30 60 80 100 120
 # (2 single-slot SGSs; the simulator on this DAG file puts the OpenWhisk-like baseline's 90 % edge
@@ -146,14 +147,19 @@ for r in s["results"]:
 PY
 }
 
-echo "== real platform: $SGS SGS x $SLOTS slot(s), $MEMORY sandbox memory per SGS, $REQUESTS requests" \
-  "($WARMUP warm-up) per run, seed $SEED; DAGs $DAGS =="
+if [ -n "${RUN_S:-}" ]; then
+  per_run="about ${RUN_S} s (rate x ${RUN_S} requests, the first 3 s or a tenth warm-up)"
+else
+  per_run="$REQUESTS requests ($WARMUP warm-up)"
+fi
+echo "== real platform: $SGS SGS x $SLOTS slot(s), $MEMORY sandbox memory per SGS, $per_run" \
+  "per run, seed $SEED; DAGs $DAGS =="
 printf '%-4s %-12s %6s %8s %9s %9s %9s %7s %8s %8s %5s %4s %8s  %s\n' kind platform rate/s 'met%' \
   p50_ms p99_ms p99.9_ms 'cold%' rssMiB rssMiBpk fail retr cpu_s 'loadavg before/after'
 for rate in "${RATES[@]}"; do
   if [ -n "${RUN_S:-}" ]; then
     REQUESTS=$(python3 -c "print(max(20, round($rate * $RUN_S)))")
-    WARMUP=$((REQUESTS / 10))
+    WARMUP=$(python3 -c "print(min($REQUESTS // 2, max($REQUESTS // 10, round($rate * 3))))")
   fi
   for platform in $PLATFORMS; do
     run_real "$platform" "$rate"
