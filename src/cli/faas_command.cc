@@ -38,6 +38,7 @@ struct FaasSimOptions {
   std::string dispatch_overhead = "0s";
   bool no_proactive_ablation = false;
   bool no_demote_ablation = false;
+  bool admission_control = false;
   bool quiet = false;
   std::string out;
 };
@@ -82,6 +83,7 @@ Json ResultJson(const faas::SimResult& r) {
   j["sandboxes_created"] = r.sandboxes_created;
   j["sandboxes_evicted"] = r.sandboxes_evicted;
   j["retries"] = r.retries;
+  j["refused_by_admission_control"] = r.refused;
   j["lb_scale_outs"] = r.scale_outs;
   j["lb_scale_ins"] = r.scale_ins;
   j["max_sgs_per_dag"] = r.max_sgs_per_dag;
@@ -253,6 +255,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     faas::QueuePolicy policy;
     bool proactive;
     bool demote_late = true;
+    bool admission_control = false;
   };
   std::vector<Run> runs;
   for (faas::Platform p : platforms) {
@@ -260,6 +263,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
       for (faas::QueuePolicy q : policies) runs.push_back({p, q, true});
       if (o.no_proactive_ablation) runs.push_back({p, policies.front(), false});
       if (o.no_demote_ablation) runs.push_back({p, policies.front(), true, false});
+      if (o.admission_control) runs.push_back({p, policies.front(), true, true, true});
     } else {
       runs.push_back({p, faas::QueuePolicy::kFifo, false});
     }
@@ -270,6 +274,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     options.queue_policy = run.policy;
     options.proactive = run.proactive;
     options.demote_late = run.demote_late;
+    options.admission_control = run.admission_control;
     Progress progress(std::string("faas-sim ") + faas::PlatformName(run.platform), !o.quiet);
     const uint64_t target = options.requests;
     options.on_tick = [&progress, target](double simulated, uint64_t arrived) {
@@ -382,6 +387,9 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
                     "also run Archipelago without proactive sandbox allocation");
   command->add_flag("--ablation-no-demote-late", o->no_demote_ablation,
                     "also run Archipelago without moving hopeless tasks behind feasible ones");
+  command->add_flag("--admission-control", o->admission_control,
+                    "also run Archipelago with admission control (the largest requests refused "
+                    "first when more work arrives than the cluster has; docs/faas.md)");
   command->add_option("--durations", o->durations,
                       "measured per-function duration quantiles (CSV dag,function,quantile,"
                       "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");

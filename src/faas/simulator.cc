@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "core/stats.h"
+#include "faas/admission.h"
 #include "faas/estimator.h"
 #include "faas/worker.h"
 #include "faas/workload.h"
@@ -178,6 +179,10 @@ class Sim {
   std::vector<uint32_t> live_workers_;
   std::vector<double> latencies_ms_;
   std::vector<DagPeriodOutcome> dag_period_;  // period * dags + dag
+  // Admission control: per-DAG arrival rates, estimated work per request, the admitted fraction
+  // and a credit per DAG (a request is admitted when the credit reaches 1: deterministic).
+  std::unique_ptr<RateEstimator> dag_rate_;
+  std::vector<double> dag_work_s_, admit_fraction_, admit_credit_;
   SimResult result_;
   double memory_sum_gb_ = 0;
   uint64_t memory_samples_ = 0;
@@ -231,6 +236,12 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
       parked_.resize(static_cast<size_t>(sgs_count_) * catalog.functions.size());
       parked_functions_.resize(sgs_count_);
       parked_count_.assign(sgs_count_, 0);
+      if (options.admission_control) {
+        dag_rate_ = std::make_unique<RateEstimator>(dags, options.tick);
+        dag_work_s_.assign(dags, 0);
+        admit_fraction_.assign(dags, 1.0);
+        admit_credit_.assign(dags, 1.0);
+      }
       break;
     case Platform::kOpenWhisk:
       for (int w = 0; w < worker_count; ++w) invoker_queues_.emplace_back(QueuePolicy::kFifo);
@@ -314,7 +325,14 @@ void Sim::OnArrival(DagId dag_id) {
   r.measured = now_ >= options_.warmup;
   ++DagPeriod(dag_id, now_).arrived;
   for (uint32_t count : dag.predecessor_count) pending_.push_back(static_cast<uint16_t>(count));
-  if (options_.platform == Platform::kArchipelago) {
+  bool refused = false;
+  if (dag_rate_) {
+    dag_rate_->Count(dag_id);
+    admit_credit_[dag_id] = std::min(1.0, admit_credit_[dag_id] + admit_fraction_[dag_id]);
+    refused = admit_credit_[dag_id] < 1.0 - 1e-9;
+    if (!refused) admit_credit_[dag_id] -= 1.0;
+  }
+  if (options_.platform == Platform::kArchipelago && !refused) {
     r.sgs = lb_->Route(dag_id, SgsLoads(), UsableSgs());
     const size_t key = static_cast<size_t>(r.sgs) * catalog_.dags.size() + dag_id;
     sgs_dag_rate_->Count(key);
@@ -324,9 +342,14 @@ void Sim::OnArrival(DagId dag_id) {
   ++generated_;
   ++outstanding_;
   ++result_.requests;
-  if (options_.platform == Platform::kArchipelago && options_.proactive) PrewarmDag(id);
-  for (uint32_t node = 0; node < dag.nodes.size(); ++node) {
-    if (dag.predecessor_count[node] == 0) MakeReady(id, node);
+  if (refused) {
+    ++result_.refused;
+    FailRequest(id);
+  } else {
+    if (options_.platform == Platform::kArchipelago && options_.proactive) PrewarmDag(id);
+    for (uint32_t node = 0; node < dag.nodes.size(); ++node) {
+      if (dag.predecessor_count[node] == 0) MakeReady(id, node);
+    }
   }
   if (generated_ < options_.requests) {
     const Time next = arrivals_.Next(dag_id, now_);
@@ -805,6 +828,19 @@ void Sim::OnTick() {
                         : options_.keep_alive;
   for (Worker& w : workers_) result_.sandboxes_evicted += w.ExpireIdle(now_ - keep);
 
+  if (dag_rate_) {
+    dag_rate_->CloseWindow();
+    std::vector<double> rates(catalog_.dags.size());
+    for (DagId d = 0; d < catalog_.dags.size(); ++d) {
+      rates[d] = dag_rate_->RatePerSecond(d);
+      double work = 0;
+      for (FunctionId f : catalog_.dags[d].nodes) work += durations_.Estimate(f);
+      dag_work_s_[d] = work / net::kSecond;
+    }
+    double cores = 0;
+    for (const Worker& w : workers_) cores += w.cores();
+    admit_fraction_ = AdmissionFractions(rates, dag_work_s_, cores);
+  }
   if (options_.platform == Platform::kArchipelago) {
     if (options_.proactive) PlanProactive();
     for (uint32_t s = 0; s < sgs_count_; ++s) epoch_load_sum_[s] += std::min(SgsLoad(s), 1e3);
@@ -871,7 +907,8 @@ SimResult Sim::Run() {
   result_.policy = options_.platform == Platform::kArchipelago
                        ? std::string(QueuePolicyName(options_.queue_policy)) +
                              (options_.proactive ? "" : "-noproactive") +
-                             (options_.demote_late ? "" : "-nodemote")
+                             (options_.demote_late ? "" : "-nodemote") +
+                             (options_.admission_control ? "-ac" : "")
                        : "fifo";
   result_.lost = result_.requests - result_.completed - result_.failed;
   if (result_.measured > 0) {

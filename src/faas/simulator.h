@@ -53,6 +53,9 @@ struct SimOptions {
   QueuePolicy queue_policy = QueuePolicy::kLeastSlack;
   bool proactive = true;    // archipelago: proactive allocation on (the ablation turns it off)
   bool demote_late = true;  // archipelago: ReadyQueue::DemoteLate before each dispatch
+  // archipelago: the LB refuses requests above AdmissionWorkLimit (faas/admission.h), from the
+  // DAGs' arrival rates and estimated work, recomputed every tick; refused ones fail at once.
+  bool admission_control = false;
   int cores = 1000;
   int cores_per_worker = 20;
   int workers_per_sgs = 5;
@@ -123,6 +126,7 @@ struct SimResult {
   double sandbox_memory_avg_gb = 0, sandbox_memory_peak_gb = 0;
   uint64_t sandboxes_created = 0, sandboxes_evicted = 0;
   uint64_t retries = 0;
+  uint64_t refused = 0;  // by admission control (also counted in failed)
   uint64_t scale_outs = 0, scale_ins = 0;
   uint64_t max_sgs_per_dag = 0;
   std::vector<DagOutcome> per_dag;  // indexed by DagId
