@@ -12,7 +12,7 @@
 # Usage: bench/faas.sh [loads...]   (default: 0.3 0.5 0.6 0.7 0.8)
 # Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3 4 5 6 7 8"), SEED_LOADS ("0.5 0.6 0.7"),
 # TARGET_LOADS ("0.6 0.625 ... 0.775"; empty: no target section),
-# OUT_ROOT (/tmp/jigsaw_faas_bench). About 350 CPU-s in all (session 6).
+# OUT_ROOT (/tmp/jigsaw_faas_bench). About 480 CPU-s in all (session 6; 22 min wall at load 4-8).
 # The real platform (`jigsaw faas` on loopback at a few rates, and faas-sim on the same DAG file
 # with the measured durations): REAL_DATA=../shared/data adds bench/faas_real.sh's rows at the
 # end; REAL_ONLY=1 runs only those.
