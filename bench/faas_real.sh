@@ -6,7 +6,14 @@
 # measured by the real run (rates, cores, memory matched), so the two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
 # Usage: bench/faas_real.sh DATA_DIR [rates...]   (DATA_DIR: ../shared/data; default rates 4 8 12)
 # Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (512MB per SGS),
-# PLATFORMS ("archipelago openwhisk"), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench).
+# PLATFORMS ("archipelago openwhisk"), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench),
+# RUN_S (unset; if set, every run lasts about RUN_S seconds: REQUESTS = rate x RUN_S and WARMUP =
+# the first 3 s or a tenth of them, whichever is more, so high rates get as long a run as low ones
+# and sandbox start-up stays in the warm-up).
+# The issue's latency targets, on a quiet machine (nothing else running; about 5 min wall):
+#   RUN_S=20 bench/faas_real.sh ../shared/data 30 60 80 100 120
+# (2 single-slot SGSs; the simulator on this DAG file puts the OpenWhisk-like baseline's 90 % edge
+# near 110 requests/s; the last table says where it is on this machine.)
 # The machine is shared: every run prints the load average; CPU seconds of the platform come from
 # /proc (utime + stime of the LB, SGS and sandbox processes, children included after exit).
 set -euo pipefail
@@ -27,6 +34,7 @@ PLATFORMS=${PLATFORMS:-"archipelago openwhisk"}
 OUT_ROOT=${OUT_ROOT:-/tmp/jigsaw_faas_real_bench}
 CIFAR="$DATA/datasets/cifar10/cifar10-jpeg.tar.gz"
 mkdir -p "$OUT_ROOT"
+START_S=$SECONDS
 
 platform_pid=
 stop_platform() {
@@ -139,11 +147,20 @@ for r in s["results"]:
 PY
 }
 
-echo "== real platform: $SGS SGS x $SLOTS slot(s), $MEMORY sandbox memory per SGS, $REQUESTS requests" \
-  "($WARMUP warm-up) per run, seed $SEED; DAGs $DAGS =="
+if [ -n "${RUN_S:-}" ]; then
+  per_run="about ${RUN_S} s (rate x ${RUN_S} requests, the first 3 s or a tenth warm-up)"
+else
+  per_run="$REQUESTS requests ($WARMUP warm-up)"
+fi
+echo "== real platform: $SGS SGS x $SLOTS slot(s), $MEMORY sandbox memory per SGS, $per_run" \
+  "per run, seed $SEED; DAGs $DAGS =="
 printf '%-4s %-12s %6s %8s %9s %9s %9s %7s %8s %8s %5s %4s %8s  %s\n' kind platform rate/s 'met%' \
   p50_ms p99_ms p99.9_ms 'cold%' rssMiB rssMiBpk fail retr cpu_s 'loadavg before/after'
 for rate in "${RATES[@]}"; do
+  if [ -n "${RUN_S:-}" ]; then
+    REQUESTS=$(python3 -c "print(max(20, round($rate * $RUN_S)))")
+    WARMUP=$(python3 -c "print(min($REQUESTS // 2, max($REQUESTS // 10, round($rate * 3))))")
+  fi
   for platform in $PLATFORMS; do
     run_real "$platform" "$rate"
     real_row "$OUT_ROOT/real_${platform}_$rate" "$platform" "$rate"
@@ -159,3 +176,32 @@ for rate in "${RATES[@]}"; do
     --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null
   sim_row "$OUT_ROOT/sim_$rate" "$rate"
 done
+
+# The issue's targets on this machine: at the highest rate where the OpenWhisk-like baseline still
+# meets > 90 % of deadlines, Archipelago > 99 % and a p99 >= 10x lower.
+python3 - "$OUT_ROOT" "${RATES[@]}" <<'PY'
+import json, os, sys
+root, rates = sys.argv[1], sys.argv[2:]
+def load(platform, rate):
+    path = f"{root}/real_{platform}_{rate}/load/summary.json"
+    return json.load(open(path)) if os.path.exists(path) else None
+best = None
+for rate in rates:
+    ow, arch = load("openwhisk", rate), load("archipelago", rate)
+    if ow and arch and ow["deadline_met_pct"] > 90:
+        best = (rate, ow, arch)
+print()
+if best is None:
+    print("targets (real): no rate with both platforms run where OpenWhisk-like meets > 90 %")
+else:
+    rate, ow, arch = best
+    a, o = arch["latency_ms"].get("p99", 0), ow["latency_ms"].get("p99", 0)
+    ratio = o / a if a > 0 else float("inf")
+    edge = "; the highest rate given: the 90 % edge may be higher" if rate == rates[-1] else ""
+    print(f"targets (real) at {rate}/s, the highest rate where OpenWhisk-like meets > 90 % "
+          f"({ow['deadline_met_pct']:.2f} %){edge}:")
+    print(f"  Archipelago met {arch['deadline_met_pct']:.2f} % (> 99 %: "
+          f"{'met' if arch['deadline_met_pct'] > 99 else 'MISSED'}); p99 {a:.1f} ms vs "
+          f"OpenWhisk-like {o:.1f} ms = {ratio:.1f}x (>= 10x: {'met' if ratio >= 10 else 'MISSED'})")
+PY
+echo "faas_real.sh: $((SECONDS - START_S)) s wall, load average now $(cut -d' ' -f1 /proc/loadavg)"

@@ -38,6 +38,7 @@ struct FaasSimOptions {
   std::string dispatch_overhead = "0s";
   bool no_proactive_ablation = false;
   bool no_demote_ablation = false;
+  bool admission_control = false;
   bool quiet = false;
   std::string out;
 };
@@ -82,6 +83,7 @@ Json ResultJson(const faas::SimResult& r) {
   j["sandboxes_created"] = r.sandboxes_created;
   j["sandboxes_evicted"] = r.sandboxes_evicted;
   j["retries"] = r.retries;
+  j["refused_by_admission_control"] = r.refused;
   j["lb_scale_outs"] = r.scale_outs;
   j["lb_scale_ins"] = r.scale_ins;
   j["max_sgs_per_dag"] = r.max_sgs_per_dag;
@@ -234,6 +236,12 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
       "critical_path_ms,measured,"
       "missed,missed_pct,missed_mean_latency_ms,missed_mean_wait_ms,missed_mean_cold_ms,"
       "missed_cold_starts\n";
+  // When: per DAG and burst period, the rows with a miss, a request above the run's p99, or at
+  // least 1 % of the cores offered.
+  std::string per_dag_period =
+      "platform,policy,dag,period_start_s,arrived,offered_cores,sgs,measured,missed,"
+      "missed_mean_wait_ms,above_p99\n";
+  const double period_s = static_cast<double>(sim.burst_period) / net::kSecond;
   std::vector<double> critical_path_ms;
   for (const faas::Dag& dag : catalog.dags) {
     std::vector<net::Time> declared;
@@ -247,6 +255,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     faas::QueuePolicy policy;
     bool proactive;
     bool demote_late = true;
+    bool admission_control = false;
   };
   std::vector<Run> runs;
   for (faas::Platform p : platforms) {
@@ -254,6 +263,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
       for (faas::QueuePolicy q : policies) runs.push_back({p, q, true});
       if (o.no_proactive_ablation) runs.push_back({p, policies.front(), false});
       if (o.no_demote_ablation) runs.push_back({p, policies.front(), true, false});
+      if (o.admission_control) runs.push_back({p, policies.front(), true, true, true});
     } else {
       runs.push_back({p, faas::QueuePolicy::kFifo, false});
     }
@@ -264,6 +274,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     options.queue_policy = run.policy;
     options.proactive = run.proactive;
     options.demote_late = run.demote_late;
+    options.admission_control = run.admission_control;
     Progress progress(std::string("faas-sim ") + faas::PlatformName(run.platform), !o.quiet);
     const uint64_t target = options.requests;
     options.on_tick = [&progress, target](double simulated, uint64_t arrived) {
@@ -295,6 +306,17 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
                  FormatFixed(1000 * out.missed_cold_s / missed, 3) + "," +
                  std::to_string(out.missed_cold_starts) + "\n";
     }
+    for (const faas::DagPeriodOutcome& e : r.per_dag_period) {
+      const faas::Dag& dag = catalog.dags[e.dag];
+      const double offered = e.arrived * faas::ExpectedWork(catalog, dag) / period_s;
+      if (e.missed == 0 && e.above_p99 == 0 && offered < 0.01 * sim.cores) continue;
+      per_dag_period += r.platform + "," + r.policy + "," + dag.name + "," +
+                        FormatFixed(e.period * period_s, 1) + "," + std::to_string(e.arrived) +
+                        "," + FormatFixed(offered, 2) + "," + std::to_string(e.max_sgs) + "," +
+                        std::to_string(e.measured) + "," + std::to_string(e.missed) + "," +
+                        FormatFixed(1000 * e.missed_wait_s / std::max<uint64_t>(e.missed, 1), 1) +
+                        "," + std::to_string(e.above_p99) + "\n";
+    }
     std::printf("%-12s %-16s %10llu %9.3f %10.2f %10.2f %10.2f %8.3f %9.2f %7llu\n",
                 r.platform.c_str(), r.policy.c_str(), static_cast<unsigned long long>(r.requests),
                 r.deadline_met_pct, r.p50_ms, r.p99_ms, r.p999_ms, r.cold_start_pct,
@@ -319,6 +341,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   WriteJsonFile(o.out + "/summary.json", summary);
   WriteFileAtomically(o.out + "/results.csv", csv);
   WriteFileAtomically(o.out + "/per_dag.csv", per_dag);
+  WriteFileAtomically(o.out + "/per_dag_period.csv", per_dag_period);
   return 0;
 }
 
@@ -364,6 +387,9 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
                     "also run Archipelago without proactive sandbox allocation");
   command->add_flag("--ablation-no-demote-late", o->no_demote_ablation,
                     "also run Archipelago without moving hopeless tasks behind feasible ones");
+  command->add_flag("--admission-control", o->admission_control,
+                    "also run Archipelago with admission control (the largest requests refused "
+                    "first when more work arrives than the cluster has; docs/faas.md)");
   command->add_option("--durations", o->durations,
                       "measured per-function duration quantiles (CSV dag,function,quantile,"
                       "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");

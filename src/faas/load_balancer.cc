@@ -49,17 +49,27 @@ void LoadBalancer::EndEpoch(const std::vector<double>& load, const std::vector<d
     }
     if (heaviest < 0) continue;
     std::vector<uint32_t>& set = sgs_of_[heaviest];
-    int target = -1;
-    for (uint32_t t = 0; t < sgs_count_; ++t) {
-      if (!usable[t] || std::find(set.begin(), set.end(), t) != set.end()) continue;
-      if (target < 0 || load[t] < load[target]) target = static_cast<int>(t);
-    }
-    if (target < 0 || load[target] >= options_.scale_out_load) continue;
-    set.push_back(static_cast<uint32_t>(target));
-    since_scale_out_[heaviest] = 0;
-    calm_[heaviest] = 0;
-    ++scale_outs_;
-    max_sgs_per_dag_ = std::max(max_sgs_per_dag_, set.size());
+    // Past capacity, tasks queue: any SGS with idle cores helps, and enough of them join at once
+    // to offer the excess (in SGS units, as idle fractions) as spare capacity. Hot but not past
+    // capacity: one calm SGS joins.
+    const bool past_capacity = load[s] > options_.spill_load;
+    double excess = past_capacity ? load[s] - options_.spill_load : 0;
+    do {
+      int target = -1;
+      for (uint32_t t = 0; t < sgs_count_; ++t) {
+        if (!usable[t] || std::find(set.begin(), set.end(), t) != set.end()) continue;
+        if (target < 0 || load[t] < load[target]) target = static_cast<int>(t);
+      }
+      if (target < 0) break;
+      const double limit = past_capacity ? options_.spill_load : options_.scale_out_load;
+      if (load[target] >= limit) break;
+      set.push_back(static_cast<uint32_t>(target));
+      excess -= options_.spill_load - load[target];
+      since_scale_out_[heaviest] = 0;
+      calm_[heaviest] = 0;
+      ++scale_outs_;
+      max_sgs_per_dag_ = std::max(max_sgs_per_dag_, set.size());
+    } while (excess > 0);
   }
   for (uint32_t dag = 0; dag < dags; ++dag) {
     std::vector<uint32_t>& set = sgs_of_[dag];

@@ -7,10 +7,16 @@
 // no usable SGS of its own it goes to the least loaded usable one. Every epoch the platform reports
 // each SGS's load (busy + queued tasks per live core, averaged over the epoch) and each DAG's
 // demand on it (core-seconds). Scale-out: on every SGS whose load exceeds scale_out_load, the DAG
-// with the largest demand there that is not yet on every SGS gets one more SGS, the least loaded
-// one. Scale-in (hysteresis): a DAG on several SGSs whose mean SGS load stayed under scale_in_load
-// for calm_epochs consecutive epochs, and that has not scaled out within calm_epochs, leaves the
-// SGS it joined last.
+// with the largest demand there that is not yet on every SGS gets more SGSs, least loaded first.
+// If that SGS is not past spill_load, one SGS joins, and only if its load is under scale_out_load.
+// If it is past spill_load (tasks queue), SGSs with idle cores (load under spill_load) join, as
+// many as it takes for their idle fractions (spill_load - load) to add up to the excess
+// (load - spill_load), all in the same epoch: at a high cluster load few SGSs are under
+// scale_out_load, and a DAG above one SGS's capacity must not wait one epoch per SGS while its
+// backlog grows (session 6: seed 5 at load 0.7 lost its first measured seconds to that). Scale-in
+// (hysteresis): a DAG on several SGSs whose mean SGS load stayed under scale_in_load for
+// calm_epochs consecutive epochs, and that has not scaled out within calm_epochs, leaves the SGS it
+// joined last.
 #ifndef JIGSAW_FAAS_LOAD_BALANCER_H_
 #define JIGSAW_FAAS_LOAD_BALANCER_H_
 

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "core/stats.h"
+#include "faas/admission.h"
 #include "faas/estimator.h"
 #include "faas/worker.h"
 #include "faas/workload.h"
@@ -49,6 +50,7 @@ enum class RequestState : uint8_t { kRunning, kCompleted, kFailed };
 struct Request {
   Time arrival;
   Time deadline;  // absolute
+  Time finished;  // when completed
   Time waited;    // summed over its functions: ready until started
   Time cold;      // summed cold-start setup of its functions
   uint32_t cold_starts;
@@ -125,6 +127,8 @@ class Sim {
   void PrewarmDag(uint32_t request);
 
   bool Measured(uint32_t request) const { return requests_[request].measured; }
+  DagPeriodOutcome& DagPeriod(uint32_t dag, Time at);
+  void FinishDagPeriods();
   uint32_t RandomLiveWorker();
 
   const Catalog& catalog_;
@@ -174,6 +178,11 @@ class Sim {
 
   std::vector<uint32_t> live_workers_;
   std::vector<double> latencies_ms_;
+  std::vector<DagPeriodOutcome> dag_period_;  // period * dags + dag
+  // Admission control: per-DAG arrival rates, estimated work per request, the admitted fraction
+  // and a credit per DAG (a request is admitted when the credit reaches 1: deterministic).
+  std::unique_ptr<RateEstimator> dag_rate_;
+  std::vector<double> dag_work_s_, admit_fraction_, admit_credit_;
   SimResult result_;
   double memory_sum_gb_ = 0;
   uint64_t memory_samples_ = 0;
@@ -227,6 +236,12 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
       parked_.resize(static_cast<size_t>(sgs_count_) * catalog.functions.size());
       parked_functions_.resize(sgs_count_);
       parked_count_.assign(sgs_count_, 0);
+      if (options.admission_control) {
+        dag_rate_ = std::make_unique<RateEstimator>(dags, options.tick);
+        dag_work_s_.assign(dags, 0);
+        admit_fraction_.assign(dags, 1.0);
+        admit_credit_.assign(dags, 1.0);
+      }
       break;
     case Platform::kOpenWhisk:
       for (int w = 0; w < worker_count; ++w) invoker_queues_.emplace_back(QueuePolicy::kFifo);
@@ -270,6 +285,32 @@ int Sim::PoolSandboxes(uint32_t sgs, FunctionId f) const {
 
 uint32_t Sim::RandomLiveWorker() { return live_workers_[rng_.UniformInt(live_workers_.size())]; }
 
+DagPeriodOutcome& Sim::DagPeriod(uint32_t dag, Time at) {
+  const size_t dags = catalog_.dags.size();
+  const size_t index = static_cast<size_t>(at / options_.burst_period) * dags + dag;
+  if (index >= dag_period_.size()) dag_period_.resize((index / dags + 1) * dags);
+  return dag_period_[index];
+}
+
+// Which requests make the tail: the completed measured ones slower than the p99, per DAG and
+// period; then only the entries that saw arrivals are kept.
+void Sim::FinishDagPeriods() {
+  for (const Request& r : requests_) {
+    if (!r.measured || r.state != RequestState::kCompleted) continue;
+    if (static_cast<double>(r.finished - r.arrival) / net::kMillisecond > result_.p99_ms) {
+      ++DagPeriod(r.dag, r.arrival).above_p99;
+    }
+  }
+  const size_t dags = catalog_.dags.size();
+  for (size_t i = 0; i < dag_period_.size(); ++i) {
+    DagPeriodOutcome e = dag_period_[i];
+    if (e.arrived == 0) continue;
+    e.dag = static_cast<uint32_t>(i % dags);
+    e.period = static_cast<uint32_t>(i / dags);
+    result_.per_dag_period.push_back(e);
+  }
+}
+
 void Sim::OnArrival(DagId dag_id) {
   if (generated_ >= options_.requests) return;
   const Dag& dag = catalog_.dags[dag_id];
@@ -282,8 +323,16 @@ void Sim::OnArrival(DagId dag_id) {
   r.remaining = static_cast<uint32_t>(dag.nodes.size());
   r.state = RequestState::kRunning;
   r.measured = now_ >= options_.warmup;
+  ++DagPeriod(dag_id, now_).arrived;
   for (uint32_t count : dag.predecessor_count) pending_.push_back(static_cast<uint16_t>(count));
-  if (options_.platform == Platform::kArchipelago) {
+  bool refused = false;
+  if (dag_rate_) {
+    dag_rate_->Count(dag_id);
+    admit_credit_[dag_id] = std::min(1.0, admit_credit_[dag_id] + admit_fraction_[dag_id]);
+    refused = admit_credit_[dag_id] < 1.0 - 1e-9;
+    if (!refused) admit_credit_[dag_id] -= 1.0;
+  }
+  if (options_.platform == Platform::kArchipelago && !refused) {
     r.sgs = lb_->Route(dag_id, SgsLoads(), UsableSgs());
     const size_t key = static_cast<size_t>(r.sgs) * catalog_.dags.size() + dag_id;
     sgs_dag_rate_->Count(key);
@@ -293,9 +342,14 @@ void Sim::OnArrival(DagId dag_id) {
   ++generated_;
   ++outstanding_;
   ++result_.requests;
-  if (options_.platform == Platform::kArchipelago && options_.proactive) PrewarmDag(id);
-  for (uint32_t node = 0; node < dag.nodes.size(); ++node) {
-    if (dag.predecessor_count[node] == 0) MakeReady(id, node);
+  if (refused) {
+    ++result_.refused;
+    FailRequest(id);
+  } else {
+    if (options_.platform == Platform::kArchipelago && options_.proactive) PrewarmDag(id);
+    for (uint32_t node = 0; node < dag.nodes.size(); ++node) {
+      if (dag.predecessor_count[node] == 0) MakeReady(id, node);
+    }
   }
   if (generated_ < options_.requests) {
     const Time next = arrivals_.Next(dag_id, now_);
@@ -615,6 +669,7 @@ void Sim::CompleteNode(uint32_t request, uint32_t node) {
   }
   if (--r.remaining > 0) return;
   r.state = RequestState::kCompleted;
+  r.finished = now_;
   --outstanding_;
   ++result_.completed;
   if (r.measured) {
@@ -635,7 +690,11 @@ void Sim::CountOutcome(const Request& r, bool met) {
     result_.missed_by_period.resize(period + 1, 0);
   }
   ++result_.measured_by_period[period];
+  DagPeriodOutcome& at = DagPeriod(r.dag, r.arrival);
+  ++at.measured;
   if (met) return;
+  ++at.missed;
+  at.missed_wait_s += static_cast<double>(r.waited) / net::kSecond;
   ++result_.missed_by_period[period];
   ++o.missed;
   o.missed_latency_s += static_cast<double>(now_ - r.arrival) / net::kSecond;
@@ -769,6 +828,19 @@ void Sim::OnTick() {
                         : options_.keep_alive;
   for (Worker& w : workers_) result_.sandboxes_evicted += w.ExpireIdle(now_ - keep);
 
+  if (dag_rate_) {
+    dag_rate_->CloseWindow();
+    std::vector<double> rates(catalog_.dags.size());
+    for (DagId d = 0; d < catalog_.dags.size(); ++d) {
+      rates[d] = dag_rate_->RatePerSecond(d);
+      double work = 0;
+      for (FunctionId f : catalog_.dags[d].nodes) work += durations_.Estimate(f);
+      dag_work_s_[d] = work / net::kSecond;
+    }
+    double cores = 0;
+    for (const Worker& w : workers_) cores += w.cores();
+    admit_fraction_ = AdmissionFractions(rates, dag_work_s_, cores);
+  }
   if (options_.platform == Platform::kArchipelago) {
     if (options_.proactive) PlanProactive();
     for (uint32_t s = 0; s < sgs_count_; ++s) epoch_load_sum_[s] += std::min(SgsLoad(s), 1e3);
@@ -776,6 +848,10 @@ void Sim::OnTick() {
       std::vector<double> mean(sgs_count_);
       for (uint32_t s = 0; s < sgs_count_; ++s) mean[s] = epoch_load_sum_[s] / epoch_ticks_;
       lb_->EndEpoch(mean, epoch_demand_, UsableSgs());
+      for (DagId d = 0; d < catalog_.dags.size(); ++d) {
+        DagPeriodOutcome& at = DagPeriod(d, now_ - 1);
+        at.max_sgs = std::max<uint32_t>(at.max_sgs, lb_->SgsOf(d).size());
+      }
       std::fill(epoch_demand_.begin(), epoch_demand_.end(), 0);
       std::fill(epoch_load_sum_.begin(), epoch_load_sum_.end(), 0);
       epoch_ticks_ = 0;
@@ -831,7 +907,8 @@ SimResult Sim::Run() {
   result_.policy = options_.platform == Platform::kArchipelago
                        ? std::string(QueuePolicyName(options_.queue_policy)) +
                              (options_.proactive ? "" : "-noproactive") +
-                             (options_.demote_late ? "" : "-nodemote")
+                             (options_.demote_late ? "" : "-nodemote") +
+                             (options_.admission_control ? "-ac" : "")
                        : "fifo";
   result_.lost = result_.requests - result_.completed - result_.failed;
   if (result_.measured > 0) {
@@ -849,6 +926,7 @@ SimResult Sim::Run() {
     result_.max_ms = latencies_ms_.back();
     result_.mean_ms = Mean(latencies_ms_);
   }
+  FinishDagPeriods();
   if (result_.invocations > 0) {
     result_.cold_start_pct = 100.0 * result_.cold_starts / result_.invocations;
   }

@@ -53,6 +53,9 @@ struct SimOptions {
   QueuePolicy queue_policy = QueuePolicy::kLeastSlack;
   bool proactive = true;    // archipelago: proactive allocation on (the ablation turns it off)
   bool demote_late = true;  // archipelago: ReadyQueue::DemoteLate before each dispatch
+  // archipelago: the LB refuses requests above AdmissionWorkLimit (faas/admission.h), from the
+  // DAGs' arrival rates and estimated work, recomputed every tick; refused ones fail at once.
+  bool admission_control = false;
   int cores = 1000;
   int cores_per_worker = 20;
   int workers_per_sgs = 5;
@@ -92,6 +95,20 @@ struct DagOutcome {
   uint64_t missed_cold_starts = 0;
 };
 
+// Per DAG and burst period (by arrival time): how much work arrived, how its measured requests
+// fared, and how many SGSs the load balancer gave the DAG (where and when misses and the latency
+// tail come from).
+struct DagPeriodOutcome {
+  uint32_t dag = 0;
+  uint32_t period = 0;
+  uint64_t arrived = 0;  // warm-up included
+  uint64_t measured = 0;
+  uint64_t missed = 0;       // late or failed
+  uint64_t above_p99 = 0;    // completed measured requests slower than the run's p99
+  double missed_wait_s = 0;  // summed over the missed requests (as DagOutcome)
+  uint32_t max_sgs = 0;      // archipelago: most SGSs the DAG had at an epoch end in the period
+};
+
 struct SimResult {
   std::string platform;
   std::string policy;
@@ -109,12 +126,14 @@ struct SimResult {
   double sandbox_memory_avg_gb = 0, sandbox_memory_peak_gb = 0;
   uint64_t sandboxes_created = 0, sandboxes_evicted = 0;
   uint64_t retries = 0;
+  uint64_t refused = 0;  // by admission control (also counted in failed)
   uint64_t scale_outs = 0, scale_ins = 0;
   uint64_t max_sgs_per_dag = 0;
   std::vector<DagOutcome> per_dag;  // indexed by DagId
   // Measured requests and deadline misses by arrival time, per burst period (when the misses
   // happen: in bursts beyond capacity, or spread out).
   std::vector<uint64_t> measured_by_period, missed_by_period;
+  std::vector<DagPeriodOutcome> per_dag_period;  // entries with arrivals, by period then DAG
   uint64_t events = 0;
   double simulated_s = 0;
   double wall_s = 0;

@@ -107,6 +107,14 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
             0u);
   EXPECT_NE(per_dag.find("\narchipelago,rlsf,thumb,"), std::string::npos) << per_dag;
   EXPECT_NE(per_dag.find("\nopenwhisk,fifo,thumb,"), std::string::npos) << per_dag;
+  // Per DAG and burst period: thumb offers 8 of the 32 cores, so every period has a row (the
+  // warm-up period 0 too), with 2,000 arrivals in the first 10 s (200/s).
+  const std::string per_period = Slurp(out + "/per_dag_period.csv");
+  EXPECT_EQ(per_period.rfind("platform,policy,dag,period_start_s,arrived,offered_cores,sgs,", 0),
+            0u);
+  EXPECT_NE(per_period.find("\narchipelago,rlsf,thumb,0.0,"), std::string::npos) << per_period;
+  EXPECT_NE(per_period.find("\narchipelago,rlsf,thumb,10.0,"), std::string::npos) << per_period;
+  EXPECT_NE(per_period.find("\nopenwhisk,fifo,thumb,0.0,"), std::string::npos) << per_period;
   std::filesystem::remove_all(out);
 
   EXPECT_EQ(RunCli("--out " + out + " --platforms lambda").status, 2);

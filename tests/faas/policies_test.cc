@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "faas/admission.h"
 #include "faas/estimator.h"
 #include "faas/load_balancer.h"
 #include "faas/proactive.h"
@@ -300,6 +301,63 @@ TEST(LoadBalancer, ScalesOutTheHeaviestDagAndInWithHysteresis) {
   EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0}));
   EXPECT_EQ(lb.scale_ins(), 1u);
   EXPECT_EQ(lb.max_sgs_per_dag(), 2u);
+}
+
+// An SGS past capacity (tasks queue) takes every SGS with idle cores it needs at once, even ones
+// above the scale-out threshold: here an excess of 2.5 SGSs of work and spare fractions of 0.95,
+// 0.7 and 0.35 (sum 2.0) take all three; SGS 4 has no idle core and is left out.
+TEST(LoadBalancer, PastCapacityScalesOutToEnoughSgsWithIdleCoresAtOnce) {
+  LoadBalancer lb(/*dags=*/5, /*sgs=*/5, LoadBalancerOptions{});
+  std::vector<double> demand(25, 0);
+  demand[0 * 5 + 0] = 90;  // DAG 0 on SGS 0
+  demand[1 * 5 + 0] = 10;  // a lighter DAG there too
+  const std::vector<char> usable(5, 1);
+  lb.EndEpoch({3.5, 0.3, 0.65, 0.05, 1.2}, demand, usable);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0, 3, 1, 2}));  // least loaded first
+  EXPECT_EQ(lb.SgsOf(1), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(lb.scale_outs(), 3u);
+  EXPECT_EQ(lb.max_sgs_per_dag(), 4u);
+  // A small excess is covered by the least loaded SGS alone.
+  LoadBalancer small(2, 3, LoadBalancerOptions{});
+  std::vector<double> demand2(6, 0);
+  demand2[0 * 3 + 0] = 50;
+  small.EndEpoch({1.3, 0.75, 0.62}, demand2, {1, 1, 1});
+  EXPECT_EQ(small.SgsOf(0), (std::vector<uint32_t>{0, 2}));
+  // Hot but not past capacity: only an SGS under the scale-out threshold may join.
+  LoadBalancer hot(2, 3, LoadBalancerOptions{});
+  hot.EndEpoch({0.9, 0.75, 0.62}, demand2, {1, 1, 1});
+  EXPECT_EQ(hot.SgsOf(0), (std::vector<uint32_t>{0}));
+  hot.EndEpoch({0.9, 0.75, 0.5}, demand2, {1, 1, 1});
+  EXPECT_EQ(hot.SgsOf(0), (std::vector<uint32_t>{0, 2}));
+}
+
+// Admission control: no overload admits everything; past capacity the largest requests go first,
+// the last DAG cut only as far as needed; equal work per request: the lower index first.
+TEST(Admission, RefusesTheLargestRequestsFirstAndOnlyAsFarAsNeeded) {
+  const std::vector<double> rate = {10, 100, 1000};
+  const std::vector<double> work = {1.0, 0.1, 0.001};  // offered 10 + 10 + 1 = 21 cores
+  EXPECT_EQ(AdmissionFractions(rate, work, 25), (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(AdmissionFractions(rate, work, 21), (std::vector<double>{1, 1, 1}));
+  // 6 cores too many: 60 % of DAG 0's requests are refused.
+  const std::vector<double> cut = AdmissionFractions(rate, work, 15);
+  EXPECT_NEAR(cut[0], 0.4, 1e-12);
+  EXPECT_EQ(cut[1], 1.0);
+  EXPECT_EQ(cut[2], 1.0);
+  // 13 too many: all of DAG 0 (10) and 30 % of DAG 1.
+  const std::vector<double> deep = AdmissionFractions(rate, work, 8);
+  EXPECT_EQ(deep[0], 0.0);
+  EXPECT_NEAR(deep[1], 0.7, 1e-12);
+  EXPECT_EQ(deep[2], 1.0);
+  // The target leaves headroom below the capacity once overloaded: 21 -> 0.5 x 20 = 10.
+  const std::vector<double> headroom = AdmissionFractions(rate, work, 20, 0.5);
+  EXPECT_EQ(headroom[0], 0.0);
+  EXPECT_NEAR(headroom[1], 0.9, 1e-12);
+  EXPECT_EQ(headroom[2], 1.0);
+  EXPECT_EQ(AdmissionFractions(rate, work, 30, 0.5), (std::vector<double>{1, 1, 1}));
+  // Ties in work per request: the lower index is cut first.
+  const std::vector<double> tie = AdmissionFractions({10, 10}, {1.0, 1.0}, 15);
+  EXPECT_NEAR(tie[0], 0.5, 1e-12);
+  EXPECT_EQ(tie[1], 1.0);
 }
 
 TEST(LoadBalancer, NoScaleOutWhenEverySgsIsHot) {
