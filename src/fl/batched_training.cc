@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "fl/single_channel_conv.h"
+
 namespace jigsaw {
 namespace {
 
@@ -25,9 +27,12 @@ torch::Tensor StackedLinear(const torch::Tensor& x, const torch::Tensor& weight,
   return torch::baddbmm(bias.unsqueeze(1), x, weight.transpose(1, 2));
 }
 
-// Which parameters of `name` are convolutions: they are trained as one leaf per client (see
-// StackedForward), the others as stacked leaves.
-bool IsConvParameter(const std::string& name, size_t index) { return name == "lenet" && index < 4; }
+// Which parameters of `name` belong to the second convolution: they are trained as one leaf per
+// client (see StackedForward), the others as stacked leaves (the first convolution's through
+// SingleChannelConv5x5, which takes and differentiates the stacked weights).
+bool IsConvParameter(const std::string& name, size_t index) {
+  return name == "lenet" && (index == 2 || index == 3);
+}
 
 // Per-client convolutions over a K * B x C x H x W batch (client-major): one plain convolution per
 // client with its own weights. oneDNN's direct kernels for these small convolutions are about
@@ -121,7 +126,8 @@ torch::Tensor MaxPool2Relu(const torch::Tensor& input) {
 namespace {
 
 // Logits K x B x classes of K stacked models on their own images (K * B x 1 x H x W, client-major).
-// p: the stacked parameters (K x shape); conv[j]: client j's convolution parameters (lenet).
+// p: the stacked parameters (K x shape); conv[q][j]: client j's leaf of the second convolution's
+// parameter q (lenet).
 torch::Tensor StackedForward(const std::string& name, const std::vector<torch::Tensor>& p,
                              const std::vector<std::vector<torch::Tensor>>& conv,
                              const torch::Tensor& images, int64_t k, int64_t b) {
@@ -133,7 +139,7 @@ torch::Tensor StackedForward(const std::string& name, const std::vector<torch::T
     return StackedLinear(x, p[p.size() - 2], p.back());
   }
   // lenet: conv5x5(6, pad 2)+ReLU+pool, conv5x5(16)+ReLU+pool, FC 120, FC 84, FC classes.
-  torch::Tensor x = MaxPool2Relu(PerClientConv(images, conv[0], conv[1], b, 2));
+  torch::Tensor x = MaxPool2Relu(SingleChannelConv5x5(images, p[0], p[1], 2));
   x = MaxPool2Relu(PerClientConv(x, conv[2], conv[3], b, 0)).view({k, b, -1});
   x = torch::relu(StackedLinear(x, p[4], p[5]));
   x = torch::relu(StackedLinear(x, p[6], p[7]));
@@ -159,8 +165,8 @@ void TrainGroup(FlModel& model, const torch::Tensor& global, const FederatedData
       anchors.push_back(g.unsqueeze(0));
     }
   }
-  // Convolution parameters: one leaf per client, a view of its row of the stacked tensor (the SGD
-  // update below writes the stacked tensor); the others: the stacked tensor is the leaf.
+  // Second-convolution parameters: one leaf per client, a view of its row of the stacked tensor
+  // (the SGD update below writes the stacked tensor); the others: the stacked tensor is the leaf.
   std::vector<std::vector<torch::Tensor>> conv;  // [parameter][client]
   for (size_t q = 0; q < params.size(); ++q) {
     if (!IsConvParameter(model.name(), q)) {
