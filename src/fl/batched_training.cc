@@ -29,7 +29,7 @@ torch::Tensor StackedLinear(const torch::Tensor& x, const torch::Tensor& weight,
 
 // Which parameters of `name` belong to the second convolution: they are trained as one leaf per
 // client (see StackedForward), the others as stacked leaves (the first convolution's through
-// SingleChannelConv5x5, which takes and differentiates the stacked weights).
+// SingleChannelConvReluPool, which takes and differentiates the stacked weights).
 bool IsConvParameter(const std::string& name, size_t index) {
   return name == "lenet" && (index == 2 || index == 3);
 }
@@ -139,7 +139,7 @@ torch::Tensor StackedForward(const std::string& name, const std::vector<torch::T
     return StackedLinear(x, p[p.size() - 2], p.back());
   }
   // lenet: conv5x5(6, pad 2)+ReLU+pool, conv5x5(16)+ReLU+pool, FC 120, FC 84, FC classes.
-  torch::Tensor x = MaxPool2Relu(SingleChannelConv5x5(images, p[0], p[1], 2));
+  torch::Tensor x = SingleChannelConvReluPool(images, p[0], p[1], 2);
   x = MaxPool2Relu(PerClientConv(x, conv[2], conv[3], b, 0)).view({k, b, -1});
   x = torch::relu(StackedLinear(x, p[4], p[5]));
   x = torch::relu(StackedLinear(x, p[6], p[7]));
