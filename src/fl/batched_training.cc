@@ -21,10 +21,18 @@ namespace F = torch::nn::functional;
 // page-faulted afresh on every step.
 constexpr size_t kMaxStackedClients = 32;
 
-// x: K x B x in, weight: K x out x in, bias: K x out -> K x B x out.
-torch::Tensor StackedLinear(const torch::Tensor& x, const torch::Tensor& weight,
+// x: K x B x in, weight_t: K x in x out (each client's weight transposed), bias: K x out ->
+// K x B x out. The stacked weights are kept transposed so that their gradient (x^T times the
+// output gradient) is produced contiguous: a transposed gradient made autograd copy it into the
+// parameter's layout, the largest copy of a step.
+torch::Tensor StackedLinear(const torch::Tensor& x, const torch::Tensor& weight_t,
                             const torch::Tensor& bias) {
-  return torch::baddbmm(bias.unsqueeze(1), x, weight.transpose(1, 2));
+  return torch::baddbmm(bias.unsqueeze(1), x, weight_t);
+}
+
+// Which parameters of `name` are linear-layer weights (stacked transposed, see StackedLinear).
+bool IsLinearWeight(const std::string& name, size_t index) {
+  return name == "lenet" ? (index == 4 || index == 6 || index == 8) : index % 2 == 0;
 }
 
 // Which parameters of `name` belong to the second convolution: they are trained as one leaf per
@@ -157,11 +165,12 @@ void TrainGroup(FlModel& model, const torch::Tensor& global, const FederatedData
     torch::NoGradGuard no_grad;
     int64_t offset = 0;
     for (const auto& p : model.module()->parameters()) {
-      const torch::Tensor g = global.narrow(0, offset, p.numel()).view(p.sizes());
+      torch::Tensor g = global.narrow(0, offset, p.numel()).view(p.sizes());
+      if (IsLinearWeight(model.name(), params.size())) g = g.t();
       offset += p.numel();
       std::vector<int64_t> shape = {k};
-      shape.insert(shape.end(), p.sizes().begin(), p.sizes().end());
-      params.push_back(g.unsqueeze(0).expand(shape).clone());
+      shape.insert(shape.end(), g.sizes().begin(), g.sizes().end());
+      params.push_back(g.unsqueeze(0).expand(shape).clone(torch::MemoryFormat::Contiguous));
       anchors.push_back(g.unsqueeze(0));
     }
   }
@@ -227,7 +236,10 @@ void TrainGroup(FlModel& model, const torch::Tensor& global, const FederatedData
   }
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> flat;
-  for (const torch::Tensor& p : params) flat.push_back(p.detach().reshape({k, -1}));
+  for (size_t q = 0; q < params.size(); ++q) {
+    const torch::Tensor p = params[q].detach();
+    flat.push_back((IsLinearWeight(model.name(), q) ? p.transpose(1, 2) : p).reshape({k, -1}));
+  }
   const torch::Tensor weights = torch::cat(flat, 1);
   const torch::Tensor mean_loss = loss_sum / std::max(1, options.local_steps);
   for (int64_t j = 0; j < k; ++j) {

@@ -313,9 +313,10 @@ void UnpoolGradient(const Geometry& g, const float* grad, const int32_t* where, 
   for (int64_t row = 0; row < g.channels * ph; ++row, grad += pw, where += pw) {
     float* top = conv_grad + ((row / ph) * g.oh + 2 * (row % ph)) * g.ow;
     for (int64_t x = 0; x < pw; ++x) {
+      // Branch-free (whether a window passes gradient is a coin flip for the branch predictor):
+      // a window without one writes a zero onto its first position.
       const int32_t at = where[x];
-      if (at == kNoGradient) continue;
-      top[(at >> 1) * g.ow + 2 * x + (at & 1)] = grad[x];
+      top[((at >> 1) & 1) * g.ow + 2 * x + (at & 1)] = at == kNoGradient ? 0.0f : grad[x];
     }
   }
 }
