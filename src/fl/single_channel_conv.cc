@@ -27,11 +27,15 @@ struct Geometry {
         ow(w + 2 * pad - kSize + 1),
         chunks((ow + kChunk - 1) / kChunk),
         padded_h(h + 2 * pad),
-        padded_w(chunks * kChunk + kSize - 1) {}
+        padded_w(chunks * kChunk + kSize - 1),
+        row_stride(ow) {}
 
   int64_t clients, per_client, channels, h, w, pad, oh, ow, chunks;
   // One image with zero borders; rows are long enough for whole chunks of outputs.
   int64_t padded_h, padded_w;
+  // Row stride of a convolution output or output gradient (C x oh x row_stride): ow in tensors,
+  // whole chunks in the fused function's per-image buffers (full vector stores, no tail copy).
+  int64_t row_stride;
 };
 
 // Copies an h x w image into the interior of a zeroed padded buffer (its borders stay zero).
@@ -78,7 +82,7 @@ void ConvImagePortable(const Geometry& g, const float* padded, const float* filt
                        const float* bias, float* out) {
   for (int64_t c = 0; c < g.channels; ++c) {
     const float* filter = filters + c * kTaps;
-    float* o = out + c * g.oh * g.ow;
+    float* o = out + c * g.oh * g.row_stride;
     for (int64_t y = 0; y < g.oh; ++y) {
       for (int64_t x = 0; x < g.ow; ++x) {
         float sum = bias[c];
@@ -86,7 +90,7 @@ void ConvImagePortable(const Geometry& g, const float* padded, const float* filt
           const float* row = padded + (y + ky) * g.padded_w + x;
           for (int64_t kx = 0; kx < kSize; ++kx) sum += filter[ky * kSize + kx] * row[kx];
         }
-        o[y * g.ow + x] = sum;
+        o[y * g.row_stride + x] = sum;
       }
     }
   }
@@ -96,11 +100,11 @@ void ConvImagePortable(const Geometry& g, const float* padded, const float* filt
 void AccumulateImagePortable(const Geometry& g, const float* padded, const float* grad,
                              GradAccumulator* acc) {
   for (int64_t c = 0; c < g.channels; ++c) {
-    const float* go = grad + c * g.oh * g.ow;
+    const float* go = grad + c * g.oh * g.row_stride;
     float* taps = acc->taps() + c * kTaps * 16;
     for (int64_t y = 0; y < g.oh; ++y) {
       for (int64_t x = 0; x < g.ow; ++x) {
-        const float d = go[y * g.ow + x];
+        const float d = go[y * g.row_stride + x];
         acc->bias()[c * 8] += d;
         for (int64_t ky = 0; ky < kSize; ++ky) {
           const float* row = padded + (y + ky) * g.padded_w + x;
@@ -119,7 +123,7 @@ template <int kGroup>
 __attribute__((target("avx2,fma"))) void ConvGroupAvx2(const Geometry& g, const float* padded,
                                                        const float* filters, const float* bias,
                                                        float* out) {
-  const int64_t plane = g.oh * g.ow;
+  const int64_t plane = g.oh * g.row_stride;
   for (int64_t y = 0; y < g.oh; ++y) {
     for (int64_t x0 = 0; x0 < g.ow; x0 += kChunk) {
       __m256 acc[kGroup][4];
@@ -139,8 +143,8 @@ __attribute__((target("avx2,fma"))) void ConvGroupAvx2(const Geometry& g, const 
       }
       const int64_t valid = std::min(kChunk, g.ow - x0);
       for (int c = 0; c < kGroup; ++c) {
-        float* o = out + c * plane + y * g.ow + x0;
-        if (valid == kChunk) {
+        float* o = out + c * plane + y * g.row_stride + x0;
+        if (x0 + kChunk <= g.row_stride) {
           for (int v = 0; v < 4; ++v) _mm256_storeu_ps(o + 8 * v, acc[c][v]);
         } else {
           alignas(32) float row_out[kChunk];
@@ -155,7 +159,7 @@ __attribute__((target("avx2,fma"))) void ConvGroupAvx2(const Geometry& g, const 
 __attribute__((target("avx2,fma"))) void ConvImageAvx2(const Geometry& g, const float* padded,
                                                        const float* filters, const float* bias,
                                                        float* out) {
-  const int64_t plane = g.oh * g.ow;
+  const int64_t plane = g.oh * g.row_stride;
   for (int64_t c = 0; c < g.channels;) {
     const int64_t left = g.channels - c;
     const float* f = filters + c * kTaps;
@@ -189,14 +193,14 @@ __attribute__((target("avx2,fma"))) void AccumulateImageAvx2(const Geometry& g, 
                                                              const float* grad,
                                                              GradAccumulator* acc) {
   for (int64_t c = 0; c < g.channels; ++c) {
-    const float* go = grad + c * g.oh * g.ow;
+    const float* go = grad + c * g.oh * g.row_stride;
     for (int64_t x0 = 0; x0 < g.ow; x0 += kChunk) {
       __m256i mask[4];
       ChunkMasks(g.ow - x0, mask);
       float* bias_acc = acc->bias() + c * 8;
       __m256 bsum = _mm256_loadu_ps(bias_acc);
       for (int64_t y = 0; y < g.oh; ++y) {
-        const float* row = go + y * g.ow + x0;
+        const float* row = go + y * g.row_stride + x0;
         for (int v = 0; v < 4; ++v) {
           bsum = _mm256_add_ps(bsum, _mm256_maskload_ps(row + 8 * v, mask[v]));
         }
@@ -210,7 +214,7 @@ __attribute__((target("avx2,fma"))) void AccumulateImageAvx2(const Geometry& g, 
           sum[kx][1] = _mm256_loadu_ps(a + kx * 16 + 8);
         }
         for (int64_t y = 0; y < g.oh; ++y) {
-          const float* grow = go + y * g.ow + x0;
+          const float* grow = go + y * g.row_stride + x0;
           __m256 d[4];
           for (int v = 0; v < 4; ++v) d[v] = _mm256_maskload_ps(grow + 8 * v, mask[v]);
           const float* irow = padded + (y + ky) * g.padded_w + x0;
@@ -240,8 +244,8 @@ inline __attribute__((always_inline)) void PoolImageBody(const Geometry& g, cons
                                                          float* out, int32_t* where) {
   const int64_t ph = g.oh / 2, pw = g.ow / 2;
   for (int64_t row = 0; row < g.channels * ph; ++row, out += pw, where += pw) {
-    const float* top = conv + ((row / ph) * g.oh + 2 * (row % ph)) * g.ow;
-    const float* bottom = top + g.ow;
+    const float* top = conv + ((row / ph) * g.oh + 2 * (row % ph)) * g.row_stride;
+    const float* bottom = top + g.row_stride;
     for (int64_t x = 0; x < pw; ++x) {
       const float a = top[2 * x], b = top[2 * x + 1], c = bottom[2 * x], d = bottom[2 * x + 1];
       // First maximum in the order a, b, c, d: the first of each pair, then the top pair on ties.
@@ -272,8 +276,8 @@ __attribute__((target("avx2,fma"))) void PoolImageAvx2(const Geometry& g, const 
   const __m256i one = _mm256_set1_epi32(1), two = _mm256_set1_epi32(2),
                 none = _mm256_set1_epi32(kNoGradient);
   for (int64_t row = 0; row < g.channels * ph; ++row, out += pw, where += pw) {
-    const float* top = conv + ((row / ph) * g.oh + 2 * (row % ph)) * g.ow;
-    const float* bottom = top + g.ow;
+    const float* top = conv + ((row / ph) * g.oh + 2 * (row % ph)) * g.row_stride;
+    const float* bottom = top + g.row_stride;
     for (int64_t x0 = 0; x0 < pw; x0 += 8) {
       const int64_t x = std::min(x0, pw - 8);
       const __m256 t0 = _mm256_loadu_ps(top + 2 * x), t1 = _mm256_loadu_ps(top + 2 * x + 8);
@@ -308,15 +312,15 @@ __attribute__((target("avx2,fma"))) void PoolImageAvx2(const Geometry& g, const 
 // The convolution-output gradient (C x oh x ow, zero where no window's maximum is) from the
 // pooled output's gradient.
 void UnpoolGradient(const Geometry& g, const float* grad, const int32_t* where, float* conv_grad) {
-  std::fill_n(conv_grad, g.channels * g.oh * g.ow, 0.0f);
+  std::fill_n(conv_grad, g.channels * g.oh * g.row_stride, 0.0f);
   const int64_t ph = g.oh / 2, pw = g.ow / 2;
   for (int64_t row = 0; row < g.channels * ph; ++row, grad += pw, where += pw) {
-    float* top = conv_grad + ((row / ph) * g.oh + 2 * (row % ph)) * g.ow;
+    float* top = conv_grad + ((row / ph) * g.oh + 2 * (row % ph)) * g.row_stride;
     for (int64_t x = 0; x < pw; ++x) {
       // Branch-free (whether a window passes gradient is a coin flip for the branch predictor):
       // a window without one writes a zero onto its first position.
       const int32_t at = where[x];
-      top[((at >> 1) & 1) * g.ow + 2 * x + (at & 1)] = at == kNoGradient ? 0.0f : grad[x];
+      top[((at >> 1) & 1) * g.row_stride + 2 * x + (at & 1)] = at == kNoGradient ? 0.0f : grad[x];
     }
   }
 }
@@ -392,13 +396,14 @@ class SingleChannelConvReluPoolFunction
     const torch::Tensor x = images.contiguous();
     const torch::Tensor wt = weight.contiguous();
     const torch::Tensor b = bias.contiguous();
-    const Geometry g(x, wt, padding);
+    Geometry g(x, wt, padding);
+    g.row_stride = g.chunks * kChunk;
     const Kernels kernels(portable);
     const int64_t pooled = g.channels * (g.oh / 2) * (g.ow / 2);
     torch::Tensor out = torch::empty({x.size(0), g.channels, g.oh / 2, g.ow / 2}, x.options());
     torch::Tensor where = torch::empty(out.sizes(), x.options().dtype(torch::kInt32));
     std::vector<float> padded(g.padded_h * g.padded_w, 0.0f);
-    std::vector<float> conv(g.channels * g.oh * g.ow);
+    std::vector<float> conv(g.channels * g.oh * g.row_stride);
     for (int64_t n = 0; n < x.size(0); ++n) {
       const int64_t client = n / g.per_client;
       FillPadded(g, x.data_ptr<float>() + n * g.h * g.w, padded.data());
@@ -419,14 +424,15 @@ class SingleChannelConvReluPoolFunction
     const torch::Tensor& x = saved[0];
     const torch::Tensor& wt = saved[1];
     const torch::Tensor& where = saved[2];
-    const Geometry g(x, wt, ctx->saved_data["padding"].toInt());
+    Geometry g(x, wt, ctx->saved_data["padding"].toInt());
+    g.row_stride = g.chunks * kChunk;
     const Kernels kernels(ctx->saved_data["portable"].toBool());
     const int64_t pooled = g.channels * (g.oh / 2) * (g.ow / 2);
     const torch::Tensor grad = grad_outputs[0].contiguous();
     torch::Tensor grad_weight = torch::empty_like(wt);
     torch::Tensor grad_bias = torch::empty({g.clients, g.channels}, wt.options());
     std::vector<float> padded(g.padded_h * g.padded_w, 0.0f);
-    std::vector<float> conv_grad(g.channels * g.oh * g.ow);
+    std::vector<float> conv_grad(g.channels * g.oh * g.row_stride);
     for (int64_t client = 0; client < g.clients; ++client) {
       GradAccumulator acc(g.channels);
       for (int64_t n = client * g.per_client; n < (client + 1) * g.per_client; ++n) {
