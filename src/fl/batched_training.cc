@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "fl/single_channel_conv.h"
+
 namespace jigsaw {
 namespace {
 
@@ -19,15 +21,26 @@ namespace F = torch::nn::functional;
 // page-faulted afresh on every step.
 constexpr size_t kMaxStackedClients = 32;
 
-// x: K x B x in, weight: K x out x in, bias: K x out -> K x B x out.
-torch::Tensor StackedLinear(const torch::Tensor& x, const torch::Tensor& weight,
+// x: K x B x in, weight_t: K x in x out (each client's weight transposed), bias: K x out ->
+// K x B x out. The stacked weights are kept transposed so that their gradient (x^T times the
+// output gradient) is produced contiguous: a transposed gradient made autograd copy it into the
+// parameter's layout, the largest copy of a step.
+torch::Tensor StackedLinear(const torch::Tensor& x, const torch::Tensor& weight_t,
                             const torch::Tensor& bias) {
-  return torch::baddbmm(bias.unsqueeze(1), x, weight.transpose(1, 2));
+  return torch::baddbmm(bias.unsqueeze(1), x, weight_t);
 }
 
-// Which parameters of `name` are convolutions: they are trained as one leaf per client (see
-// StackedForward), the others as stacked leaves.
-bool IsConvParameter(const std::string& name, size_t index) { return name == "lenet" && index < 4; }
+// Which parameters of `name` are linear-layer weights (stacked transposed, see StackedLinear).
+bool IsLinearWeight(const std::string& name, size_t index) {
+  return name == "lenet" ? (index == 4 || index == 6 || index == 8) : index % 2 == 0;
+}
+
+// Which parameters of `name` belong to the second convolution: they are trained as one leaf per
+// client (see StackedForward), the others as stacked leaves (the first convolution's through
+// SingleChannelConvReluPool, which takes and differentiates the stacked weights).
+bool IsConvParameter(const std::string& name, size_t index) {
+  return name == "lenet" && (index == 2 || index == 3);
+}
 
 // Per-client convolutions over a K * B x C x H x W batch (client-major): one plain convolution per
 // client with its own weights. oneDNN's direct kernels for these small convolutions are about
@@ -121,7 +134,8 @@ torch::Tensor MaxPool2Relu(const torch::Tensor& input) {
 namespace {
 
 // Logits K x B x classes of K stacked models on their own images (K * B x 1 x H x W, client-major).
-// p: the stacked parameters (K x shape); conv[j]: client j's convolution parameters (lenet).
+// p: the stacked parameters (K x shape); conv[q][j]: client j's leaf of the second convolution's
+// parameter q (lenet).
 torch::Tensor StackedForward(const std::string& name, const std::vector<torch::Tensor>& p,
                              const std::vector<std::vector<torch::Tensor>>& conv,
                              const torch::Tensor& images, int64_t k, int64_t b) {
@@ -133,7 +147,7 @@ torch::Tensor StackedForward(const std::string& name, const std::vector<torch::T
     return StackedLinear(x, p[p.size() - 2], p.back());
   }
   // lenet: conv5x5(6, pad 2)+ReLU+pool, conv5x5(16)+ReLU+pool, FC 120, FC 84, FC classes.
-  torch::Tensor x = MaxPool2Relu(PerClientConv(images, conv[0], conv[1], b, 2));
+  torch::Tensor x = SingleChannelConvReluPool(images, p[0], p[1], 2);
   x = MaxPool2Relu(PerClientConv(x, conv[2], conv[3], b, 0)).view({k, b, -1});
   x = torch::relu(StackedLinear(x, p[4], p[5]));
   x = torch::relu(StackedLinear(x, p[6], p[7]));
@@ -151,16 +165,17 @@ void TrainGroup(FlModel& model, const torch::Tensor& global, const FederatedData
     torch::NoGradGuard no_grad;
     int64_t offset = 0;
     for (const auto& p : model.module()->parameters()) {
-      const torch::Tensor g = global.narrow(0, offset, p.numel()).view(p.sizes());
+      torch::Tensor g = global.narrow(0, offset, p.numel()).view(p.sizes());
+      if (IsLinearWeight(model.name(), params.size())) g = g.t();
       offset += p.numel();
       std::vector<int64_t> shape = {k};
-      shape.insert(shape.end(), p.sizes().begin(), p.sizes().end());
-      params.push_back(g.unsqueeze(0).expand(shape).clone());
+      shape.insert(shape.end(), g.sizes().begin(), g.sizes().end());
+      params.push_back(g.unsqueeze(0).expand(shape).clone(torch::MemoryFormat::Contiguous));
       anchors.push_back(g.unsqueeze(0));
     }
   }
-  // Convolution parameters: one leaf per client, a view of its row of the stacked tensor (the SGD
-  // update below writes the stacked tensor); the others: the stacked tensor is the leaf.
+  // Second-convolution parameters: one leaf per client, a view of its row of the stacked tensor
+  // (the SGD update below writes the stacked tensor); the others: the stacked tensor is the leaf.
   std::vector<std::vector<torch::Tensor>> conv;  // [parameter][client]
   for (size_t q = 0; q < params.size(); ++q) {
     if (!IsConvParameter(model.name(), q)) {
@@ -221,7 +236,10 @@ void TrainGroup(FlModel& model, const torch::Tensor& global, const FederatedData
   }
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> flat;
-  for (const torch::Tensor& p : params) flat.push_back(p.detach().reshape({k, -1}));
+  for (size_t q = 0; q < params.size(); ++q) {
+    const torch::Tensor p = params[q].detach();
+    flat.push_back((IsLinearWeight(model.name(), q) ? p.transpose(1, 2) : p).reshape({k, -1}));
+  }
   const torch::Tensor weights = torch::cat(flat, 1);
   const torch::Tensor mean_loss = loss_sum / std::max(1, options.local_steps);
   for (int64_t j = 0; j < k; ++j) {

@@ -1,9 +1,11 @@
 // Local training of many clients at once: the round's clients start from the same global model,
 // so their weights are stacked (one leading "client" dimension per parameter) and trained together,
 // paying LibTorch's per-operation overhead once per step for all of them instead of once per
-// client. Linear layers become batched matrix products (baddbmm); convolutions stay one plain
-// convolution per client (oneDNN's direct kernels beat its grouped convolution here), with the
-// pooling, activations, loss and one SGD update covering every client.
+// client. Linear layers become batched matrix products (baddbmm, weights stacked transposed);
+// LeNet's first convolution + ReLU + pooling is SingleChannelConvReluPool (single_channel_conv.h)
+// over all clients; the second convolution stays one plain convolution per client (oneDNN's
+// direct kernels beat its grouped convolution here), with the pooling, activations, loss and one
+// SGD update covering every client.
 //
 // TrainLocallyBatched(model, global, data, clients, options, seeds) returns, for each client
 // (same order), what TrainLocally(model, global, data, *clients[i], options, seeds[i]) returns:
