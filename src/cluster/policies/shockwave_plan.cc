@@ -1,8 +1,10 @@
 #include "cluster/policies/shockwave_plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "cluster/policies/round_packing.h"
@@ -246,18 +248,20 @@ class RoomChooser {
   }
 
  private:
-  // Pack without `drop`: the same most-room choices, made from the rounds kept sorted by most
-  // room (earlier first on ties). Taking the first `count` rounds of that order and subtracting
-  // one gang from each keeps both parts sorted, so one merge restores the order: O(horizon) per
-  // job instead of a selection. *free_gpus is left unspecified where the answer is false.
+  // Pack without `drop`: the same most-room choices, made without selecting among all rounds.
   // `unit_histogram`, if given, counts the single-GPU jobs to check by their counts (instead of
-  // reading them from biggest_first).
+  // reading them from biggest_first). *free_gpus is left unspecified where the answer is false.
   template <typename Skip>
   bool Fits(const std::vector<size_t>& biggest_first, const Skip& skip,
             const std::vector<int>& gpus, const std::vector<int>& counts,
             std::vector<int>* free_gpus, const std::vector<long long>* unit_histogram) {
     std::vector<int>& free = *free_gpus;
     const int horizon = static_cast<int>(free.size());
+    if (horizon <= 64)
+      return FitsByBuckets(biggest_first, skip, gpus, counts, free_gpus, unit_histogram);
+    // The rounds kept sorted by most room (earlier first on ties): taking the first `count` of
+    // them and subtracting one gang from each keeps both parts sorted, so one merge restores the
+    // order.
     auto more_room = [&](int a, int b) {
       return free[a] > free[b] || (free[a] == free[b] && a < b);
     };
@@ -284,6 +288,72 @@ class RoomChooser {
       std::swap(by_room_, merged_);
     }
     return true;
+  }
+
+  // Fits for up to 64 rounds: the rounds sit in buckets by free GPUs (a bit mask of rounds per
+  // free count, and a bit per nonempty bucket), so a gang's rounds are the lowest bits of the
+  // highest buckets, taken in O(count) bit operations.
+  template <typename Skip>
+  bool FitsByBuckets(const std::vector<size_t>& biggest_first, const Skip& skip,
+                     const std::vector<int>& gpus, const std::vector<int>& counts,
+                     std::vector<int>* free_gpus, const std::vector<long long>* unit_histogram) {
+    std::vector<int>& free = *free_gpus;
+    const int horizon = static_cast<int>(free.size());
+    bool bucketed = false;
+    int most = 0;
+    for (size_t q = 0; q < biggest_first.size(); ++q) {
+      const size_t i = biggest_first[q];
+      if (gpus[i] == 1) {
+        if (unit_histogram != nullptr) return CountsFit(*unit_histogram, free);
+        return UnitJobsFit(biggest_first, q, skip, counts, free);
+      }
+      const int count = counts[i];
+      if (count == 0 || skip(i)) continue;
+      if (!bucketed) {
+        for (int f : free) most = std::max(most, f);
+        with_free_.assign(most + 1, 0);
+        nonempty_.assign(most / 64 + 1, 0);
+        for (int t = 0; t < horizon; ++t) MoveRound(t, -1, std::max(0, free[t]));
+        bucketed = true;
+      }
+      const int gang = gpus[i];
+      uint64_t taken = 0;
+      int need = count;
+      for (int f = HighestBucket(most); f >= gang && need > 0; f = HighestBucket(f - 1)) {
+        for (uint64_t bits = with_free_[f]; bits != 0 && need > 0; bits &= bits - 1, --need) {
+          taken |= bits & -bits;
+        }
+      }
+      if (need > 0) return false;
+      for (; taken != 0; taken &= taken - 1) {
+        const int t = std::countr_zero(taken);
+        MoveRound(t, free[t], free[t] - gang);
+        free[t] -= gang;
+      }
+    }
+    return true;
+  }
+
+  // Moves round t from the bucket of `from` free GPUs (none if negative) to that of `to`.
+  void MoveRound(int t, int from, int to) {
+    const uint64_t bit = uint64_t{1} << t;
+    if (from >= 0 && (with_free_[from] &= ~bit) == 0) {
+      nonempty_[from >> 6] &= ~(uint64_t{1} << (from & 63));
+    }
+    with_free_[to] |= bit;
+    nonempty_[to >> 6] |= uint64_t{1} << (to & 63);
+  }
+
+  // The largest free count at most `at` with a round, or -1.
+  int HighestBucket(int at) const {
+    if (at < 0) return -1;
+    int word = at >> 6;
+    uint64_t bits = nonempty_[word] & (~uint64_t{0} >> (63 - (at & 63)));
+    while (bits == 0) {
+      if (--word < 0) return -1;
+      bits = nonempty_[word];
+    }
+    return word * 64 + 63 - std::countl_zero(bits);
   }
 
   // Whether the single-GPU jobs biggest_first[from...] (not skipped) fit, each into (*counts)[i]
@@ -341,6 +411,8 @@ class RoomChooser {
   std::vector<int> room_;
   std::vector<int> chosen_;
   std::vector<int> by_room_, merged_;   // Fits': rounds by most room, and merge scratch
+  std::vector<uint64_t> with_free_;     // FitsByBuckets': rounds by free GPUs
+  std::vector<uint64_t> nonempty_;      // FitsByBuckets': free counts with a round
   std::vector<long long> histogram_;    // UnitJobsFit's: jobs by count
   std::vector<long long> rounds_with_;  // UnitJobsFit's: rounds by free GPUs, cumulative
 };
