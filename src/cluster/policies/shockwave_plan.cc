@@ -299,20 +299,24 @@ class RoomChooser {
                      std::vector<int>* free_gpus, const std::vector<long long>* unit_histogram) {
     std::vector<int>& free = *free_gpus;
     const int horizon = static_cast<int>(free.size());
+    bool fits = true;
     bool bucketed = false;
     int most = 0;
     for (size_t q = 0; q < biggest_first.size(); ++q) {
       const size_t i = biggest_first[q];
       if (gpus[i] == 1) {
-        if (unit_histogram != nullptr) return CountsFit(*unit_histogram, free);
-        return UnitJobsFit(biggest_first, q, skip, counts, free);
+        fits = unit_histogram != nullptr ? CountsFit(*unit_histogram, free)
+                                         : UnitJobsFit(biggest_first, q, skip, counts, free);
+        break;
       }
       const int count = counts[i];
       if (count == 0 || skip(i)) continue;
       if (!bucketed) {
         for (int f : free) most = std::max(most, f);
-        with_free_.assign(most + 1, 0);
-        nonempty_.assign(most / 64 + 1, 0);
+        if (static_cast<int>(with_free_.size()) <= most) {
+          with_free_.resize(most + 1, 0);
+          nonempty_.resize(most / 64 + 1, 0);
+        }
         for (int t = 0; t < horizon; ++t) MoveRound(t, -1, std::max(0, free[t]));
         bucketed = true;
       }
@@ -324,14 +328,25 @@ class RoomChooser {
           taken |= bits & -bits;
         }
       }
-      if (need > 0) return false;
+      if (need > 0) {
+        fits = false;
+        break;
+      }
       for (; taken != 0; taken &= taken - 1) {
         const int t = std::countr_zero(taken);
         MoveRound(t, free[t], free[t] - gang);
         free[t] -= gang;
       }
     }
-    return true;
+    // Leaves the buckets empty for the next call: the nonempty ones are the rounds' free counts,
+    // so O(horizon) instead of clearing every count up to the cluster's size.
+    if (bucketed) {
+      for (int f : free) {
+        with_free_[std::max(0, f)] = 0;
+        nonempty_[std::max(0, f) >> 6] = 0;
+      }
+    }
+    return fits;
   }
 
   // Moves round t from the bucket of `from` free GPUs (none if negative) to that of `to`.
