@@ -503,8 +503,8 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   sim->add_option("--shockwave-full-scan-max-jobs", options->shockwave.full_scan_max_jobs,
                   "Shockwave planner: plans with more jobs than this scan the max-rem levels "
-                  "from the lowest upwards, stopping at the first that does not improve (0: "
-                  "never; see docs/shockwave.md)")
+                  "locally (the two highest, then from the lowest upwards while the objective "
+                  "does not drop; 0: never; see docs/shockwave.md)")
       ->capture_default_str();
   sim->add_option("--shockwave-solver-timeout-s", options->shockwave.solver_timeout_s,
                   "Shockwave: CBC's time limit per plan with --shockwave-solver cbc (overrides the "

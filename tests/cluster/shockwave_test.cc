@@ -356,12 +356,15 @@ std::vector<std::vector<int>> ReferenceRankRounds(const std::vector<int>& rounds
 TEST(ShockwavePlan, RankRoundsMatchesTheFullCheckOnRandomInstances) {
   std::mt19937 rng(17);
   std::uniform_real_distribution<double> unit(0, 1);
-  // The last 300 instances are mostly single-GPU jobs (as on Philly), for the counting check
-  // that replaces the greedy for them.
-  for (int instance = 0; instance < 700; ++instance) {
-    const bool mostly_single = instance >= 400;
+  // Instances 400-699 are mostly single-GPU jobs (as on Philly), for the counting check that
+  // replaces the greedy for them; the last 60 have more than 64 rounds (the check's bit masks
+  // cover up to 64).
+  for (int instance = 0; instance < 760; ++instance) {
+    const bool mostly_single = instance >= 400 && instance < 700;
+    const bool long_horizon = instance >= 700;
     const int capacity = 4 << (instance % 4);
-    const int horizon = 1 + static_cast<int>(unit(rng) * (mostly_single ? 20 : 12));
+    const int horizon = long_horizon ? 65 + static_cast<int>(unit(rng) * 16)
+                                     : 1 + static_cast<int>(unit(rng) * (mostly_single ? 20 : 12));
     const size_t n = 1 + static_cast<size_t>(unit(rng) * (mostly_single ? 120 : 40));
     std::vector<int> rounds(n), gpus(n);
     std::vector<double> priorities(n);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <unordered_map>
 
@@ -79,6 +80,15 @@ class ShockwavePolicy : public Policy {
       // others as guests. Idempotent for jobs that did not run; each job's update is its own,
       // so the view's order serves.
       for (const PolicyJob& view : jobs) {
+        // A job's progress can only have changed if its view did since its last update.
+        if (view.id >= 0 && static_cast<size_t>(view.id) < seen_.size()) {
+          Seen& seen = seen_[view.id];
+          if (seen.steps_run == view.steps_run && seen.total_steps == view.total_steps &&
+              seen.batch_size == view.batch_size) {
+            continue;
+          }
+          seen = {view.steps_run, view.total_steps, view.batch_size};
+        }
         State* state = Find(view.id);
         if (state != nullptr) state->job.SetProgress(EpochsDone(view, state->job.epochs()));
       }
@@ -107,11 +117,10 @@ class ShockwavePolicy : public Policy {
 
   void ObserveRun(int job_id, int round, double steps, double execution_s,
                   int batch_size) override {
-    auto state = states_.find(job_id);
-    if (state == states_.end()) return;
+    State* state = Find(job_id);
+    if (state == nullptr) return;
     // Shockwave keys a measurement by the number of rounds completed when it is reported.
-    state->second.job.RecordThroughput(round + 1, execution_s > 0 ? steps / execution_s : 0,
-                                       batch_size);
+    state->job.RecordThroughput(round + 1, execution_s > 0 ? steps / execution_s : 0, batch_size);
   }
 
   void ObserveCompletion(int job_id, double now_s) override {
@@ -188,8 +197,10 @@ class ShockwavePolicy : public Policy {
     if (static_cast<size_t>(id) >= by_id_.size()) {
       if (state == nullptr) return;
       by_id_.resize(std::max<size_t>(2 * by_id_.size(), id + 1), nullptr);
+      seen_.resize(by_id_.size());
     }
     by_id_[id] = state;
+    seen_[id] = Seen{};
   }
   State& At(int id) { return *Find(id); }
 
@@ -413,7 +424,14 @@ class ShockwavePolicy : public Policy {
   ShockwaveOptions options_;
   std::map<int, State> states_;  // node-based: by_id_'s pointers stay valid
   std::vector<State*> by_id_;    // states_ by non-negative id, null where unknown
-  std::vector<int> admission_;   // active job ids in admission order
+  // By non-negative id: the view a job's progress was last set from (NaN: not yet).
+  struct Seen {
+    double steps_run = std::numeric_limits<double>::quiet_NaN();
+    double total_steps = 0;
+    int batch_size = 0;
+  };
+  std::vector<Seen> seen_;
+  std::vector<int> admission_;  // active job ids in admission order
   std::map<int, std::vector<int>> schedules_;
   std::vector<int> last_round_;
   std::vector<char> chosen_;  // Replan's scratch: by admission index, planned in the round

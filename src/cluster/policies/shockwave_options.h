@@ -15,7 +15,7 @@ namespace jigsaw {
 
 inline constexpr int kDefaultShockwaveMaxPlannedJobs = 0;
 inline constexpr int kDefaultShockwaveEventReplanMaxJobs = 1024;
-inline constexpr int kDefaultShockwaveFullScanMaxJobs = 1024;
+inline constexpr int kDefaultShockwaveFullScanMaxJobs = 900;
 inline constexpr int kDefaultShockwaveBusyReoptRounds = 20;
 
 struct ShockwaveOptions {
@@ -48,7 +48,9 @@ struct ShockwaveOptions {
   // future_rounds rounds, so values above that act as future_rounds).
   int busy_reopt_rounds = kDefaultShockwaveBusyReoptRounds;
   // Plans with more jobs than this scan the max-rem levels locally, from the lowest feasible
-  // one upwards (ShockwavePlanLimits::local_level_scan; not a config-file key; 0: never).
+  // one upwards (ShockwavePlanLimits::local_level_scan; not a config-file key; 0: never). The
+  // default, 900, is the size of Shockwave's largest trace: no plan on its traces has more jobs,
+  // on any cluster, so it never binds there.
   int full_scan_max_jobs = kDefaultShockwaveFullScanMaxJobs;
   bool use_cbc = false;       // solve the per-round MILP with CBC instead of the planner
   bool report_stats = false;  // print plan counts and times on stderr at the end

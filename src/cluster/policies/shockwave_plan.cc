@@ -1,10 +1,13 @@
 #include "cluster/policies/shockwave_plan.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
+#include "cluster/policies/round_packing.h"
 #include "solver/mixed_integer_program.h"
 
 namespace jigsaw {
@@ -122,71 +125,6 @@ class SortedUnits {
   size_t sorted_ = 0;
 };
 
-// Jobs placed into rounds one copy at a time.
-class RoundPacking {
- public:
-  RoundPacking(int horizon, int capacity, size_t jobs) { Reset(horizon, capacity, jobs); }
-
-  // Empties the packing (reusing its storage; with the same shape, clearing only the jobs placed).
-  void Reset(int horizon, int capacity, size_t jobs) {
-    static_assert(kIn < -(1 << 29), "kIn must keep free + kIn negative");
-    if (horizon == horizon_ && jobs == count_.size()) {
-      for (size_t job : placed_) {
-        std::fill_n(in_.begin() + job * horizon_, horizon_, 0);
-        count_[job] = 0;
-      }
-    } else {
-      in_.assign(jobs * horizon, 0);
-      count_.assign(jobs, 0);
-    }
-    placed_.clear();
-    horizon_ = horizon;
-    free_.assign(horizon, capacity);
-    total_free_ = static_cast<long long>(horizon) * capacity;
-  }
-
-  // Puts one more copy of `job` into the round with the most room among those it is not in;
-  // false if none has room.
-  bool Add(size_t job, int gpus) {
-    int* in = &in_[job * horizon_];
-    // Two passes, the first easy to vectorise: the most room among the rounds the job is not in
-    // (kIn pushes the others far below zero), then the earliest such round.
-    int most = kIn;
-    for (int t = 0; t < horizon_; ++t) most = std::max(most, free_[t] + in[t]);
-    if (most < gpus) return false;
-    int best = 0;
-    while (free_[best] + in[best] != most) ++best;
-    in[best] = kIn;
-    free_[best] -= gpus;
-    total_free_ -= gpus;
-    if (count_[job]++ == 0) placed_.push_back(job);
-    return true;
-  }
-  int count(size_t job) const { return count_[job]; }
-  // GPUs free over all rounds: no gang larger than this can be added any more.
-  long long total_free() const { return total_free_; }
-  std::vector<std::vector<int>> schedule() const {
-    std::vector<size_t> jobs = placed_;
-    std::sort(jobs.begin(), jobs.end());
-    std::vector<std::vector<int>> rounds(horizon_);
-    for (size_t job : jobs) {
-      for (int t = 0; t < horizon_; ++t) {
-        if (in_[job * horizon_ + t]) rounds[t].push_back(static_cast<int>(job));
-      }
-    }
-    return rounds;
-  }
-
- private:
-  int horizon_ = -1;
-  std::vector<int> free_;
-  static constexpr int kIn = -(1 << 30);  // added to a round's free GPUs when the job is in it
-  std::vector<int> in_;                   // job-major: job * horizon + round, 0 or kIn
-  std::vector<int> count_;
-  std::vector<size_t> placed_;  // jobs with a copy placed, in placement order
-  long long total_free_ = 0;
-};
-
 // Per job, the utility and the planned remaining time at every count it can usefully take
 // (0..saturation), computed once per plan: the level scan asks for them many times.
 class JobCurves {
@@ -287,16 +225,16 @@ class RoomChooser {
   // biggest gangs first) for which `skip(i)` is false into distinct rounds, each into the rounds
   // with the most room. Returns whether every copy fit; with `drop`, the counts are lowered to
   // what fit, otherwise it stops at the first copy that does not fit.
-  // Without `drop`, once the single-GPU jobs are reached (the tail of biggest_first) the answer
-  // comes from UnitJobsFit and *free_gpus is left as it was there.
+  // Without `drop` (Fits), once the single-GPU jobs are reached (the tail of biggest_first) the
+  // answer comes from UnitJobsFit and *free_gpus is left as it was there.
   template <typename Skip>
   bool Pack(const std::vector<size_t>& biggest_first, const Skip& skip,
             const std::vector<int>& gpus, std::vector<int>* counts, std::vector<int>* free_gpus,
-            bool drop) {
+            bool drop, const std::vector<long long>* unit_histogram = nullptr) {
+    if (!drop) return Fits(biggest_first, skip, gpus, *counts, free_gpus, unit_histogram);
     bool all = true;
     for (size_t q = 0; q < biggest_first.size(); ++q) {
       const size_t i = biggest_first[q];
-      if (!drop && gpus[i] == 1) return UnitJobsFit(biggest_first, q, skip, *counts, *free_gpus);
       if ((*counts)[i] == 0 || skip(i)) continue;
       MostRoom(*free_gpus, gpus[i], (*counts)[i], &chosen_);
       for (int t : chosen_) (*free_gpus)[t] -= gpus[i];
@@ -310,6 +248,129 @@ class RoomChooser {
   }
 
  private:
+  // Pack without `drop`: the same most-room choices, made without selecting among all rounds.
+  // `unit_histogram`, if given, counts the single-GPU jobs to check by their counts (instead of
+  // reading them from biggest_first). *free_gpus is left unspecified where the answer is false.
+  template <typename Skip>
+  bool Fits(const std::vector<size_t>& biggest_first, const Skip& skip,
+            const std::vector<int>& gpus, const std::vector<int>& counts,
+            std::vector<int>* free_gpus, const std::vector<long long>* unit_histogram) {
+    std::vector<int>& free = *free_gpus;
+    const int horizon = static_cast<int>(free.size());
+    if (horizon <= 64)
+      return FitsByBuckets(biggest_first, skip, gpus, counts, free_gpus, unit_histogram);
+    // The rounds kept sorted by most room (earlier first on ties): taking the first `count` of
+    // them and subtracting one gang from each keeps both parts sorted, so one merge restores the
+    // order.
+    auto more_room = [&](int a, int b) {
+      return free[a] > free[b] || (free[a] == free[b] && a < b);
+    };
+    bool sorted = false;
+    for (size_t q = 0; q < biggest_first.size(); ++q) {
+      const size_t i = biggest_first[q];
+      if (gpus[i] == 1) {
+        if (unit_histogram != nullptr) return CountsFit(*unit_histogram, free);
+        return UnitJobsFit(biggest_first, q, skip, counts, free);
+      }
+      const int count = counts[i];
+      if (count == 0 || skip(i)) continue;
+      if (!sorted) {
+        by_room_.resize(horizon);
+        std::iota(by_room_.begin(), by_room_.end(), 0);
+        std::sort(by_room_.begin(), by_room_.end(), more_room);
+        sorted = true;
+      }
+      if (count > horizon || free[by_room_[count - 1]] < gpus[i]) return false;
+      for (int p = 0; p < count; ++p) free[by_room_[p]] -= gpus[i];
+      merged_.resize(horizon);
+      std::merge(by_room_.begin(), by_room_.begin() + count, by_room_.begin() + count,
+                 by_room_.end(), merged_.begin(), more_room);
+      std::swap(by_room_, merged_);
+    }
+    return true;
+  }
+
+  // Fits for up to 64 rounds: the rounds sit in buckets by free GPUs (a bit mask of rounds per
+  // free count, and a bit per nonempty bucket), so a gang's rounds are the lowest bits of the
+  // highest buckets, taken in O(count) bit operations.
+  template <typename Skip>
+  bool FitsByBuckets(const std::vector<size_t>& biggest_first, const Skip& skip,
+                     const std::vector<int>& gpus, const std::vector<int>& counts,
+                     std::vector<int>* free_gpus, const std::vector<long long>* unit_histogram) {
+    std::vector<int>& free = *free_gpus;
+    const int horizon = static_cast<int>(free.size());
+    bool fits = true;
+    bool bucketed = false;
+    int most = 0;
+    for (size_t q = 0; q < biggest_first.size(); ++q) {
+      const size_t i = biggest_first[q];
+      if (gpus[i] == 1) {
+        fits = unit_histogram != nullptr ? CountsFit(*unit_histogram, free)
+                                         : UnitJobsFit(biggest_first, q, skip, counts, free);
+        break;
+      }
+      const int count = counts[i];
+      if (count == 0 || skip(i)) continue;
+      if (!bucketed) {
+        for (int f : free) most = std::max(most, f);
+        if (static_cast<int>(with_free_.size()) <= most) {
+          with_free_.resize(most + 1, 0);
+          nonempty_.resize(most / 64 + 1, 0);
+        }
+        for (int t = 0; t < horizon; ++t) MoveRound(t, -1, std::max(0, free[t]));
+        bucketed = true;
+      }
+      const int gang = gpus[i];
+      uint64_t taken = 0;
+      int need = count;
+      for (int f = HighestBucket(most); f >= gang && need > 0; f = HighestBucket(f - 1)) {
+        for (uint64_t bits = with_free_[f]; bits != 0 && need > 0; bits &= bits - 1, --need) {
+          taken |= bits & -bits;
+        }
+      }
+      if (need > 0) {
+        fits = false;
+        break;
+      }
+      for (; taken != 0; taken &= taken - 1) {
+        const int t = std::countr_zero(taken);
+        MoveRound(t, free[t], free[t] - gang);
+        free[t] -= gang;
+      }
+    }
+    // Leaves the buckets empty for the next call: the nonempty ones are the rounds' free counts,
+    // so O(horizon) instead of clearing every count up to the cluster's size.
+    if (bucketed) {
+      for (int f : free) {
+        with_free_[std::max(0, f)] = 0;
+        nonempty_[std::max(0, f) >> 6] = 0;
+      }
+    }
+    return fits;
+  }
+
+  // Moves round t from the bucket of `from` free GPUs (none if negative) to that of `to`.
+  void MoveRound(int t, int from, int to) {
+    const uint64_t bit = uint64_t{1} << t;
+    if (from >= 0 && (with_free_[from] &= ~bit) == 0) {
+      nonempty_[from >> 6] &= ~(uint64_t{1} << (from & 63));
+    }
+    with_free_[to] |= bit;
+    nonempty_[to >> 6] |= uint64_t{1} << (to & 63);
+  }
+
+  // The largest free count at most `at` with a round, or -1.
+  int HighestBucket(int at) const {
+    if (at < 0) return -1;
+    int word = at >> 6;
+    uint64_t bits = nonempty_[word] & (~uint64_t{0} >> (63 - (at & 63)));
+    while (bits == 0) {
+      if (--word < 0) return -1;
+      bits = nonempty_[word];
+    }
+    return word * 64 + 63 - std::countl_zero(bits);
+  }
+
   // Whether the single-GPU jobs biggest_first[from...] (not skipped) fit, each into (*counts)[i]
   // distinct rounds. For single-GPU jobs the most-room greedy fails only where no placement
   // exists (an exchange argument: some placement gives the job being placed the rounds with the
@@ -330,6 +391,12 @@ class RoomChooser {
       ++jobs;
     }
     if (jobs == 0) return true;
+    return CountsFit(histogram_, free_gpus);
+  }
+
+  // Whether single-GPU jobs, histogram[c] of them with count c (c <= horizon), fit as above.
+  bool CountsFit(const std::vector<long long>& histogram, const std::vector<int>& free_gpus) {
+    const int horizon = static_cast<int>(free_gpus.size());
     // rounds_with_[k]: rounds with at least k free GPUs, for k up to the most free.
     int most = 0;
     for (int free : free_gpus) most = std::max(most, free);
@@ -341,7 +408,7 @@ class RoomChooser {
     // k jobs, largest counts first; room(k) = sum_t min(free_t, k) grows by rounds_with_[k].
     long long k = 0, largest = 0, room = 0;
     for (int c = horizon; c >= 1; --c) {
-      for (int j = 0; j < histogram_[c]; ++j) {
+      for (int j = 0; j < histogram[c]; ++j) {
         ++k;
         largest += c;
         if (k <= most) room += rounds_with_[k];
@@ -351,13 +418,16 @@ class RoomChooser {
       if (k >= most) break;
     }
     long long total = 0, all_free = 0;
-    for (int c = 1; c <= horizon; ++c) total += static_cast<long long>(c) * histogram_[c];
+    for (int c = 1; c <= horizon; ++c) total += static_cast<long long>(c) * histogram[c];
     for (int free : free_gpus) all_free += std::max(0, free);
     return total <= all_free;
   }
 
   std::vector<int> room_;
   std::vector<int> chosen_;
+  std::vector<int> by_room_, merged_;   // Fits': rounds by most room, and merge scratch
+  std::vector<uint64_t> with_free_;     // FitsByBuckets': rounds by free GPUs
+  std::vector<uint64_t> nonempty_;      // FitsByBuckets': free counts with a round
   std::vector<long long> histogram_;    // UnitJobsFit's: jobs by count
   std::vector<long long> rounds_with_;  // UnitJobsFit's: rounds by free GPUs, cumulative
 };
@@ -483,6 +553,8 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_sc
 
   // Marginal units, made non-increasing per job so that equal gains keep round order.
   std::vector<Unit> units;
+  // A job's units are its rounds 1..units_of[i] (the gains are non-increasing).
+  std::vector<int> units_of(n_jobs, 0);
   std::vector<double> levels;
   int smallest_gang = problem.gpus;
   for (size_t i = 0; i < n_jobs; ++i) {
@@ -493,7 +565,10 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_sc
     for (int n = 1; n <= saturation; ++n) {
       const double gain = std::min(previous_gain, curves.utility(i, n) - curves.utility(i, n - 1));
       previous_gain = gain;
-      if (gain > 0) units.push_back({gain / job.gpus, static_cast<int>(i), n});
+      if (gain > 0) {
+        units.push_back({gain / job.gpus, static_cast<int>(i), n});
+        units_of[i] = n;
+      }
     }
     for (int n = capped_min[i]; n <= saturation; ++n) {
       const double level = curves.remaining(i, n);
@@ -552,24 +627,31 @@ ShockwavePlan SolveWithBudget(const ShockwavePlanProblem& problem, bool local_sc
     // Every round taken is placed at once (into the round with the most room the job is not in
     // yet), so the counts always have a packing.
     packing.Reset(problem.rounds, problem.gpus, n_jobs);
+    // Jobs whose next unit is still ahead: a job's units come in round order, and once one of
+    // them does not fit, the job takes no more.
+    size_t live = 0;
     for (size_t i : biggest_first) {
       for (int c = 0; c < minimum[i]; ++c) {
         if (!packing.Add(i, problem.jobs[i].gpus)) return false;
       }
+      live += minimum[i] < units_of[i];
     }
-    for (size_t u = 0; u < sorted_units.size(); ++u) {
+    for (size_t u = 0; u < sorted_units.size() && live > 0; ++u) {
       if (packing.total_free() < smallest_gang) break;  // no unit fits any more
       const Unit& unit = sorted_units.At(u);
       if (unit.n != packing.count(unit.job) + 1) continue;
-      packing.Add(unit.job, problem.jobs[unit.job].gpus);
+      if (!packing.Add(unit.job, problem.jobs[unit.job].gpus) || unit.n == units_of[unit.job]) {
+        --live;
+      }
     }
-    utility = 0;
+    double sum = 0;  // in a local: the compiler keeps it in a register
     double max_remaining = 0;
     for (size_t i = 0; i < n_jobs; ++i) {
       rounds[i] = packing.count(i);
-      utility += curves.utility(i, rounds[i]);
+      sum += curves.utility(i, rounds[i]);
       max_remaining = std::max(max_remaining, curves.remaining(i, rounds[i]));
     }
+    utility = sum;
     objective = utility - problem.k * max_remaining;
     return true;
   };
@@ -706,9 +788,16 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
   std::vector<int> free_gpus(horizon, capacity), trial(horizon);
   std::vector<int> earliest, most_room;
   std::vector<char> in_earliest(horizon);
+  size_t placed_since_compaction = 0;  // of the jobs in placed_later
+  // The single-GPU jobs of placed_later still to place, by count (the check reads them so).
+  std::vector<long long> units_later(horizon + 1, 0);
+  for (size_t j : placed_later) {
+    if (gpus[j] == 1) ++units_later[counts[j]];
+  }
   for (size_t k = 0; k < order.size(); ++k) {
     const size_t i = order[k];
     if (counts[i] == 0) continue;
+    if (gpus[i] == 1) --units_later[counts[i]];
     // Earliest rounds with room, unless that leaves the remaining jobs no packing; then the
     // rounds with the most room.
     earliest.clear();
@@ -729,10 +818,15 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
         for (int t : earliest) trial[t] -= gpus[i];
         const bool rest_fits_everywhere =
             gpus_from[k + 1] <= *std::min_element(trial.begin(), trial.end());
+        if (!rest_fits_everywhere && 2 * placed_since_compaction > placed_later.size()) {
+          // Jobs placed so far are skipped by the check: drop them once they are the majority.
+          std::erase_if(placed_later, [&](size_t j) { return position[j] <= k; });
+          placed_since_compaction = 0;
+        }
         if (rest_fits_everywhere ||
             rooms.Pack(
                 placed_later, [&](size_t j) { return position[j] <= k; }, gpus, &counts, &trial,
-                /*drop=*/false)) {
+                /*drop=*/false, &units_later)) {
           chosen = &earliest;
         }
       }
@@ -741,6 +835,7 @@ std::vector<std::vector<int>> RankRounds(const std::vector<int>& rounds,
       free_gpus[t] -= gpus[i];
       schedule[t].push_back(static_cast<int>(i));
     }
+    ++placed_since_compaction;
   }
   for (auto& round : schedule) std::sort(round.begin(), round.end());
   return schedule;
