@@ -126,8 +126,8 @@ class JigsawPolicy : public Policy {
   void ObserveRun(int job_id, int round, double steps, double execution_s,
                   int batch_size) override {
     if (base_ == nullptr) return;
-    auto rate = last_rates_.find(job_id);
-    if (rate != last_rates_.end() && rate->second > 0) steps /= rate->second;
+    const double rate = LastRate(job_id);
+    if (rate > 0) steps /= rate;
     base_->ObserveRun(job_id, round, steps, execution_s, batch_size);
   }
   void ObserveCompletion(int job_id, double now_s) override {
@@ -194,15 +194,35 @@ class JigsawPolicy : public Policy {
       placed[j] = 1;
     }
     AddGuests(jobs, placed, &placements, &hosts);
-    last_rates_.clear();
+    for (int id : last_rate_ids_) last_rate_[id] = 0;
+    last_rate_ids_.clear();
+    last_rate_negative_.clear();
     for (const Placement& p : placements) {
-      last_rates_[p.job_id] = p.rate;
-      for (const Guest& g : p.guests) last_rates_[g.job_id] = g.rate;
+      SetLastRate(p.job_id, p.rate);
+      for (const Guest& g : p.guests) SetLastRate(g.job_id, g.rate);
     }
     return placements;
   }
 
  private:
+  // The job's rate in the last planned round; 0 if it did not run.
+  double LastRate(int id) const {
+    if (id < 0) {
+      auto it = last_rate_negative_.find(id);
+      return it == last_rate_negative_.end() ? 0.0 : it->second;
+    }
+    return static_cast<size_t>(id) < last_rate_.size() ? last_rate_[id] : 0.0;
+  }
+  void SetLastRate(int id, double rate) {
+    if (id < 0) {
+      last_rate_negative_[id] = rate;
+      return;
+    }
+    if (static_cast<size_t>(id) >= last_rate_.size()) last_rate_.resize(id + 1, 0.0);
+    last_rate_[id] = rate;
+    last_rate_ids_.push_back(id);
+  }
+
   // The class of a job (computed once per job and batch size).
   int ClassOf(const PolicyJob& job) {
     std::pair<int, int>* cached = CachedClass(job.id);
@@ -255,12 +275,22 @@ class JigsawPolicy : public Policy {
     double longest_remaining_s = 0;
   };
 
-  // The same state without allocation per round: groups from a pool kept across rounds, visited
-  // in key order, their plans by guest class from PlanGuest's memo.
+  // The same state without allocation per round: groups from a pool kept across rounds (one
+  // per key), visited in key order. A group's plan for a guest class is fixed at its first use in
+  // a round, from the group's first host (as the reference does); each group remembers the plans
+  // of the host state it last saw, so a round whose first host is in the same state looks none up.
+  struct GroupPlan {
+    long long round = -1;                      // the round `plan` is fixed for
+    const Plan* plan = nullptr;                // this round's
+    bool possible = false, guest_spb = false;  // this round's plan's (read without a lookup)
+    const Plan* recent = nullptr;  // the plan for a first host with rate `rate`, speed `speed`
+    double rate = 0, speed = 0;
+  };
   struct Group {
     std::tuple<int, int, int> key;
-    std::vector<size_t> members;     // ascending
-    std::vector<const Plan*> plans;  // by guest class; null until first needed this round
+    long long round = -1;          // the round `members` belong to
+    std::vector<size_t> members;   // ascending
+    std::vector<GroupPlan> plans;  // by guest class
   };
   struct Offer {
     std::vector<int> order;  // indices into group_pool_, ascending keys
@@ -274,18 +304,41 @@ class JigsawPolicy : public Policy {
 
   // The group of `key` (created empty if the round has none yet).
   Group& GroupOf(const std::tuple<int, int, int>& key, Offer* offer) {
-    auto at = std::lower_bound(
-        offer->order.begin(), offer->order.end(), key,
-        [&](int g, const std::tuple<int, int, int>& k) { return group_pool_[g].key < k; });
-    if (at != offer->order.end() && group_pool_[*at].key == key) return group_pool_[*at];
-    const int g = groups_used_++;
-    if (static_cast<size_t>(g) == group_pool_.size()) group_pool_.emplace_back();
+    auto [slot, created] = group_index_.try_emplace(key, static_cast<int>(group_pool_.size()));
+    if (created) {
+      group_pool_.emplace_back();
+      group_pool_.back().key = key;
+    }
+    const int g = slot->second;
     Group& group = group_pool_[g];
-    group.key = key;
-    group.members.clear();
-    group.plans.assign(classes_.size(), nullptr);
-    offer->order.insert(at, g);
+    if (group.round != offer_round_) {
+      group.round = offer_round_;
+      group.members.clear();
+      if (group.plans.size() < classes_.size()) group.plans.resize(classes_.size());
+      auto at = std::lower_bound(
+          offer->order.begin(), offer->order.end(), key,
+          [&](int a, const std::tuple<int, int, int>& k) { return group_pool_[a].key < k; });
+      offer->order.insert(at, g);
+    }
     return group;
+  }
+
+  // The group's plan for `guest_class` this round (fixed at its first use, from the first host).
+  const GroupPlan& GroupPlanFor(Group* group, int guest_class,
+                                const std::vector<HostState>& hosts) {
+    GroupPlan& entry = group->plans[guest_class];
+    if (entry.round == offer_round_) return entry;
+    const HostState& example = hosts[group->members.front()];
+    if (entry.recent == nullptr || entry.rate != example.rate || entry.speed != example.speed) {
+      entry.recent = MemoPlan(example, guest_class);
+      entry.rate = example.rate;
+      entry.speed = example.speed;
+    }
+    entry.round = offer_round_;
+    entry.plan = entry.recent;
+    entry.possible = entry.plan->possible;
+    entry.guest_spb = entry.plan->guest_spb;
+    return entry;
   }
 
   // PlanGuest's result, computed once: it depends only on the host's class, mode, used workers,
@@ -368,12 +421,15 @@ class JigsawPolicy : public Policy {
       if (ka.id != kb.id) return ka.id < kb.id;
       return a < b;
     });
-    if (plan_memo_.size() > (1u << 20)) plan_memo_.clear();  // a bound; no group points in yet
+    if (plan_memo_.size() > (1u << 20)) {  // a bound on memory; forget every plan
+      plan_memo_.clear();
+      for (Group& group : group_pool_) group.plans.clear();
+    }
     Offer& offer = offer_;
     offer.order.clear();
     offer.open_hosts = 0;
     offer.longest_remaining_s = longest_remaining_s;
-    groups_used_ = 0;
+    ++offer_round_;
     for (size_t p = 0; p < hosts->size(); ++p) {
       const HostState& h = (*hosts)[p];
       if (classes_[h.job_class].colocatable) {
@@ -447,11 +503,10 @@ class JigsawPolicy : public Policy {
     for (int g : search) {
       Group& group = group_pool_[g];
       if (group.members.empty()) continue;
-      const Plan*& slot = group.plans[guest_class];
-      if (slot == nullptr) slot = MemoPlan(hosts[group.members.front()], guest_class);
-      const Plan& plan = *slot;
-      if (!plan.possible || (plan.guest_spb && !warmed_up)) continue;
+      const GroupPlan& entry = GroupPlanFor(&group, guest_class, hosts);
+      if (!entry.possible || (entry.guest_spb && !warmed_up)) continue;
       if (!viable_known) viable->push_back(g);
+      const Plan& plan = *entry.plan;
       // The group's first host the thresholds admit (hosts differ only in their own remaining
       // time and progress); across groups the largest gain, then the lowest host index.
       for (size_t p : group.members) {
@@ -713,8 +768,11 @@ class JigsawPolicy : public Policy {
   bool use_packing_;
   bool use_spb_;
   bool reference_scan_;  // every guest searches the groups (the equivalence tests' reference)
-  std::unique_ptr<Policy> base_;                // null: least served first
-  std::unordered_map<int, double> last_rates_;  // job id -> rate in the last planned round
+  std::unique_ptr<Policy> base_;  // null: least served first
+  // Job id -> rate in the last planned round (0: not run): by id, a map for negative ids.
+  std::vector<double> last_rate_;
+  std::vector<int> last_rate_ids_;  // the ids set in last_rate_
+  std::unordered_map<int, double> last_rate_negative_;
   std::vector<JobClass> classes_;
   std::map<std::tuple<std::string, int, int, double>, int> class_index_;
   // Job id -> (batch, class): by id (trace ids are dense), a map for negative ids.
@@ -724,8 +782,9 @@ class JigsawPolicy : public Policy {
   std::vector<long long> view_index_;  // PlanPlacements' scratch: view index by id, -1 if none
   // AddGuests' scratch, reused across rounds.
   Offer offer_;
-  std::vector<Group> group_pool_;  // the first groups_used_ belong to the current round
-  int groups_used_ = 0;
+  std::vector<Group> group_pool_;                             // one per key seen
+  std::map<std::tuple<int, int, int>, int> group_index_;      // key -> group_pool_ index
+  long long offer_round_ = 0;                                 // AddGuests calls so far
   std::unordered_map<PlanKey, Plan, PlanKeyHash> plan_memo_;  // PlanGuest's results
   std::vector<size_t> waiting_;
   std::vector<int> waiting_class_;
