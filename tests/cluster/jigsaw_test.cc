@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cluster/policies/jigsaw_skipping_order.h"
 #include "cluster/policy.h"
 #include "cluster/spb_cost_model.h"
 #include "core/error.h"
@@ -70,8 +73,12 @@ Instance RandomInstance(std::mt19937_64& rng) {
   std::uniform_int_distribution<int> type(0, static_cast<int>(Types().size()) - 1);
   std::uniform_int_distribution<int> scale(0, 5), coin(0, 1), few(0, 3);
   std::uniform_real_distribution<double> unit(0, 1);
-  const int n = std::uniform_int_distribution<int>(5, 160)(rng);
-  instance.context.gpus = std::uniform_int_distribution<int>(4, 64)(rng);
+  // Half the clusters have hundreds of waiting jobs: more than one block of the sorted order is
+  // read, so the guests of keys that failed are set aside and, after a host enters a group,
+  // put back.
+  const bool large = coin(rng);
+  const int n = std::uniform_int_distribution<int>(5, large ? 500 : 160)(rng);
+  instance.context.gpus = std::uniform_int_distribution<int>(4, large ? 96 : 64)(rng);
   // A quarter of the clusters run one gang size only: same-size pairs, where a guest that has
   // not warmed up cannot interleave but one that has can.
   const int only_scale = coin(rng) && coin(rng) ? kScales[scale(rng)] : 0;
@@ -182,6 +189,62 @@ TEST(JigsawGuestSearch, MatchesThePlainSearchOnRandomClusters) {
   EXPECT_GT(guests, 10 * kInstances);
   EXPECT_GT(hosts_with_several, kInstances / 2);
   EXPECT_GT(slowed_by_nics, 10);
+}
+
+TEST(JigsawSkippingOrder, ReadsTheFullOrderLessWhatWouldBeSkipped) {
+  // Indices with keys (guest classes) and values with ties; reading an index may fail its key
+  // (its later indices are skipped) or start a new epoch (every key live again), as the guest
+  // search does. The indices processed must be exactly those of a walk over the full sort.
+  std::mt19937_64 rng(11);
+  int reopened_with_set_aside = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int n = std::uniform_int_distribution<int>(0, 700)(rng);
+    const int keys = std::uniform_int_distribution<int>(1, 12)(rng);
+    std::vector<int> key(n), value(n), action(n);
+    for (int i = 0; i < n; ++i) {
+      key[i] = std::uniform_int_distribution<int>(0, keys - 1)(rng);
+      value[i] = std::uniform_int_distribution<int>(0, n / 3)(rng);
+      const double u = std::uniform_real_distribution<double>(0, 1)(rng);
+      action[i] = u < 0.02 ? 2 : u < 0.17 ? 1 : 0;  // 1: fail the key, 2: a new epoch
+    }
+    auto before = [&](int a, int b) { return value[a] != value[b] ? value[a] < value[b] : a < b; };
+    std::vector<int> full(n);
+    std::iota(full.begin(), full.end(), 0);
+    std::sort(full.begin(), full.end(), before);
+    std::vector<char> failed(keys, 0);
+    std::vector<int> expected;
+    for (int i : full) {
+      if (failed[key[i]]) continue;
+      expected.push_back(i);
+      if (action[i] == 1) failed[key[i]] = 1;
+      if (action[i] == 2) std::fill(failed.begin(), failed.end(), 0);
+    }
+    std::fill(failed.begin(), failed.end(), 0);
+    std::vector<int> order, aside, actual;
+    int skipped_reads = 0, dropped = 0;
+    SkippingOrder skipping(n, &order, &aside, before, [&](int i) { return failed[key[i]] != 0; });
+    for (int k = 0;; ++k) {
+      const int i = skipping.At(k);
+      if (i < 0) break;
+      if (failed[key[i]]) {
+        ++skipped_reads;
+        continue;
+      }
+      actual.push_back(i);
+      if (action[i] == 1) failed[key[i]] = 1;
+      if (action[i] == 2) {
+        std::fill(failed.begin(), failed.end(), 0);
+        reopened_with_set_aside += !aside.empty();
+        skipping.Reopen(k, [&](int) { ++dropped; });
+      }
+    }
+    ASSERT_EQ(actual, expected) << "trial " << trial;
+    // Every index read once, dropped once or still set aside at the end.
+    EXPECT_EQ(
+        static_cast<int>(actual.size()) + skipped_reads + dropped + static_cast<int>(aside.size()),
+        n);
+  }
+  EXPECT_GT(reopened_with_set_aside, 30);
 }
 
 TEST(JigsawGuestSearch, ReferenceFormIsOnlyForTheCoLocatingPlanners) {

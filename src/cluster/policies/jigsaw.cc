@@ -33,6 +33,7 @@
 #include <utility>
 
 #include "cluster/policies/colocation.h"
+#include "cluster/policies/jigsaw_skipping_order.h"
 #include "cluster/policies/policies.h"
 #include "cluster/policies/prefix_order.h"
 #include "cluster/spb_cost_model.h"
@@ -413,14 +414,14 @@ class JigsawPolicy : public Policy {
       const PolicyJob& job = jobs[waiting[w]];
       served[w] = {ServedShare(job), job.arrival_s, job.id};
     }
-    PrefixOrder least_served(static_cast<int>(waiting.size()), [&](int a, int b) {
+    auto served_before = [&](int a, int b) {
       const ServedKey& ka = served[a];
       const ServedKey& kb = served[b];
       if (ka.share != kb.share) return ka.share < kb.share;
       if (ka.arrival_s != kb.arrival_s) return ka.arrival_s < kb.arrival_s;
       if (ka.id != kb.id) return ka.id < kb.id;
       return a < b;
-    });
+    };
     if (plan_memo_.size() > (1u << 20)) {  // a bound on memory; forget every plan
       plan_memo_.clear();
       for (Group& group : group_pool_) group.plans.clear();
@@ -443,7 +444,8 @@ class JigsawPolicy : public Policy {
     // and a group losing members cannot gain an admissible one. A host entering a group (an SPB
     // host taking a further guest) may change that: every key is searched again (a new epoch).
     // Once every key with guests still to come has failed in the current epoch, the rest of the
-    // order would place nobody and change nothing: stop.
+    // order would place nobody and change nothing: stop. Guests of a key that has failed are
+    // not even sorted into the order (SkippingOrder) until a new epoch.
     const int num_keys = 2 * static_cast<int>(classes_.size());
     std::vector<int>& key_of = key_of_;
     key_of.resize(waiting.size());
@@ -462,8 +464,11 @@ class JigsawPolicy : public Policy {
     };
     int live_keys = keys_with_guests();  // keys with guests to come, not failed in this epoch
     int epoch = 0;
-    for (int k = 0; k < least_served.size() && offer.open_hosts > 0 && live_keys > 0; ++k) {
+    SkippingOrder least_served(static_cast<int>(waiting.size()), &order_, &aside_, served_before,
+                               [&](int w) { return key_failed_in_[key_of[w]] == epoch; });
+    for (int k = 0; offer.open_hosts > 0 && live_keys > 0; ++k) {
       const int w = least_served.At(k);
+      if (w < 0) break;
       const int key = key_of[w];
       --key_left_[key];
       if (key_failed_in_[key] == epoch) continue;
@@ -480,6 +485,7 @@ class JigsawPolicy : public Policy {
       }
       if (Place(jobs, waiting[w], best_host, best_plan, placements, hosts, &offer)) {
         ++epoch;
+        least_served.Reopen(k, [&](int skipped) { --key_left_[key_of[skipped]]; });
         live_keys = keys_with_guests();
       } else if (key_left_[key] == 0) {
         --live_keys;
@@ -794,6 +800,7 @@ class JigsawPolicy : public Policy {
   };
   std::vector<ServedKey> served_;
   std::vector<int> key_of_, key_left_, key_failed_in_;
+  std::vector<int> order_, aside_;        // SkippingOrder's
   std::vector<int> viable_in_;            // by key: the epoch its viable_ entry belongs to
   std::vector<std::vector<int>> viable_;  // by key: groups that can take its guests
 };
