@@ -21,6 +21,8 @@
 // gangs span nodes share the nodes' NICs. Policies: jigsaw (all kinds), packing (packing only)
 // and spb_only (the SPB kinds only). The plan can change every round without a restart: SPB
 // changes which backward work a worker does, not its state.
+#include "cluster/policies/jigsaw.h"
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -31,6 +33,7 @@
 #include <utility>
 
 #include "cluster/policies/colocation.h"
+#include "cluster/policies/jigsaw_skipping_order.h"
 #include "cluster/policies/policies.h"
 #include "cluster/policies/prefix_order.h"
 #include "cluster/spb_cost_model.h"
@@ -75,16 +78,40 @@ struct Plan {
   double host_bytes = 1, guest_bytes = 1;
 };
 
+// What PlanGuest reads of a host besides the fixed class data, and the guest's class.
+struct PlanKey {
+  int host_class, host_mode, used_workers, guest_class;
+  double host_rate, host_speed;
+  bool operator==(const PlanKey& o) const {
+    return host_class == o.host_class && host_mode == o.host_mode &&
+           used_workers == o.used_workers && guest_class == o.guest_class &&
+           host_rate == o.host_rate && host_speed == o.host_speed;
+  }
+};
+struct PlanKeyHash {
+  size_t operator()(const PlanKey& k) const {
+    size_t h = std::hash<int>()(k.host_class);
+    for (size_t part : {std::hash<int>()(k.host_mode), std::hash<int>()(k.used_workers),
+                        std::hash<int>()(k.guest_class), std::hash<double>()(k.host_rate),
+                        std::hash<double>()(k.host_speed)}) {
+      h = h * 1000003u ^ part;
+    }
+    return h;
+  }
+};
+
 class JigsawPolicy : public Policy {
  public:
-  JigsawPolicy(std::string name, const PolicyOptions& options, bool use_packing, bool use_spb)
+  JigsawPolicy(std::string name, const PolicyOptions& options, bool use_packing, bool use_spb,
+               bool reference_scan = false)
       : name_(std::move(name)),
         options_(options),
         tunables_(options.colocation),
         pairs_(options.colocation_throughputs != nullptr ? options.colocation_throughputs
                                                          : options.throughputs),
         use_packing_(use_packing),
-        use_spb_(use_spb && options.spb != nullptr) {
+        use_spb_(use_spb && options.spb != nullptr),
+        reference_scan_(reference_scan) {
     if (options.colocation_base == "shockwave") {
       base_ = MakeShockwavePolicy(options);
     } else if (options.colocation_base != "least_served") {
@@ -100,13 +127,17 @@ class JigsawPolicy : public Policy {
   void ObserveRun(int job_id, int round, double steps, double execution_s,
                   int batch_size) override {
     if (base_ == nullptr) return;
-    auto rate = last_rates_.find(job_id);
-    if (rate != last_rates_.end() && rate->second > 0) steps /= rate->second;
+    const double rate = LastRate(job_id);
+    if (rate > 0) steps /= rate;
     base_->ObserveRun(job_id, round, steps, execution_s, batch_size);
   }
   void ObserveCompletion(int job_id, double now_s) override {
     if (base_ != nullptr) base_->ObserveCompletion(job_id, now_s);
-    class_of_.erase(job_id);
+    if (job_id < 0) {
+      class_of_negative_.erase(job_id);
+    } else if (static_cast<size_t>(job_id) < class_of_.size()) {
+      class_of_[job_id] = {0, -1};
+    }
   }
   void ObserveArrival(int job_id, double now_s) override {
     if (base_ != nullptr) base_->ObserveArrival(job_id, now_s);
@@ -164,21 +195,39 @@ class JigsawPolicy : public Policy {
       placed[j] = 1;
     }
     AddGuests(jobs, placed, &placements, &hosts);
-    last_rates_.clear();
+    for (int id : last_rate_ids_) last_rate_[id] = 0;
+    last_rate_ids_.clear();
+    last_rate_negative_.clear();
     for (const Placement& p : placements) {
-      last_rates_[p.job_id] = p.rate;
-      for (const Guest& g : p.guests) last_rates_[g.job_id] = g.rate;
+      SetLastRate(p.job_id, p.rate);
+      for (const Guest& g : p.guests) SetLastRate(g.job_id, g.rate);
     }
     return placements;
   }
 
  private:
+  // The job's rate in the last planned round; 0 if it did not run.
+  double LastRate(int id) const {
+    if (id < 0) {
+      auto it = last_rate_negative_.find(id);
+      return it == last_rate_negative_.end() ? 0.0 : it->second;
+    }
+    return static_cast<size_t>(id) < last_rate_.size() ? last_rate_[id] : 0.0;
+  }
+  void SetLastRate(int id, double rate) {
+    if (id < 0) {
+      last_rate_negative_[id] = rate;
+      return;
+    }
+    if (static_cast<size_t>(id) >= last_rate_.size()) last_rate_.resize(id + 1, 0.0);
+    last_rate_[id] = rate;
+    last_rate_ids_.push_back(id);
+  }
+
   // The class of a job (computed once per job and batch size).
   int ClassOf(const PolicyJob& job) {
-    auto cached = class_of_.find(job.id);
-    if (cached != class_of_.end() && cached->second.first == job.batch_size) {
-      return cached->second.second;
-    }
+    std::pair<int, int>* cached = CachedClass(job.id);
+    if (cached->second >= 0 && cached->first == job.batch_size) return cached->second;
     const bool typed = job.spec != nullptr && job.spec->typed() && job.batch_size > 0;
     const auto key = std::make_tuple(typed ? job.spec->model : std::string(), job.batch_size,
                                      job.scale_factor, job.throughput);
@@ -204,8 +253,104 @@ class JigsawPolicy : public Policy {
       classes_.push_back(c);
       it = class_index_.emplace(key, static_cast<int>(classes_.size()) - 1).first;
     }
-    class_of_[job.id] = {job.batch_size, it->second};
+    *CachedClass(job.id) = {job.batch_size, it->second};
     return it->second;
+  }
+
+  // The (batch, class) cache entry of a job id; class -1 when none.
+  std::pair<int, int>* CachedClass(int id) {
+    if (id < 0) return &class_of_negative_.try_emplace(id, 0, -1).first->second;
+    if (static_cast<size_t>(id) >= class_of_.size()) class_of_.resize(id + 1, {0, -1});
+    return &class_of_[id];
+  }
+
+  // The reference search's round state (MakeReferenceScanColocationPolicy): the hosts that can
+  // still take a guest, grouped by state, each group in placement order (hosts in one group are
+  // interchangeable except for their own remaining time, progress and, for SPB hosts, rate), and
+  // the plans computed so far, per group and guest class, each from the group's first host when
+  // first needed.
+  struct ReferenceOffer {
+    std::map<std::tuple<int, int, int>, std::set<size_t>> groups;
+    std::map<std::tuple<int, int, int, int>, Plan> plans;
+    size_t open_hosts = 0;  // hosts in the groups: none left, no later guest can be placed
+    double longest_remaining_s = 0;
+  };
+
+  // The same state without allocation per round: groups from a pool kept across rounds (one
+  // per key), visited in key order. A group's plan for a guest class is fixed at its first use in
+  // a round, from the group's first host (as the reference does); each group remembers the plans
+  // of the host state it last saw, so a round whose first host is in the same state looks none up.
+  struct GroupPlan {
+    long long round = -1;                      // the round `plan` is fixed for
+    const Plan* plan = nullptr;                // this round's
+    bool possible = false, guest_spb = false;  // this round's plan's (read without a lookup)
+    const Plan* recent = nullptr;  // the plan for a first host with rate `rate`, speed `speed`
+    double rate = 0, speed = 0;
+  };
+  struct Group {
+    std::tuple<int, int, int> key;
+    long long round = -1;          // the round `members` belong to
+    std::vector<size_t> members;   // ascending
+    std::vector<GroupPlan> plans;  // by guest class
+  };
+  struct Offer {
+    std::vector<int> order;  // indices into group_pool_, ascending keys
+    size_t open_hosts = 0;   // hosts in the groups: none left, no later guest can be placed
+    double longest_remaining_s = 0;
+  };
+
+  static std::tuple<int, int, int> GroupKey(const HostState& h) {
+    return std::make_tuple(h.job_class, static_cast<int>(h.mode), h.used_workers);
+  }
+
+  // The group of `key` (created empty if the round has none yet).
+  Group& GroupOf(const std::tuple<int, int, int>& key, Offer* offer) {
+    auto [slot, created] = group_index_.try_emplace(key, static_cast<int>(group_pool_.size()));
+    if (created) {
+      group_pool_.emplace_back();
+      group_pool_.back().key = key;
+    }
+    const int g = slot->second;
+    Group& group = group_pool_[g];
+    if (group.round != offer_round_) {
+      group.round = offer_round_;
+      group.members.clear();
+      if (group.plans.size() < classes_.size()) group.plans.resize(classes_.size());
+      auto at = std::lower_bound(
+          offer->order.begin(), offer->order.end(), key,
+          [&](int a, const std::tuple<int, int, int>& k) { return group_pool_[a].key < k; });
+      offer->order.insert(at, g);
+    }
+    return group;
+  }
+
+  // The group's plan for `guest_class` this round (fixed at its first use, from the first host).
+  const GroupPlan& GroupPlanFor(Group* group, int guest_class,
+                                const std::vector<HostState>& hosts) {
+    GroupPlan& entry = group->plans[guest_class];
+    if (entry.round == offer_round_) return entry;
+    const HostState& example = hosts[group->members.front()];
+    if (entry.recent == nullptr || entry.rate != example.rate || entry.speed != example.speed) {
+      entry.recent = MemoPlan(example, guest_class);
+      entry.rate = example.rate;
+      entry.speed = example.speed;
+    }
+    entry.round = offer_round_;
+    entry.plan = entry.recent;
+    entry.possible = entry.plan->possible;
+    entry.guest_spb = entry.plan->guest_spb;
+    return entry;
+  }
+
+  // PlanGuest's result, computed once: it depends only on the host's class, mode, used workers,
+  // rate and speed and the guest's class.
+  const Plan* MemoPlan(const HostState& host, int guest_class) {
+    const PlanKey key{host.job_class,    static_cast<int>(host.mode),
+                      host.used_workers, guest_class,
+                      host.rate,         host.speed};
+    auto it = plan_memo_.find(key);
+    if (it == plan_memo_.end()) it = plan_memo_.emplace(key, PlanGuest(host, guest_class)).first;
+    return &it->second;
   }
 
   // Offers every job not placed, least served first, to the hosts.
@@ -218,91 +363,274 @@ class JigsawPolicy : public Policy {
       any_host |= classes_[host.job_class].colocatable;
     }
     if (!any_host) return;
-    std::vector<size_t> waiting;
+    std::vector<size_t>& waiting = waiting_;
+    std::vector<int>& waiting_class = waiting_class_;
+    waiting.clear();
+    waiting_class.clear();
     for (size_t j = 0; j < jobs.size(); ++j) {
-      if (!placed[j] && classes_[ClassOf(jobs[j])].colocatable) waiting.push_back(j);
+      if (placed[j]) continue;
+      const int c = ClassOf(jobs[j]);
+      if (classes_[c].colocatable) waiting.push_back(j), waiting_class.push_back(c);
     }
     if (waiting.empty()) return;
     double longest_remaining_s = 0;
     for (const PolicyJob& job : jobs) {
       longest_remaining_s = std::max(longest_remaining_s, job.remaining_isolated_s);
     }
-    // Hosts by state, each group in placement order: hosts in one group are interchangeable
-    // except for their own remaining time and progress (the guard and the warm-up).
-    std::map<std::tuple<int, int, int>, std::set<size_t>> groups;
-    auto group_key = [&](const HostState& h) {
-      return std::make_tuple(h.job_class, static_cast<int>(h.mode), h.used_workers);
+    if (reference_scan_) {
+      ReferenceOffer offer;
+      offer.longest_remaining_s = longest_remaining_s;
+      for (size_t p = 0; p < hosts->size(); ++p) {
+        const HostState& h = (*hosts)[p];
+        if (classes_[h.job_class].colocatable) {
+          offer.open_hosts += offer.groups[GroupKey(h)].insert(p).second;
+        }
+      }
+      std::vector<double> served(waiting.size());
+      for (size_t w = 0; w < waiting.size(); ++w) served[w] = ServedShare(jobs[waiting[w]]);
+      PrefixOrder least_served(static_cast<int>(waiting.size()), [&](int a, int b) {
+        const PolicyJob& ja = jobs[waiting[a]];
+        const PolicyJob& jb = jobs[waiting[b]];
+        if (ServedBefore(served[a], ja, served[b], jb)) return true;
+        if (ServedBefore(served[b], jb, served[a], ja)) return false;
+        return a < b;
+      });
+      for (int k = 0; k < least_served.size() && offer.open_hosts > 0; ++k) {
+        const int w = least_served.At(k);
+        int best_host = -1;
+        Plan best_plan;
+        if (ReferenceFindHost(jobs, *hosts, waiting[w], waiting_class[w], &offer, &best_host,
+                              &best_plan)) {
+          ReferencePlace(jobs, waiting[w], best_host, best_plan, placements, hosts, &offer);
+        }
+      }
+      return;
+    }
+    // The waiting jobs least served first (LeastServedOrder's order: ServedBefore's keys, then
+    // the index), sorted only as far as read; the keys copied side by side for the sort.
+    std::vector<ServedKey>& served = served_;
+    served.resize(waiting.size());
+    for (size_t w = 0; w < waiting.size(); ++w) {
+      const PolicyJob& job = jobs[waiting[w]];
+      served[w] = {ServedShare(job), job.arrival_s, job.id};
+    }
+    auto served_before = [&](int a, int b) {
+      const ServedKey& ka = served[a];
+      const ServedKey& kb = served[b];
+      if (ka.share != kb.share) return ka.share < kb.share;
+      if (ka.arrival_s != kb.arrival_s) return ka.arrival_s < kb.arrival_s;
+      if (ka.id != kb.id) return ka.id < kb.id;
+      return a < b;
     };
-    size_t open_hosts = 0;  // hosts in the groups: none left, no later guest can be placed
+    if (plan_memo_.size() > (1u << 20)) {  // a bound on memory; forget every plan
+      plan_memo_.clear();
+      for (Group& group : group_pool_) group.plans.clear();
+    }
+    Offer& offer = offer_;
+    offer.order.clear();
+    offer.open_hosts = 0;
+    offer.longest_remaining_s = longest_remaining_s;
+    ++offer_round_;
     for (size_t p = 0; p < hosts->size(); ++p) {
       const HostState& h = (*hosts)[p];
-      if (classes_[h.job_class].colocatable) open_hosts += groups[group_key(h)].insert(p).second;
+      if (classes_[h.job_class].colocatable) {
+        GroupOf(GroupKey(h), &offer).members.push_back(p);  // p ascending: stays sorted
+        ++offer.open_hosts;
+      }
     }
-    std::map<std::tuple<int, int, int, int>, Plan> plans;  // this round's, per group and guest
-    // The waiting jobs least served first (LeastServedOrder's order), sorted only as far as read.
-    std::vector<double> served(waiting.size());
-    for (size_t w = 0; w < waiting.size(); ++w) served[w] = ServedShare(jobs[waiting[w]]);
-    PrefixOrder least_served(static_cast<int>(waiting.size()), [&](int a, int b) {
-      const PolicyJob& ja = jobs[waiting[a]];
-      const PolicyJob& jb = jobs[waiting[b]];
-      if (ServedBefore(served[a], ja, served[b], jb)) return true;
-      if (ServedBefore(served[b], jb, served[a], ja)) return false;
-      return a < b;
-    });
-    for (int k = 0; k < least_served.size() && open_hosts > 0; ++k) {
-      const size_t j = waiting[least_served.At(k)];
-      const int guest_class = ClassOf(jobs[j]);
+    // A guest's search depends on the guest only through its class and whether it has warmed
+    // up (its key), so a key that found no host keeps finding none while hosts only leave the
+    // groups: its search visited every non-empty group, so every plan it would read is cached,
+    // and a group losing members cannot gain an admissible one. A host entering a group (an SPB
+    // host taking a further guest) may change that: every key is searched again (a new epoch).
+    // Once every key with guests still to come has failed in the current epoch, the rest of the
+    // order would place nobody and change nothing: stop. Guests of a key that has failed are
+    // not even sorted into the order (SkippingOrder) until a new epoch.
+    const int num_keys = 2 * static_cast<int>(classes_.size());
+    std::vector<int>& key_of = key_of_;
+    key_of.resize(waiting.size());
+    key_left_.assign(num_keys, 0);
+    key_failed_in_.assign(num_keys, -1);
+    viable_in_.assign(num_keys, -1);
+    if (viable_.size() < static_cast<size_t>(num_keys)) viable_.resize(num_keys);
+    for (size_t w = 0; w < waiting.size(); ++w) {
+      key_of[w] = 2 * waiting_class[w] + (WarmedUp(jobs[waiting[w]]) ? 1 : 0);
+      ++key_left_[key_of[w]];
+    }
+    auto keys_with_guests = [&] {
+      int n = 0;
+      for (int left : key_left_) n += left > 0;
+      return n;
+    };
+    int live_keys = keys_with_guests();  // keys with guests to come, not failed in this epoch
+    int epoch = 0;
+    SkippingOrder least_served(static_cast<int>(waiting.size()), &order_, &aside_, served_before,
+                               [&](int w) { return key_failed_in_[key_of[w]] == epoch; });
+    for (int k = 0; offer.open_hosts > 0 && live_keys > 0; ++k) {
+      const int w = least_served.At(k);
+      if (w < 0) break;
+      const int key = key_of[w];
+      --key_left_[key];
+      if (key_failed_in_[key] == epoch) continue;
       int best_host = -1;
-      double best_gain = 0;
       Plan best_plan;
-      for (const auto& [key, members] : groups) {
-        if (members.empty()) continue;
-        const auto plan_key =
-            std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), guest_class);
-        auto cached = plans.find(plan_key);
-        if (cached == plans.end()) {
-          const HostState& example = (*hosts)[*members.begin()];
-          cached = plans.emplace(plan_key, PlanGuest(example, guest_class)).first;
-        }
-        const Plan& plan = cached->second;
-        if (!plan.possible || (plan.guest_spb && !WarmedUp(jobs[j]))) continue;
-        // The group's first host the thresholds admit (hosts differ only in their own remaining
-        // time and progress); across groups the largest gain, then the lowest host index.
-        for (size_t p : members) {
-          if (best_host >= 0 && static_cast<int>(p) > best_host && best_gain >= 0 &&
-              Gain(jobs[(*hosts)[p].job], (*hosts)[p], jobs[j], plan) < best_gain) {
-            break;
-          }
-          const HostState& host = (*hosts)[p];
-          if (!Admissible(jobs[host.job], host, plan, longest_remaining_s)) continue;
-          const double gain = Gain(jobs[host.job], host, jobs[j], plan);
-          if (best_host < 0 || gain > best_gain ||
-              (gain == best_gain && static_cast<int>(p) < best_host)) {
-            best_host = static_cast<int>(p);
-            best_gain = gain;
-            best_plan = plan;
-          }
+      std::vector<int>* viable = &viable_[key];
+      const bool viable_known = viable_in_[key] == epoch;
+      if (!viable_known) viable_in_[key] = epoch, viable->clear();
+      if (!FindHost(jobs, *hosts, waiting[w], waiting_class[w], &offer, viable_known, viable,
+                    &best_host, &best_plan)) {
+        key_failed_in_[key] = epoch;
+        --live_keys;
+        continue;
+      }
+      if (Place(jobs, waiting[w], best_host, best_plan, placements, hosts, &offer)) {
+        ++epoch;
+        least_served.Reopen(k, [&](int skipped) { --key_left_[key_of[skipped]]; });
+        live_keys = keys_with_guests();
+      } else if (key_left_[key] == 0) {
+        --live_keys;
+      }
+    }
+  }
+
+  // The host for guest `j` of class `guest_class`: across groups the largest gain, then the
+  // lowest host index, each group offering its first host the thresholds admit. False if none.
+  // `viable`: the groups, in order, that can take a guest of j's key (non-empty, a possible
+  // plan, j warmed up if the plan needs it); when not `viable_known`, they are searched all and
+  // recorded. Within an epoch groups only lose hosts (and a group's plan is fixed for the
+  // round), so the record stays a superset of the groups a later search would not skip.
+  bool FindHost(const std::vector<PolicyJob>& jobs, const std::vector<HostState>& hosts, size_t j,
+                int guest_class, Offer* offer, bool viable_known, std::vector<int>* viable,
+                int* best_host_out, Plan* best_plan) {
+    int best_host = -1;
+    double best_gain = 0;
+    const bool warmed_up = WarmedUp(jobs[j]);
+    const std::vector<int>& search = viable_known ? *viable : offer->order;
+    for (int g : search) {
+      Group& group = group_pool_[g];
+      if (group.members.empty()) continue;
+      const GroupPlan& entry = GroupPlanFor(&group, guest_class, hosts);
+      if (!entry.possible || (entry.guest_spb && !warmed_up)) continue;
+      if (!viable_known) viable->push_back(g);
+      const Plan& plan = *entry.plan;
+      // The group's first host the thresholds admit (hosts differ only in their own remaining
+      // time and progress); across groups the largest gain, then the lowest host index.
+      for (size_t p : group.members) {
+        if (best_host >= 0 && static_cast<int>(p) > best_host && best_gain >= 0 &&
+            Gain(jobs[hosts[p].job], hosts[p], jobs[j], plan) < best_gain) {
           break;
         }
-      }
-      if (best_host < 0) continue;
-      HostState& host = (*hosts)[best_host];
-      open_hosts -= groups[group_key(host)].erase(best_host);
-      host.mode = best_plan.mode;
-      host.rate = best_plan.host_rate;
-      host.speed = best_plan.host_speed;
-      host.bytes = best_plan.host_bytes;
-      Placement& placement = (*placements)[best_host];
-      placement.rate = host.rate;
-      placement.guests.push_back({jobs[j].id, best_plan.guest_rate});
-      if (best_plan.mode == HostMode::kSpb) {
-        host.used_workers += jobs[j].scale_factor;
-        if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
-            host.used_workers < jobs[host.job].scale_factor) {
-          open_hosts += groups[group_key(host)].insert(best_host).second;
+        const HostState& host = hosts[p];
+        if (!Admissible(jobs[host.job], host, plan, offer->longest_remaining_s)) continue;
+        const double gain = Gain(jobs[host.job], host, jobs[j], plan);
+        if (best_host < 0 || gain > best_gain ||
+            (gain == best_gain && static_cast<int>(p) < best_host)) {
+          best_host = static_cast<int>(p);
+          best_gain = gain;
+          *best_plan = plan;
         }
+        break;
       }
     }
+    *best_host_out = best_host;
+    return best_host >= 0;
+  }
+
+  // Puts guest `j` on host `best_host` with `plan`. True if the host entered a group (an SPB
+  // host with room for a further guest).
+  bool Place(const std::vector<PolicyJob>& jobs, size_t j, int best_host, const Plan& plan,
+             std::vector<Placement>* placements, std::vector<HostState>* hosts, Offer* offer) {
+    HostState& host = (*hosts)[best_host];
+    std::vector<size_t>& left = GroupOf(GroupKey(host), offer).members;
+    auto at = std::lower_bound(left.begin(), left.end(), static_cast<size_t>(best_host));
+    if (at != left.end() && *at == static_cast<size_t>(best_host)) {
+      left.erase(at);
+      --offer->open_hosts;
+    }
+    host.mode = plan.mode;
+    host.rate = plan.host_rate;
+    host.speed = plan.host_speed;
+    host.bytes = plan.host_bytes;
+    Placement& placement = (*placements)[best_host];
+    placement.rate = host.rate;
+    placement.guests.push_back({jobs[j].id, plan.guest_rate});
+    if (plan.mode == HostMode::kSpb) {
+      host.used_workers += jobs[j].scale_factor;
+      if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
+          host.used_workers < jobs[host.job].scale_factor) {
+        std::vector<size_t>& entered = GroupOf(GroupKey(host), offer).members;
+        at = std::lower_bound(entered.begin(), entered.end(), static_cast<size_t>(best_host));
+        if (at != entered.end() && *at == static_cast<size_t>(best_host)) return false;
+        entered.insert(at, best_host);
+        ++offer->open_hosts;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // The reference search (FindHost's contract) and placement (Place's).
+  bool ReferenceFindHost(const std::vector<PolicyJob>& jobs, const std::vector<HostState>& hosts,
+                         size_t j, int guest_class, ReferenceOffer* offer, int* best_host_out,
+                         Plan* best_plan) const {
+    int best_host = -1;
+    double best_gain = 0;
+    for (const auto& [key, members] : offer->groups) {
+      if (members.empty()) continue;
+      const auto plan_key =
+          std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), guest_class);
+      auto cached = offer->plans.find(plan_key);
+      if (cached == offer->plans.end()) {
+        const HostState& example = hosts[*members.begin()];
+        cached = offer->plans.emplace(plan_key, PlanGuest(example, guest_class)).first;
+      }
+      const Plan& plan = cached->second;
+      if (!plan.possible || (plan.guest_spb && !WarmedUp(jobs[j]))) continue;
+      // The group's first host the thresholds admit (hosts differ only in their own remaining
+      // time and progress); across groups the largest gain, then the lowest host index.
+      for (size_t p : members) {
+        if (best_host >= 0 && static_cast<int>(p) > best_host && best_gain >= 0 &&
+            Gain(jobs[hosts[p].job], hosts[p], jobs[j], plan) < best_gain) {
+          break;
+        }
+        const HostState& host = hosts[p];
+        if (!Admissible(jobs[host.job], host, plan, offer->longest_remaining_s)) continue;
+        const double gain = Gain(jobs[host.job], host, jobs[j], plan);
+        if (best_host < 0 || gain > best_gain ||
+            (gain == best_gain && static_cast<int>(p) < best_host)) {
+          best_host = static_cast<int>(p);
+          best_gain = gain;
+          *best_plan = plan;
+        }
+        break;
+      }
+    }
+    *best_host_out = best_host;
+    return best_host >= 0;
+  }
+
+  bool ReferencePlace(const std::vector<PolicyJob>& jobs, size_t j, int best_host, const Plan& plan,
+                      std::vector<Placement>* placements, std::vector<HostState>* hosts,
+                      ReferenceOffer* offer) {
+    HostState& host = (*hosts)[best_host];
+    offer->open_hosts -= offer->groups[GroupKey(host)].erase(best_host);
+    host.mode = plan.mode;
+    host.rate = plan.host_rate;
+    host.speed = plan.host_speed;
+    host.bytes = plan.host_bytes;
+    Placement& placement = (*placements)[best_host];
+    placement.rate = host.rate;
+    placement.guests.push_back({jobs[j].id, plan.guest_rate});
+    if (plan.mode == HostMode::kSpb) {
+      host.used_workers += jobs[j].scale_factor;
+      if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
+          host.used_workers < jobs[host.job].scale_factor) {
+        const bool entered = offer->groups[GroupKey(host)].insert(best_host).second;
+        offer->open_hosts += entered;
+        return entered;
+      }
+    }
+    return false;
   }
 
   // Goodput the placement adds, in GPUs' worth of isolated full-backprop training.
@@ -445,13 +773,36 @@ class JigsawPolicy : public Policy {
   const ThroughputTable* pairs_;  // co-location entries and their isolated throughputs
   bool use_packing_;
   bool use_spb_;
-  std::unique_ptr<Policy> base_;                // null: least served first
-  std::unordered_map<int, double> last_rates_;  // job id -> rate in the last planned round
+  bool reference_scan_;  // every guest searches the groups (the equivalence tests' reference)
+  std::unique_ptr<Policy> base_;  // null: least served first
+  // Job id -> rate in the last planned round (0: not run): by id, a map for negative ids.
+  std::vector<double> last_rate_;
+  std::vector<int> last_rate_ids_;  // the ids set in last_rate_
+  std::unordered_map<int, double> last_rate_negative_;
   std::vector<JobClass> classes_;
   std::map<std::tuple<std::string, int, int, double>, int> class_index_;
-  std::unordered_map<int, std::pair<int, int>> class_of_;  // job id -> (batch, class)
+  // Job id -> (batch, class): by id (trace ids are dense), a map for negative ids.
+  std::vector<std::pair<int, int>> class_of_;
+  std::unordered_map<int, std::pair<int, int>> class_of_negative_;
   std::vector<std::unique_ptr<PolicyJob>> example_jobs_;
   std::vector<long long> view_index_;  // PlanPlacements' scratch: view index by id, -1 if none
+  // AddGuests' scratch, reused across rounds.
+  Offer offer_;
+  std::vector<Group> group_pool_;                             // one per key seen
+  std::map<std::tuple<int, int, int>, int> group_index_;      // key -> group_pool_ index
+  long long offer_round_ = 0;                                 // AddGuests calls so far
+  std::unordered_map<PlanKey, Plan, PlanKeyHash> plan_memo_;  // PlanGuest's results
+  std::vector<size_t> waiting_;
+  std::vector<int> waiting_class_;
+  struct ServedKey {
+    double share, arrival_s;
+    int id;
+  };
+  std::vector<ServedKey> served_;
+  std::vector<int> key_of_, key_left_, key_failed_in_;
+  std::vector<int> order_, aside_;        // SkippingOrder's
+  std::vector<int> viable_in_;            // by key: the epoch its viable_ entry belongs to
+  std::vector<std::vector<int>> viable_;  // by key: groups that can take its guests
 };
 
 }  // namespace
@@ -469,6 +820,15 @@ std::unique_ptr<Policy> MakePackingPolicy(const PolicyOptions& options) {
 std::unique_ptr<Policy> MakeSpbOnlyPolicy(const PolicyOptions& options) {
   return std::make_unique<JigsawPolicy>("spb_only", options, /*use_packing=*/false,
                                         /*use_spb=*/true);
+}
+
+std::unique_ptr<Policy> MakeReferenceScanColocationPolicy(const std::string& name,
+                                                          const PolicyOptions& options) {
+  if (name != "jigsaw" && name != "packing" && name != "spb_only") {
+    throw UsageError("no co-locating policy named '" + name + "'");
+  }
+  return std::make_unique<JigsawPolicy>(name, options, /*use_packing=*/name != "spb_only",
+                                        /*use_spb=*/name != "packing", /*reference_scan=*/true);
 }
 
 }  // namespace jigsaw
