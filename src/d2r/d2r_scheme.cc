@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "net/event_queue.h"
 
@@ -24,9 +25,15 @@ RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule ho
   RegisterState state;
   state.adjacency_bits = 2 * e * (node_bits + link_bits);
   state.link_state_bits = e;
-  state.tree_bits = q * n * q * (16 + product_bits + 8);
+  // Dist, parent and first hop per product node and tree, and the old tree's first hop, which
+  // forwards while the BFS writes the new tree.
+  state.tree_bits = q * n * q * (16 + product_bits + 8 + 8);
+  // A rollback tag per entry: the entries a rolled-back BFS wrote in levels it runs again count
+  // as unvisited. At most one rollback per failed link.
+  state.generation_bits = q * n * q * BitsFor(e + 1);
   if (hold == HoldRule::kStale) {
-    state.label_bits = q * n * q * 2 * product_bits + 2 * kStaleIntervals * q * product_bits;
+    // Two banks: the sweeps write a new tree's labels while the last labelled tree's are read.
+    state.label_bits = 2 * (q * n * q * 2 * product_bits + 2 * kStaleIntervals * q * product_bits);
   }
   state.queue_bits = n * q * product_bits;
   state.policy_entries = n * q;
@@ -79,26 +86,107 @@ net::Time D2rScheme::LevelTime(int64_t entries) const {
   return context_.timing->pass + (entries - 1) * context_.timing->replica_gap;
 }
 
-net::Time D2rScheme::ComputeTime(int set, int x, int q, SwitchWork* work) {
-  ++work->recomputations;
-  net::Time time = 0;
+net::Time D2rScheme::BfsTime(int set, int x, int q) {
+  Epoch epoch{};
+  epoch.new_set = set;
+  return BfsStarts(epoch, x, q).back();
+}
+
+std::vector<net::Time> D2rScheme::BfsStarts(const Epoch& epoch, int x, int q) {
+  std::vector<net::Time> starts;
   if (context_.timing->bfs == BfsMode::kLevel) {
-    const LevelProfile profile = context_.router->Levels(set, x, q, {});
-    for (int64_t entries : profile.entries) {
-      time += LevelTime(entries);
-      work->bfs_passes += entries > 0;
-      work->recirculations += entries;
+    const std::vector<int64_t> entries = context_.router->Levels(epoch.new_set, x, q, {}).entries;
+    std::vector<net::Time> offset(entries.size() + 1, 0);  // as if run alone from 0
+    for (size_t l = 0; l < entries.size(); ++l) offset[l + 1] = offset[l] + LevelTime(entries[l]);
+    starts.resize(offset.size());
+    size_t r = 0;
+    for (size_t l = 0; l < offset.size(); ++l) {
+      while (r < epoch.resumes.size() && static_cast<size_t>(epoch.resumes[r].level) <= l) ++r;
+      const Resume resume = r > 0 ? epoch.resumes[r - 1] : Resume{0, 0};
+      starts[l] = resume.at + offset[l] - offset[resume.level];
+    }
+    return starts;
+  }
+  const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
+  const int64_t passes = (context_.router->Scanned(epoch.new_set, x, q) + per_pass - 1) / per_pass;
+  const net::Time begin = epoch.resumes.empty() ? 0 : epoch.resumes.back().at;
+  for (int64_t p = 0; p <= passes; ++p) starts.push_back(begin + p * context_.timing->pass);
+  return starts;
+}
+
+void D2rScheme::ChargeEpoch(const Epoch& epoch, int x, int q, SwitchWork* work) {
+  ++work->recomputations;
+  const std::vector<net::Time> starts = BfsStarts(epoch, x, q);
+  std::vector<int64_t> entries(starts.size() - 1, 1);  // kEntry: one recirculation per pass
+  if (context_.timing->bfs == BfsMode::kLevel) {
+    entries = context_.router->Levels(epoch.new_set, x, q, {}).entries;
+  }
+  // The levels (passes) this epoch began; a level cut short by a rollback counts in full.
+  for (size_t l = 0; l + 1 < starts.size(); ++l) {
+    if (starts[l] < epoch.start || starts[l] >= epoch.done) continue;
+    work->bfs_passes += entries[l] > 0;
+    work->recirculations += entries[l];
+    work->busy += std::min(starts[l + 1], epoch.done) - starts[l];
+  }
+  work->bfs_passes += epoch.reissued;
+  work->recirculations += epoch.reissued;
+  work->busy += epoch.reissued * context_.timing->pass;
+}
+
+std::vector<net::Time> D2rScheme::DiscoveryTimes(const Epoch& epoch, int x, int q,
+                                                 const std::vector<int>& targets,
+                                                 std::vector<int32_t>* levels) {
+  Router& router = *context_.router;
+  const std::vector<net::Time> starts = BfsStarts(epoch, x, q);
+  std::vector<net::Time> found(targets.size(), net::kNever);
+  if (levels != nullptr) levels->assign(targets.size(), 0);
+  if (context_.timing->bfs == BfsMode::kLevel) {
+    const LevelProfile profile = router.Levels(epoch.new_set, x, q, targets);
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const int32_t level = profile.target_level[i];
+      if (levels != nullptr) (*levels)[i] = level;
+      if (level == -1) found[i] = starts[0];
+      if (level < 0) continue;
+      found[i] = starts[level] + context_.timing->pass +
+                 (profile.target_rank[i] - 1) * context_.timing->replica_gap;
     }
   } else {
-    const int64_t scanned = context_.router->Scanned(set, x, q);
+    const std::vector<int64_t> scans = router.DiscoveryScans(epoch.new_set, x, q, targets);
     const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
-    const int64_t passes = (scanned + per_pass - 1) / per_pass;
-    work->bfs_passes += passes;
-    work->recirculations += passes;
-    time = passes * context_.timing->pass;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (scans[i] >= 0) found[i] = starts[(scans[i] + per_pass - 1) / per_pass];
+    }
   }
-  work->busy += time;
-  return time;
+  return found;
+}
+
+int D2rScheme::CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links,
+                             net::Time t) {
+  const Topology& topology = *context_.topology;
+  const Policy& policy = context_.router->policy();
+  const ForwardTree& tree = context_.router->Tree(epoch.new_set, x, q);
+  std::vector<int> children;  // product nodes the BFS discovers across one of `links`
+  for (int link : links) {
+    for (int end = 0; end < 2; ++end) {
+      const int a = end ? topology.links[link].b : topology.links[link].a;
+      const int b = topology.Other(link, a);
+      for (int qa = 0; qa < q_; ++qa) {
+        const int child = b * q_ + policy.Step(qa, b);
+        if (tree.dist[a * q_ + qa] != kUnreachable && tree.parent[child] == a * q_ + qa) {
+          children.push_back(child);
+        }
+      }
+    }
+  }
+  std::vector<int32_t> levels;
+  const std::vector<net::Time> found = DiscoveryTimes(epoch, x, q, children, &levels);
+  int crossing = -1;
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (found[i] > t) continue;
+    const int level = context_.timing->bfs == BfsMode::kLevel ? levels[i] : 0;
+    if (crossing < 0 || level < crossing) crossing = level;
+  }
+  return crossing;
 }
 
 void D2rScheme::PlanTree(int x, int q) {
@@ -127,9 +215,17 @@ void D2rScheme::PlanTree(int x, int q) {
     }
     return false;
   };
+  // The BFS of `epoch` now computes the tree for the known failures.
+  auto plan = [&](Epoch* epoch, const std::vector<int>& known) {
+    epoch->new_set = router.Intern(known);
+    epoch->done = BfsStarts(*epoch, x, q).back();
+    // The new tree's subtree labels: a bottom-up and a top-down sweep over it after the BFS.
+    epoch->labels_ready = epoch->done + 2 * BfsTime(epoch->new_set, x, q);
+    PlanReleases(epoch, x, q);
+  };
   std::vector<Epoch>& epochs = epochs_[x * q_ + q];
   std::vector<int> known;
-  int tree_set = 0;
+  int tree_set = 0;  // the tree in force once the last computation has ended
   for (size_t g = 0; g < learned.size();) {
     const net::Time t = learned[g].first;
     std::vector<int> fresh;
@@ -138,23 +234,52 @@ void D2rScheme::PlanTree(int x, int q) {
     }
     known.insert(known.end(), fresh.begin(), fresh.end());
     const bool computing = !epochs.empty() && epochs.back().done > t;
-    if (!computing && !tree_edge(router.Tree(tree_set, x, q), fresh)) {
-      continue;  // no failed edge in the tree: its paths are all intact
+    if (!computing) {
+      if (!tree_edge(router.Tree(tree_set, x, q), fresh)) {
+        continue;  // no failed edge in the tree: its paths are all intact
+      }
+      epochs.push_back(Epoch{t, t, t, {}, tree_set, tree_set, {Resume{0, t}}, 0});
+      plan(&epochs.back(), known);
+    } else if (const int level = CrossingLevel(epochs.back(), x, q, fresh, t); level < 0) {
+      // The BFS under way has discovered nothing across the new failures: it goes on with their
+      // link-state bits down and builds the tree a BFS for all known failures would have built.
+      plan(&epochs.back(), known);
+    } else {
+      // It has, in level `level`: the levels before are those of a BFS for all known failures
+      // (nothing in them came across the new ones) and stay; the BFS rolls back and expands level
+      // `level`'s frontier again (kEntry: it restarts). Destinations found so far keep the
+      // release they had; found again later, they wait for the rerun from now on.
+      Epoch& stopped = epochs.back();
+      stopped.done = t;
+      stopped.labels_ready = net::kNever;
+      for (auto& release : stopped.release) release.second = std::min(release.second, t);
+      Epoch rerun = stopped;
+      rerun.start = t;
+      rerun.reissued = 0;
+      while (!rerun.resumes.empty() && rerun.resumes.back().level >= level) {
+        rerun.resumes.pop_back();
+      }
+      if (level > 0) {
+        // The notice re-issues one probe per frontier node (read from the BFS queue), a pass each.
+        rerun.reissued =
+            router.Levels(rerun.new_set, x, q, {}).frontier[static_cast<size_t>(level)];
+      }
+      rerun.resumes.push_back(Resume{level, t + rerun.reissued * context_.timing->pass});
+      epochs.push_back(std::move(rerun));
+      plan(&epochs.back(), known);
     }
-    if (!computing) epochs.push_back(Epoch{t, t, t, {}, tree_set, tree_set});
-    Epoch& epoch = epochs.back();  // a computation in progress restarts with more failures
-    epoch.new_set = router.Intern(known);
-    const net::Time compute = ComputeTime(epoch.new_set, x, q, &work_[x]);
-    epoch.done = t + compute;
-    // The new tree's subtree labels: a bottom-up and a top-down sweep over it after the BFS.
-    epoch.labels_ready = epoch.done + 2 * compute;
-    PlanReleases(&epoch, x, q, t);
-    tree_set = epoch.new_set;
+    tree_set = epochs.back().new_set;
+  }
+  for (const Epoch& epoch : epochs) {
+    ChargeEpoch(epoch, x, q, &work_[x]);
+    for (const auto& release : epoch.release) {
+      work_[x].longest_hold = std::max(work_[x].longest_hold, release.second - epoch.start);
+    }
     last_change_ = std::max(last_change_, epoch.done);
   }
 }
 
-void D2rScheme::PlanReleases(Epoch* epoch, int x, int q, net::Time t) {
+void D2rScheme::PlanReleases(Epoch* epoch, int x, int q) {
   Router& router = *context_.router;
   epoch->release.clear();
   std::vector<int> destinations, targets;
@@ -163,33 +288,10 @@ void D2rScheme::PlanReleases(Epoch* epoch, int x, int q, net::Time t) {
     destinations.push_back(dst);
     targets.push_back(dst * q_ + router.policy().accepting());
   }
-  // When the BFS started at t discovers each destination (the computation's end when never).
-  std::vector<net::Time> found(destinations.size(), epoch->done);
-  if (context_.timing->bfs == BfsMode::kLevel) {
-    const LevelProfile profile = router.Levels(epoch->new_set, x, q, targets);
-    std::vector<net::Time> level_start(profile.entries.size() + 1, t);
-    for (size_t l = 0; l < profile.entries.size(); ++l) {
-      level_start[l + 1] = level_start[l] + LevelTime(profile.entries[l]);
-    }
-    for (size_t i = 0; i < destinations.size(); ++i) {
-      const int32_t level = profile.target_level[i];
-      if (level == -1) found[i] = t;
-      if (level < 0) continue;
-      found[i] = level_start[level] + context_.timing->pass +
-                 (profile.target_rank[i] - 1) * context_.timing->replica_gap;
-    }
-  } else {
-    const std::vector<int64_t> scans = router.DiscoveryScans(epoch->new_set, x, q, targets);
-    const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
-    for (size_t i = 0; i < destinations.size(); ++i) {
-      if (scans[i] >= 0)
-        found[i] = t + (scans[i] + per_pass - 1) / per_pass * context_.timing->pass;
-    }
-  }
+  // When the BFS discovers each destination (the computation's end when never).
+  const std::vector<net::Time> found = DiscoveryTimes(*epoch, x, q, targets, nullptr);
   for (size_t i = 0; i < destinations.size(); ++i) {
-    found[i] = std::min(found[i], epoch->done);
-    epoch->release.emplace_back(destinations[i], found[i]);
-    work_[x].longest_hold = std::max(work_[x].longest_hold, found[i] - t);
+    epoch->release.emplace_back(destinations[i], std::min(found[i], epoch->done));
   }
 }
 
@@ -221,13 +323,24 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
     const size_t epoch_index = after - 1 - epochs.begin();
     const Epoch& epoch = *(after - 1);
     if (t < epoch.done) {
-      // The hold test changes when x learns of another failure or the old tree's labels are ready.
+      // The hold test changes when x learns of another failure or a tree's labels get ready.
       *next_change = epoch.done;
       for (net::Time learned : learn_[x]) {
         if (learned > t) *next_change = std::min(*next_change, learned);
       }
-      if (epoch_index > 0 && epochs[epoch_index - 1].labels_ready > t) {
-        *next_change = std::min(*next_change, epochs[epoch_index - 1].labels_ready);
+      // The labels in x's registers: those of the latest tree whose sweeps have ended (the
+      // failure-free tree's are installed with it). Their routes are the routes of every later
+      // tree wherever they avoid the failures learned since (a BFS that scans neighbours in a
+      // fixed order keeps each path that avoids the removed links: Router::Tree, tested), so the
+      // subtree-label test against every known failure is exact where it says "intact" and
+      // holds the rest.
+      int labelled = 0;
+      for (size_t j = epoch_index; j-- > 0;) {
+        if (epochs[j].labels_ready <= t) {
+          labelled = epochs[j].new_set;
+          break;
+        }
+        *next_change = std::min(*next_change, epochs[j].labels_ready);
       }
       set = epoch.old_set;
       // Held: a packet for a port x knows is down, or one its old route would send back into the
@@ -236,16 +349,14 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
       const int next = router.NextHop(set, x, packet.q, packet.dst);
       const bool bounce =
           next >= 0 && next == packet.from && router.policy().Step(packet.q, next) == packet.from_q;
-      // Without the old tree's labels, or with more known failures than stale-interval
-      // registers, x cannot tell intact routes from broken ones and holds every packet.
+      // With more known failures than stale-interval registers, x cannot tell intact routes from
+      // broken ones and holds every packet.
       int known = 0;
       for (net::Time learned : learn_[x]) known += learned <= t;
-      const bool blind =
-          known > kStaleIntervals || (epoch_index > 0 && epochs[epoch_index - 1].labels_ready > t);
-      if (next >= 0 &&
-          (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t) ||
-           (context_.timing->hold == HoldRule::kStale &&
-            (blind || OldRouteKnownDown(epoch.old_set, x, packet.q, packet.dst, t))))) {
+      const bool blind = known > kStaleIntervals;
+      if (next >= 0 && (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t) ||
+                        (context_.timing->hold == HoldRule::kStale &&
+                         (blind || OldRouteKnownDown(labelled, x, packet.q, packet.dst, t))))) {
         auto entry = std::lower_bound(epoch.release.begin(), epoch.release.end(),
                                       std::make_pair(packet.dst, net::Time{INT64_MIN}));
         const net::Time found =
