@@ -25,9 +25,9 @@ RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule ho
   RegisterState state;
   state.adjacency_bits = 2 * e * (node_bits + link_bits);
   state.link_state_bits = e;
-  // Dist, parent and first hop per product node and tree, and the old tree's first hop, which
-  // forwards while the BFS writes the new tree.
-  state.tree_bits = q * n * q * (16 + product_bits + 8 + 8);
+  // Dist, parent, first hop and path filter per product node and tree in two banks, and the old
+  // tree's first hop, which forwards while the BFS writes the new tree.
+  state.tree_bits = q * n * q * (2 * (16 + product_bits + 8 + kPathFilterBits) + 8);
   // A rollback tag per entry: the entries a rolled-back BFS wrote in levels it runs again count
   // as unvisited. At most one rollback per failed link.
   state.generation_bits = q * n * q * BitsFor(e + 1);
@@ -87,61 +87,95 @@ net::Time D2rScheme::LevelTime(int64_t entries) const {
 }
 
 net::Time D2rScheme::BfsTime(int set, int x, int q) {
-  Epoch epoch{};
-  epoch.new_set = set;
-  return BfsStarts(epoch, x, q).back();
+  Bfs bfs;
+  bfs.set = set;
+  bfs.resumes = {Resume{0, 0}};
+  return BfsStarts(bfs, x, q).back();
 }
 
-std::vector<net::Time> D2rScheme::BfsStarts(const Epoch& epoch, int x, int q) {
+int64_t D2rScheme::MaxLevelEntries(int set, int x, int q) {
+  if (context_.timing->bfs != BfsMode::kLevel) return 1;
+  int64_t most = 0;
+  for (int64_t entries : context_.router->Levels(set, x, q, {}).entries) {
+    most = std::max(most, entries);
+  }
+  return most;
+}
+
+std::vector<net::Time> D2rScheme::BfsStarts(const Bfs& bfs, int x, int q) {
   std::vector<net::Time> starts;
   if (context_.timing->bfs == BfsMode::kLevel) {
-    const std::vector<int64_t> entries = context_.router->Levels(epoch.new_set, x, q, {}).entries;
+    const std::vector<int64_t> entries = context_.router->Levels(bfs.set, x, q, {}).entries;
     std::vector<net::Time> offset(entries.size() + 1, 0);  // as if run alone from 0
     for (size_t l = 0; l < entries.size(); ++l) offset[l + 1] = offset[l] + LevelTime(entries[l]);
     starts.resize(offset.size());
     size_t r = 0;
+    net::Time extra = 0;  // levels slowed down by another BFS on the recirculation port
     for (size_t l = 0; l < offset.size(); ++l) {
-      while (r < epoch.resumes.size() && static_cast<size_t>(epoch.resumes[r].level) <= l) ++r;
-      const Resume resume = r > 0 ? epoch.resumes[r - 1] : Resume{0, 0};
-      starts[l] = resume.at + offset[l] - offset[resume.level];
+      while (r < bfs.resumes.size() && static_cast<size_t>(bfs.resumes[r].level) <= l) {
+        ++r;
+        extra = 0;
+      }
+      const Resume resume = r > 0 ? bfs.resumes[r - 1] : Resume{0, 0};
+      starts[l] = resume.at + offset[l] - offset[resume.level] + extra;
+      if (l + 1 < offset.size() &&
+          resume.at + offset[l + 1] - offset[resume.level] + extra > bfs.slow_from) {
+        extra += bfs.slow;
+      }
     }
     return starts;
   }
   const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
-  const int64_t passes = (context_.router->Scanned(epoch.new_set, x, q) + per_pass - 1) / per_pass;
-  const net::Time begin = epoch.resumes.empty() ? 0 : epoch.resumes.back().at;
-  for (int64_t p = 0; p <= passes; ++p) starts.push_back(begin + p * context_.timing->pass);
+  const int64_t passes = (context_.router->Scanned(bfs.set, x, q) + per_pass - 1) / per_pass;
+  const net::Time begin = bfs.resumes.empty() ? 0 : bfs.resumes.back().at;
+  net::Time extra = 0;
+  for (int64_t p = 0; p <= passes; ++p) {
+    starts.push_back(begin + p * context_.timing->pass + extra);
+    if (starts.back() + context_.timing->pass > bfs.slow_from) extra += bfs.slow;
+  }
   return starts;
+}
+
+void D2rScheme::ChargeBfs(const Bfs& bfs, int x, int q, net::Time from, net::Time to,
+                          SwitchWork* work) {
+  const std::vector<net::Time> starts = BfsStarts(bfs, x, q);
+  std::vector<int64_t> entries(starts.size() - 1, 1);  // kEntry: one recirculation per pass
+  if (context_.timing->bfs == BfsMode::kLevel) {
+    entries = context_.router->Levels(bfs.set, x, q, {}).entries;
+  }
+  // The levels (passes) begun in [from, to); a level cut short by a rollback counts in full.
+  for (size_t l = 0; l + 1 < starts.size(); ++l) {
+    if (starts[l] < from || starts[l] >= to) continue;
+    work->bfs_passes += entries[l] > 0;
+    work->recirculations += entries[l];
+    work->busy += std::min(starts[l + 1], to) - starts[l];
+  }
 }
 
 void D2rScheme::ChargeEpoch(const Epoch& epoch, int x, int q, SwitchWork* work) {
   ++work->recomputations;
-  const std::vector<net::Time> starts = BfsStarts(epoch, x, q);
-  std::vector<int64_t> entries(starts.size() - 1, 1);  // kEntry: one recirculation per pass
-  if (context_.timing->bfs == BfsMode::kLevel) {
-    entries = context_.router->Levels(epoch.new_set, x, q, {}).entries;
-  }
-  // The levels (passes) this epoch began; a level cut short by a rollback counts in full.
-  for (size_t l = 0; l + 1 < starts.size(); ++l) {
-    if (starts[l] < epoch.start || starts[l] >= epoch.done) continue;
-    work->bfs_passes += entries[l] > 0;
-    work->recirculations += entries[l];
-    work->busy += std::min(starts[l + 1], epoch.done) - starts[l];
-  }
+  ChargeBfs(epoch.bfs, x, q, epoch.start, epoch.done, work);
   work->bfs_passes += epoch.reissued;
   work->recirculations += epoch.reissued;
   work->busy += epoch.reissued * context_.timing->pass;
+  // The stopped BFS going on beside this one (its busy time overlaps: not added again).
+  if (epoch.background.set >= 0) {
+    SwitchWork background;
+    ChargeBfs(epoch.background, x, q, epoch.start, epoch.done, &background);
+    work->bfs_passes += background.bfs_passes;
+    work->recirculations += background.recirculations;
+  }
 }
 
-std::vector<net::Time> D2rScheme::DiscoveryTimes(const Epoch& epoch, int x, int q,
+std::vector<net::Time> D2rScheme::DiscoveryTimes(const Bfs& bfs, int x, int q,
                                                  const std::vector<int>& targets,
                                                  std::vector<int32_t>* levels) {
   Router& router = *context_.router;
-  const std::vector<net::Time> starts = BfsStarts(epoch, x, q);
+  const std::vector<net::Time> starts = BfsStarts(bfs, x, q);
   std::vector<net::Time> found(targets.size(), net::kNever);
   if (levels != nullptr) levels->assign(targets.size(), 0);
   if (context_.timing->bfs == BfsMode::kLevel) {
-    const LevelProfile profile = router.Levels(epoch.new_set, x, q, targets);
+    const LevelProfile profile = router.Levels(bfs.set, x, q, targets);
     for (size_t i = 0; i < targets.size(); ++i) {
       const int32_t level = profile.target_level[i];
       if (levels != nullptr) (*levels)[i] = level;
@@ -151,7 +185,7 @@ std::vector<net::Time> D2rScheme::DiscoveryTimes(const Epoch& epoch, int x, int 
                  (profile.target_rank[i] - 1) * context_.timing->replica_gap;
     }
   } else {
-    const std::vector<int64_t> scans = router.DiscoveryScans(epoch.new_set, x, q, targets);
+    const std::vector<int64_t> scans = router.DiscoveryScans(bfs.set, x, q, targets);
     const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
     for (size_t i = 0; i < targets.size(); ++i) {
       if (scans[i] >= 0) found[i] = starts[(scans[i] + per_pass - 1) / per_pass];
@@ -160,11 +194,25 @@ std::vector<net::Time> D2rScheme::DiscoveryTimes(const Epoch& epoch, int x, int 
   return found;
 }
 
+bool D2rScheme::PathFilterShows(int set, int x, int q, int dst, const std::vector<int>& links) {
+  const Topology& topology = *context_.topology;
+  const ForwardTree& tree = context_.router->Tree(set, x, q);
+  std::vector<bool> bits(kPathFilterBits, false);
+  for (int p = dst * q_ + context_.router->policy().accepting(); tree.parent[p] >= 0;
+       p = tree.parent[p]) {
+    bits[topology.FindLink(tree.parent[p] / q_, p / q_) % kPathFilterBits] = true;
+  }
+  for (int link : links) {
+    if (bits[link % kPathFilterBits]) return true;
+  }
+  return false;
+}
+
 int D2rScheme::CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links,
                              net::Time t) {
   const Topology& topology = *context_.topology;
   const Policy& policy = context_.router->policy();
-  const ForwardTree& tree = context_.router->Tree(epoch.new_set, x, q);
+  const ForwardTree& tree = context_.router->Tree(epoch.bfs.set, x, q);
   std::vector<int> children;  // product nodes the BFS discovers across one of `links`
   for (int link : links) {
     for (int end = 0; end < 2; ++end) {
@@ -179,7 +227,7 @@ int D2rScheme::CrossingLevel(const Epoch& epoch, int x, int q, const std::vector
     }
   }
   std::vector<int32_t> levels;
-  const std::vector<net::Time> found = DiscoveryTimes(epoch, x, q, children, &levels);
+  const std::vector<net::Time> found = DiscoveryTimes(epoch.bfs, x, q, children, &levels);
   int crossing = -1;
   for (size_t i = 0; i < children.size(); ++i) {
     if (found[i] > t) continue;
@@ -217,10 +265,17 @@ void D2rScheme::PlanTree(int x, int q) {
   };
   // The BFS of `epoch` now computes the tree for the known failures.
   auto plan = [&](Epoch* epoch, const std::vector<int>& known) {
-    epoch->new_set = router.Intern(known);
-    epoch->done = BfsStarts(*epoch, x, q).back();
+    epoch->bfs.set = router.Intern(known);
+    if (epoch->background.set >= 0) {
+      // The rerun and the stopped BFS share the recirculation port: each level of either is
+      // charged the replicas of the other's largest level.
+      const net::Time gap = context_.timing->replica_gap;
+      epoch->bfs.slow = MaxLevelEntries(epoch->background.set, x, q) * gap;
+      epoch->background.slow = MaxLevelEntries(epoch->bfs.set, x, q) * gap;
+    }
+    epoch->done = BfsStarts(epoch->bfs, x, q).back();
     // The new tree's subtree labels: a bottom-up and a top-down sweep over it after the BFS.
-    epoch->labels_ready = epoch->done + 2 * BfsTime(epoch->new_set, x, q);
+    epoch->labels_ready = epoch->done + 2 * BfsTime(epoch->bfs.set, x, q);
     PlanReleases(epoch, x, q);
   };
   std::vector<Epoch>& epochs = epochs_[x * q_ + q];
@@ -238,7 +293,9 @@ void D2rScheme::PlanTree(int x, int q) {
       if (!tree_edge(router.Tree(tree_set, x, q), fresh)) {
         continue;  // no failed edge in the tree: its paths are all intact
       }
-      epochs.push_back(Epoch{t, t, t, {}, tree_set, tree_set, {Resume{0, t}}, 0});
+      Epoch epoch{t, t, t, {}, tree_set};
+      epoch.bfs.resumes = {Resume{0, t}};
+      epochs.push_back(std::move(epoch));
       plan(&epochs.back(), known);
     } else if (const int level = CrossingLevel(epochs.back(), x, q, fresh, t); level < 0) {
       // The BFS under way has discovered nothing across the new failures: it goes on with their
@@ -256,19 +313,28 @@ void D2rScheme::PlanTree(int x, int q) {
       Epoch rerun = stopped;
       rerun.start = t;
       rerun.reissued = 0;
-      while (!rerun.resumes.empty() && rerun.resumes.back().level >= level) {
-        rerun.resumes.pop_back();
-      }
+      std::vector<Resume>& resumes = rerun.bfs.resumes;
+      while (!resumes.empty() && resumes.back().level >= level) resumes.pop_back();
       if (level > 0) {
         // The notice re-issues one probe per frontier node (read from the BFS queue), a pass each.
         rerun.reissued =
-            router.Levels(rerun.new_set, x, q, {}).frontier[static_cast<size_t>(level)];
+            router.Levels(rerun.bfs.set, x, q, {}).frontier[static_cast<size_t>(level)];
       }
-      rerun.resumes.push_back(Resume{level, t + rerun.reissued * context_.timing->pass});
+      resumes.push_back(Resume{level, t + rerun.reissued * context_.timing->pass});
+      rerun.bfs.slow_from = t;
+      rerun.background = Bfs{};
+      if (context_.timing->bfs == BfsMode::kLevel) {
+        // The stopped BFS goes on in its own register bank, reading link states as of its last
+        // (re)start (a down-since tag per link), to its end: a destination it finds whose path
+        // filter shows none of the failures it did not know of has the same path in the rerun's
+        // tree (Router::Tree, tested) and is released then.
+        rerun.background = stopped.bfs;
+        rerun.background.slow_from = t;
+      }
       epochs.push_back(std::move(rerun));
       plan(&epochs.back(), known);
     }
-    tree_set = epochs.back().new_set;
+    tree_set = epochs.back().bfs.set;
   }
   for (const Epoch& epoch : epochs) {
     ChargeEpoch(epoch, x, q, &work_[x]);
@@ -288,8 +354,23 @@ void D2rScheme::PlanReleases(Epoch* epoch, int x, int q) {
     destinations.push_back(dst);
     targets.push_back(dst * q_ + router.policy().accepting());
   }
-  // When the BFS discovers each destination (the computation's end when never).
-  const std::vector<net::Time> found = DiscoveryTimes(*epoch, x, q, targets, nullptr);
+  // When the BFS discovers each destination (the computation's end when never), or the stopped
+  // BFS going on beside it, if its path filter shows none of the failures it did not know of.
+  std::vector<net::Time> found = DiscoveryTimes(epoch->bfs, x, q, targets, nullptr);
+  if (epoch->background.set >= 0) {
+    const std::vector<int>& known = router.Links(epoch->bfs.set);
+    std::vector<int> unknown;
+    for (int link : known) {
+      if (!router.Dead(epoch->background.set, link)) unknown.push_back(link);
+    }
+    const std::vector<net::Time> early = DiscoveryTimes(epoch->background, x, q, targets, nullptr);
+    for (size_t i = 0; i < destinations.size(); ++i) {
+      if (early[i] < found[i] &&
+          !PathFilterShows(epoch->background.set, x, q, destinations[i], unknown)) {
+        found[i] = early[i];
+      }
+    }
+  }
   for (size_t i = 0; i < destinations.size(); ++i) {
     epoch->release.emplace_back(destinations[i], std::min(found[i], epoch->done));
   }
@@ -337,7 +418,7 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
       int labelled = 0;
       for (size_t j = epoch_index; j-- > 0;) {
         if (epochs[j].labels_ready <= t) {
-          labelled = epochs[j].new_set;
+          labelled = epochs[j].bfs.set;
           break;
         }
         *next_change = std::min(*next_change, epochs[j].labels_ready);
@@ -365,10 +446,10 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
           *next_change = found;
           return {Decision::kHold, -1, found};
         }
-        set = epoch.new_set;  // the BFS has found its destination: its first hop is final
+        set = epoch.bfs.set;  // the BFS has found its destination: its first hop is final
       }
     } else {
-      set = epoch.new_set;
+      set = epoch.bfs.set;
       if (after != epochs.end()) *next_change = after->start;
     }
   }

@@ -51,11 +51,19 @@ namespace jigsaw::d2r {
 // back to holding every packet while computing (never reached in the studies: at most 2).
 inline constexpr int kStaleIntervals = 4;
 
+// Bits of the path filter a level BFS writes per tree entry (the parent's filter, carried in the
+// probe, OR the bit of the link it came over: link id modulo this). Exact on graphs with at most
+// this many links; elsewhere two links may share a bit and a filter may show a link that is not on
+// the path (a packet then waits for the rerun).
+inline constexpr int kPathFilterBits = 128;
+
 // Register state per switch for a topology and policy (the same on every switch).
 struct RegisterState {
   int64_t adjacency_bits = 0;   // 2 entries per link: neighbour id + link id
   int64_t link_state_bits = 0;  // one per link
-  int64_t tree_bits = 0;        // per tree and product node: dist, parent, first hop, old first hop
+  // Per tree and product node: dist, parent, first hop and path filter in two banks (a rolled-back
+  // BFS goes on in one while its rerun writes the other), and the old tree's first hop.
+  int64_t tree_bits = 0;
   int64_t generation_bits = 0;  // per tree and product node: rollback tag (BfsMode::kLevel)
   int64_t queue_bits = 0;       // BFS queue (one product node id per slot)
   // HoldRule::kStale: subtree labels (pre-order index and subtree end per product node and tree)
@@ -91,11 +99,20 @@ class D2rScheme : public Scheme {
     int32_t level;
     net::Time at;
   };
+  // One BFS: when it began ({0, its start}) and each rollback since, in order of increasing level
+  // (a rolled-back BFS continues an earlier one from the levels it kept); from slow_from on each
+  // of its levels takes `slow` longer (another BFS shares the recirculation port).
+  struct Bfs {
+    int set = -1;  // failure set it computes the tree for
+    std::vector<Resume> resumes;
+    net::Time slow_from = net::kNever;
+    net::Time slow = 0;
+  };
   // One stretch of time in which a switch computes: decisions from start to done use it.
   struct Epoch {
     net::Time start;
     net::Time
-        done;  // new tree ready, or the BFS stopped for a restart (then labels_ready = kNever)
+        done;  // new tree ready, or the BFS stopped for a rollback (then labels_ready = kNever)
     // Its subtree labels ready (the failure-free trees are installed with them): until then the
     // hold test reads the labels of the latest tree whose labels are ready.
     net::Time labels_ready;
@@ -103,11 +120,10 @@ class D2rScheme : public Scheme {
     // destination: when a held packet is released.
     std::vector<std::pair<int, net::Time>> release;
     int old_set;  // failure set the old tree was computed for
-    int new_set;  // failure set of the new tree
-    // When the BFS began ({0, its start}) and each rollback since, in order of increasing level
-    // (a rolled-back BFS continues an earlier epoch's from the levels it kept).
-    std::vector<Resume> resumes;
-    int64_t reissued;  // probes the notice re-issued for the last rollback (a pass each)
+    Bfs bfs;      // computes the new tree (its set is the new tree's failure set)
+    // After a rollback (kLevel): the stopped BFS, going on beside the rerun (set -1: none).
+    Bfs background;
+    int64_t reissued = 0;  // probes the notice re-issued for the rollback (a pass each)
   };
   struct SwitchWork {
     int64_t recomputations = 0;
@@ -122,17 +138,23 @@ class D2rScheme : public Scheme {
   void PlanTree(int x, int q);
   // Time of a whole BFS for failure set `set` from (x, q), run alone.
   net::Time BfsTime(int set, int x, int q);
-  // When each level (kEntry: pass) of the epoch's BFS begins, and last when it ends.
-  std::vector<net::Time> BfsStarts(const Epoch& epoch, int x, int q);
-  // Charges to `work` the levels (passes) the epoch's BFS ran between its start and done.
+  // The most adjacency entries one level of that BFS reads (kEntry: 1).
+  int64_t MaxLevelEntries(int set, int x, int q);
+  // When each level (kEntry: pass) of a BFS begins, and last when it ends.
+  std::vector<net::Time> BfsStarts(const Bfs& bfs, int x, int q);
+  // Charges to `work` the levels (passes) of a BFS begun in [from, to).
+  void ChargeBfs(const Bfs& bfs, int x, int q, net::Time from, net::Time to, SwitchWork* work);
   void ChargeEpoch(const Epoch& epoch, int x, int q, SwitchWork* work);
   // kLevel: time of one BFS level that reads `entries` adjacency entries.
   net::Time LevelTime(int64_t entries) const;
-  // When the epoch's BFS discovers each of `targets` (product nodes; kNever when it does not),
-  // and in which level (kLevel: -1 root, -2 never).
-  std::vector<net::Time> DiscoveryTimes(const Epoch& epoch, int x, int q,
+  // When a BFS discovers each of `targets` (product nodes; kNever when it does not), and in which
+  // level (kLevel: -1 root, -2 never).
+  std::vector<net::Time> DiscoveryTimes(const Bfs& bfs, int x, int q,
                                         const std::vector<int>& targets,
                                         std::vector<int32_t>* levels);
+  // Whether the path filter of dst's entry in x's tree for state q and failure set `set` (one bit
+  // per link on the path, link id modulo kPathFilterBits) has the bit of one of `links`.
+  bool PathFilterShows(int set, int x, int q, int dst, const std::vector<int>& links);
   // The first level in which the epoch's BFS has discovered a product node across one of `links`
   // by time t (kEntry: 0), or -1 when it has not.
   int CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links, net::Time t);
