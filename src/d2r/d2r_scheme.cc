@@ -293,8 +293,7 @@ void D2rScheme::PlanTree(int x, int q) {
       if (!tree_edge(router.Tree(tree_set, x, q), fresh)) {
         continue;  // no failed edge in the tree: its paths are all intact
       }
-      Epoch epoch{t, t, t, {}, tree_set};
-      epoch.bfs.resumes = {Resume{0, t}};
+      Epoch epoch{t, t, t, {}, tree_set, Bfs{-1, {Resume{0, t}}}, Bfs{}};
       epochs.push_back(std::move(epoch));
       plan(&epochs.back(), known);
     } else if (const int level = CrossingLevel(epochs.back(), x, q, fresh, t); level < 0) {
