@@ -323,10 +323,11 @@ void D2rScheme::PlanTree(int x, int q) {
       rerun.bfs.slow_from = t;
       rerun.background = Bfs{};
       if (context_.timing->bfs == BfsMode::kLevel) {
-        // The stopped BFS goes on in its own register bank, reading link states as of its last
-        // (re)start (a down-since tag per link), to its end: a destination it finds whose path
-        // filter shows none of the failures it did not know of has the same path in the rerun's
-        // tree (Router::Tree, tested) and is released then.
+        // The stopped BFS goes on in its own register bank to its end, its probes carrying the
+        // ids of the failures it computes for (at most kStaleIntervals) and taking every other
+        // down link as up: a destination it finds whose path filter shows none of the failures it
+        // did not know of has the same path in the rerun's tree (Router::Tree, tested) and is
+        // released then.
         rerun.background = stopped.bfs;
         rerun.background.slow_from = t;
       }
