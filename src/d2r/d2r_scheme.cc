@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "net/event_queue.h"
 
@@ -24,9 +25,15 @@ RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule ho
   RegisterState state;
   state.adjacency_bits = 2 * e * (node_bits + link_bits);
   state.link_state_bits = e;
-  state.tree_bits = q * n * q * (16 + product_bits + 8);
+  // Dist, parent, first hop and path filter per product node and tree in two banks, and the old
+  // tree's first hop, which forwards while the BFS writes the new tree.
+  state.tree_bits = q * n * q * (2 * (16 + product_bits + 8 + kPathFilterBits) + 8);
+  // A rollback tag per entry: the entries a rolled-back BFS wrote in levels it runs again count
+  // as unvisited. At most one rollback per failed link.
+  state.generation_bits = q * n * q * BitsFor(e + 1);
   if (hold == HoldRule::kStale) {
-    state.label_bits = q * n * q * 2 * product_bits + 2 * kStaleIntervals * q * product_bits;
+    // Two banks: the sweeps write a new tree's labels while the last labelled tree's are read.
+    state.label_bits = 2 * (q * n * q * 2 * product_bits + 2 * kStaleIntervals * q * product_bits);
   }
   state.queue_bits = n * q * product_bits;
   state.policy_entries = n * q;
@@ -79,26 +86,155 @@ net::Time D2rScheme::LevelTime(int64_t entries) const {
   return context_.timing->pass + (entries - 1) * context_.timing->replica_gap;
 }
 
-net::Time D2rScheme::ComputeTime(int set, int x, int q, SwitchWork* work) {
-  ++work->recomputations;
-  net::Time time = 0;
+net::Time D2rScheme::BfsTime(int set, int x, int q) {
+  Bfs bfs;
+  bfs.set = set;
+  bfs.resumes = {Resume{0, 0}};
+  return BfsStarts(bfs, x, q).back();
+}
+
+int64_t D2rScheme::MaxLevelEntries(int set, int x, int q) {
+  if (context_.timing->bfs != BfsMode::kLevel) return 1;
+  int64_t most = 0;
+  for (int64_t entries : context_.router->Levels(set, x, q, {}).entries) {
+    most = std::max(most, entries);
+  }
+  return most;
+}
+
+std::vector<net::Time> D2rScheme::BfsStarts(const Bfs& bfs, int x, int q) {
+  std::vector<net::Time> starts;
   if (context_.timing->bfs == BfsMode::kLevel) {
-    const LevelProfile profile = context_.router->Levels(set, x, q, {});
-    for (int64_t entries : profile.entries) {
-      time += LevelTime(entries);
-      work->bfs_passes += entries > 0;
-      work->recirculations += entries;
+    const std::vector<int64_t> entries = context_.router->Levels(bfs.set, x, q, {}).entries;
+    std::vector<net::Time> offset(entries.size() + 1, 0);  // as if run alone from 0
+    for (size_t l = 0; l < entries.size(); ++l) offset[l + 1] = offset[l] + LevelTime(entries[l]);
+    starts.resize(offset.size());
+    size_t r = 0;
+    net::Time extra = 0;  // levels slowed down by another BFS on the recirculation port
+    for (size_t l = 0; l < offset.size(); ++l) {
+      while (r < bfs.resumes.size() && static_cast<size_t>(bfs.resumes[r].level) <= l) {
+        ++r;
+        extra = 0;
+      }
+      const Resume resume = r > 0 ? bfs.resumes[r - 1] : Resume{0, 0};
+      starts[l] = resume.at + offset[l] - offset[resume.level] + extra;
+      if (l + 1 < offset.size() &&
+          resume.at + offset[l + 1] - offset[resume.level] + extra > bfs.slow_from) {
+        extra += bfs.slow;
+      }
+    }
+    return starts;
+  }
+  const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
+  const int64_t passes = (context_.router->Scanned(bfs.set, x, q) + per_pass - 1) / per_pass;
+  const net::Time begin = bfs.resumes.empty() ? 0 : bfs.resumes.back().at;
+  net::Time extra = 0;
+  for (int64_t p = 0; p <= passes; ++p) {
+    starts.push_back(begin + p * context_.timing->pass + extra);
+    if (starts.back() + context_.timing->pass > bfs.slow_from) extra += bfs.slow;
+  }
+  return starts;
+}
+
+void D2rScheme::ChargeBfs(const Bfs& bfs, int x, int q, net::Time from, net::Time to,
+                          SwitchWork* work) {
+  const std::vector<net::Time> starts = BfsStarts(bfs, x, q);
+  std::vector<int64_t> entries(starts.size() - 1, 1);  // kEntry: one recirculation per pass
+  if (context_.timing->bfs == BfsMode::kLevel) {
+    entries = context_.router->Levels(bfs.set, x, q, {}).entries;
+  }
+  // The levels (passes) begun in [from, to); a level cut short by a rollback counts in full.
+  for (size_t l = 0; l + 1 < starts.size(); ++l) {
+    if (starts[l] < from || starts[l] >= to) continue;
+    work->bfs_passes += entries[l] > 0;
+    work->recirculations += entries[l];
+    work->busy += std::min(starts[l + 1], to) - starts[l];
+  }
+}
+
+void D2rScheme::ChargeEpoch(const Epoch& epoch, int x, int q, SwitchWork* work) {
+  ++work->recomputations;
+  ChargeBfs(epoch.bfs, x, q, epoch.start, epoch.done, work);
+  work->bfs_passes += epoch.reissued;
+  work->recirculations += epoch.reissued;
+  work->busy += epoch.reissued * context_.timing->pass;
+  // The stopped BFS going on beside this one (its busy time overlaps: not added again).
+  if (epoch.background.set >= 0) {
+    SwitchWork background;
+    ChargeBfs(epoch.background, x, q, epoch.start, epoch.done, &background);
+    work->bfs_passes += background.bfs_passes;
+    work->recirculations += background.recirculations;
+  }
+}
+
+std::vector<net::Time> D2rScheme::DiscoveryTimes(const Bfs& bfs, int x, int q,
+                                                 const std::vector<int>& targets,
+                                                 std::vector<int32_t>* levels) {
+  Router& router = *context_.router;
+  const std::vector<net::Time> starts = BfsStarts(bfs, x, q);
+  std::vector<net::Time> found(targets.size(), net::kNever);
+  if (levels != nullptr) levels->assign(targets.size(), 0);
+  if (context_.timing->bfs == BfsMode::kLevel) {
+    const LevelProfile profile = router.Levels(bfs.set, x, q, targets);
+    for (size_t i = 0; i < targets.size(); ++i) {
+      const int32_t level = profile.target_level[i];
+      if (levels != nullptr) (*levels)[i] = level;
+      if (level == -1) found[i] = starts[0];
+      if (level < 0) continue;
+      found[i] = starts[level] + context_.timing->pass +
+                 (profile.target_rank[i] - 1) * context_.timing->replica_gap;
     }
   } else {
-    const int64_t scanned = context_.router->Scanned(set, x, q);
+    const std::vector<int64_t> scans = router.DiscoveryScans(bfs.set, x, q, targets);
     const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
-    const int64_t passes = (scanned + per_pass - 1) / per_pass;
-    work->bfs_passes += passes;
-    work->recirculations += passes;
-    time = passes * context_.timing->pass;
+    for (size_t i = 0; i < targets.size(); ++i) {
+      if (scans[i] >= 0) found[i] = starts[(scans[i] + per_pass - 1) / per_pass];
+    }
   }
-  work->busy += time;
-  return time;
+  return found;
+}
+
+bool D2rScheme::PathFilterShows(int set, int x, int q, int dst, const std::vector<int>& links) {
+  const Topology& topology = *context_.topology;
+  const ForwardTree& tree = context_.router->Tree(set, x, q);
+  std::vector<bool> bits(kPathFilterBits, false);
+  for (int p = dst * q_ + context_.router->policy().accepting(); tree.parent[p] >= 0;
+       p = tree.parent[p]) {
+    bits[topology.FindLink(tree.parent[p] / q_, p / q_) % kPathFilterBits] = true;
+  }
+  for (int link : links) {
+    if (bits[link % kPathFilterBits]) return true;
+  }
+  return false;
+}
+
+int D2rScheme::CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links,
+                             net::Time t) {
+  const Topology& topology = *context_.topology;
+  const Policy& policy = context_.router->policy();
+  const ForwardTree& tree = context_.router->Tree(epoch.bfs.set, x, q);
+  std::vector<int> children;  // product nodes the BFS discovers across one of `links`
+  for (int link : links) {
+    for (int end = 0; end < 2; ++end) {
+      const int a = end ? topology.links[link].b : topology.links[link].a;
+      const int b = topology.Other(link, a);
+      for (int qa = 0; qa < q_; ++qa) {
+        const int child = b * q_ + policy.Step(qa, b);
+        if (tree.dist[a * q_ + qa] != kUnreachable && tree.parent[child] == a * q_ + qa) {
+          children.push_back(child);
+        }
+      }
+    }
+  }
+  std::vector<int32_t> levels;
+  const std::vector<net::Time> found = DiscoveryTimes(epoch.bfs, x, q, children, &levels);
+  int crossing = -1;
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (found[i] > t) continue;
+    const int level = context_.timing->bfs == BfsMode::kLevel ? levels[i] : 0;
+    if (crossing < 0 || level < crossing) crossing = level;
+  }
+  return crossing;
 }
 
 void D2rScheme::PlanTree(int x, int q) {
@@ -127,9 +263,24 @@ void D2rScheme::PlanTree(int x, int q) {
     }
     return false;
   };
+  // The BFS of `epoch` now computes the tree for the known failures.
+  auto plan = [&](Epoch* epoch, const std::vector<int>& known) {
+    epoch->bfs.set = router.Intern(known);
+    if (epoch->background.set >= 0) {
+      // The rerun and the stopped BFS share the recirculation port: each level of either is
+      // charged the replicas of the other's largest level.
+      const net::Time gap = context_.timing->replica_gap;
+      epoch->bfs.slow = MaxLevelEntries(epoch->background.set, x, q) * gap;
+      epoch->background.slow = MaxLevelEntries(epoch->bfs.set, x, q) * gap;
+    }
+    epoch->done = BfsStarts(epoch->bfs, x, q).back();
+    // The new tree's subtree labels: a bottom-up and a top-down sweep over it after the BFS.
+    epoch->labels_ready = epoch->done + 2 * BfsTime(epoch->bfs.set, x, q);
+    PlanReleases(epoch, x, q);
+  };
   std::vector<Epoch>& epochs = epochs_[x * q_ + q];
   std::vector<int> known;
-  int tree_set = 0;
+  int tree_set = 0;  // the tree in force once the last computation has ended
   for (size_t g = 0; g < learned.size();) {
     const net::Time t = learned[g].first;
     std::vector<int> fresh;
@@ -138,23 +289,63 @@ void D2rScheme::PlanTree(int x, int q) {
     }
     known.insert(known.end(), fresh.begin(), fresh.end());
     const bool computing = !epochs.empty() && epochs.back().done > t;
-    if (!computing && !tree_edge(router.Tree(tree_set, x, q), fresh)) {
-      continue;  // no failed edge in the tree: its paths are all intact
+    if (!computing) {
+      if (!tree_edge(router.Tree(tree_set, x, q), fresh)) {
+        continue;  // no failed edge in the tree: its paths are all intact
+      }
+      Epoch epoch{t, t, t, {}, tree_set, Bfs{-1, {Resume{0, t}}}, Bfs{}};
+      epochs.push_back(std::move(epoch));
+      plan(&epochs.back(), known);
+    } else if (const int level = CrossingLevel(epochs.back(), x, q, fresh, t); level < 0) {
+      // The BFS under way has discovered nothing across the new failures: it goes on with their
+      // link-state bits down and builds the tree a BFS for all known failures would have built.
+      plan(&epochs.back(), known);
+    } else {
+      // It has, in level `level`: the levels before are those of a BFS for all known failures
+      // (nothing in them came across the new ones) and stay; the BFS rolls back and expands level
+      // `level`'s frontier again (kEntry: it restarts). Destinations found so far keep the
+      // release they had; found again later, they wait for the rerun from now on.
+      Epoch& stopped = epochs.back();
+      stopped.done = t;
+      stopped.labels_ready = net::kNever;
+      for (auto& release : stopped.release) release.second = std::min(release.second, t);
+      Epoch rerun = stopped;
+      rerun.start = t;
+      rerun.reissued = 0;
+      std::vector<Resume>& resumes = rerun.bfs.resumes;
+      while (!resumes.empty() && resumes.back().level >= level) resumes.pop_back();
+      if (level > 0) {
+        // The notice re-issues one probe per frontier node (read from the BFS queue), a pass each.
+        rerun.reissued =
+            router.Levels(rerun.bfs.set, x, q, {}).frontier[static_cast<size_t>(level)];
+      }
+      resumes.push_back(Resume{level, t + rerun.reissued * context_.timing->pass});
+      rerun.bfs.slow_from = t;
+      rerun.background = Bfs{};
+      if (context_.timing->bfs == BfsMode::kLevel) {
+        // The stopped BFS goes on in its own register bank to its end, its probes carrying the
+        // ids of the failures it computes for (at most kStaleIntervals) and taking every other
+        // down link as up: a destination it finds whose path filter shows none of the failures it
+        // did not know of has the same path in the rerun's tree (Router::Tree, tested) and is
+        // released then.
+        rerun.background = stopped.bfs;
+        rerun.background.slow_from = t;
+      }
+      epochs.push_back(std::move(rerun));
+      plan(&epochs.back(), known);
     }
-    if (!computing) epochs.push_back(Epoch{t, t, t, {}, tree_set, tree_set});
-    Epoch& epoch = epochs.back();  // a computation in progress restarts with more failures
-    epoch.new_set = router.Intern(known);
-    const net::Time compute = ComputeTime(epoch.new_set, x, q, &work_[x]);
-    epoch.done = t + compute;
-    // The new tree's subtree labels: a bottom-up and a top-down sweep over it after the BFS.
-    epoch.labels_ready = epoch.done + 2 * compute;
-    PlanReleases(&epoch, x, q, t);
-    tree_set = epoch.new_set;
+    tree_set = epochs.back().bfs.set;
+  }
+  for (const Epoch& epoch : epochs) {
+    ChargeEpoch(epoch, x, q, &work_[x]);
+    for (const auto& release : epoch.release) {
+      work_[x].longest_hold = std::max(work_[x].longest_hold, release.second - epoch.start);
+    }
     last_change_ = std::max(last_change_, epoch.done);
   }
 }
 
-void D2rScheme::PlanReleases(Epoch* epoch, int x, int q, net::Time t) {
+void D2rScheme::PlanReleases(Epoch* epoch, int x, int q) {
   Router& router = *context_.router;
   epoch->release.clear();
   std::vector<int> destinations, targets;
@@ -163,33 +354,25 @@ void D2rScheme::PlanReleases(Epoch* epoch, int x, int q, net::Time t) {
     destinations.push_back(dst);
     targets.push_back(dst * q_ + router.policy().accepting());
   }
-  // When the BFS started at t discovers each destination (the computation's end when never).
-  std::vector<net::Time> found(destinations.size(), epoch->done);
-  if (context_.timing->bfs == BfsMode::kLevel) {
-    const LevelProfile profile = router.Levels(epoch->new_set, x, q, targets);
-    std::vector<net::Time> level_start(profile.entries.size() + 1, t);
-    for (size_t l = 0; l < profile.entries.size(); ++l) {
-      level_start[l + 1] = level_start[l] + LevelTime(profile.entries[l]);
+  // When the BFS discovers each destination (the computation's end when never), or the stopped
+  // BFS going on beside it, if its path filter shows none of the failures it did not know of.
+  std::vector<net::Time> found = DiscoveryTimes(epoch->bfs, x, q, targets, nullptr);
+  if (epoch->background.set >= 0) {
+    const std::vector<int>& known = router.Links(epoch->bfs.set);
+    std::vector<int> unknown;
+    for (int link : known) {
+      if (!router.Dead(epoch->background.set, link)) unknown.push_back(link);
     }
+    const std::vector<net::Time> early = DiscoveryTimes(epoch->background, x, q, targets, nullptr);
     for (size_t i = 0; i < destinations.size(); ++i) {
-      const int32_t level = profile.target_level[i];
-      if (level == -1) found[i] = t;
-      if (level < 0) continue;
-      found[i] = level_start[level] + context_.timing->pass +
-                 (profile.target_rank[i] - 1) * context_.timing->replica_gap;
-    }
-  } else {
-    const std::vector<int64_t> scans = router.DiscoveryScans(epoch->new_set, x, q, targets);
-    const int64_t per_pass = std::max(1, context_.timing->adjacency_per_pass);
-    for (size_t i = 0; i < destinations.size(); ++i) {
-      if (scans[i] >= 0)
-        found[i] = t + (scans[i] + per_pass - 1) / per_pass * context_.timing->pass;
+      if (early[i] < found[i] &&
+          !PathFilterShows(epoch->background.set, x, q, destinations[i], unknown)) {
+        found[i] = early[i];
+      }
     }
   }
   for (size_t i = 0; i < destinations.size(); ++i) {
-    found[i] = std::min(found[i], epoch->done);
-    epoch->release.emplace_back(destinations[i], found[i]);
-    work_[x].longest_hold = std::max(work_[x].longest_hold, found[i] - t);
+    epoch->release.emplace_back(destinations[i], std::min(found[i], epoch->done));
   }
 }
 
@@ -221,13 +404,24 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
     const size_t epoch_index = after - 1 - epochs.begin();
     const Epoch& epoch = *(after - 1);
     if (t < epoch.done) {
-      // The hold test changes when x learns of another failure or the old tree's labels are ready.
+      // The hold test changes when x learns of another failure or a tree's labels get ready.
       *next_change = epoch.done;
       for (net::Time learned : learn_[x]) {
         if (learned > t) *next_change = std::min(*next_change, learned);
       }
-      if (epoch_index > 0 && epochs[epoch_index - 1].labels_ready > t) {
-        *next_change = std::min(*next_change, epochs[epoch_index - 1].labels_ready);
+      // The labels in x's registers: those of the latest tree whose sweeps have ended (the
+      // failure-free tree's are installed with it). Their routes are the routes of every later
+      // tree wherever they avoid the failures learned since (a BFS that scans neighbours in a
+      // fixed order keeps each path that avoids the removed links: Router::Tree, tested), so the
+      // subtree-label test against every known failure is exact where it says "intact" and
+      // holds the rest.
+      int labelled = 0;
+      for (size_t j = epoch_index; j-- > 0;) {
+        if (epochs[j].labels_ready <= t) {
+          labelled = epochs[j].bfs.set;
+          break;
+        }
+        *next_change = std::min(*next_change, epochs[j].labels_ready);
       }
       set = epoch.old_set;
       // Held: a packet for a port x knows is down, or one its old route would send back into the
@@ -236,16 +430,14 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
       const int next = router.NextHop(set, x, packet.q, packet.dst);
       const bool bounce =
           next >= 0 && next == packet.from && router.policy().Step(packet.q, next) == packet.from_q;
-      // Without the old tree's labels, or with more known failures than stale-interval
-      // registers, x cannot tell intact routes from broken ones and holds every packet.
+      // With more known failures than stale-interval registers, x cannot tell intact routes from
+      // broken ones and holds every packet.
       int known = 0;
       for (net::Time learned : learn_[x]) known += learned <= t;
-      const bool blind =
-          known > kStaleIntervals || (epoch_index > 0 && epochs[epoch_index - 1].labels_ready > t);
-      if (next >= 0 &&
-          (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t) ||
-           (context_.timing->hold == HoldRule::kStale &&
-            (blind || OldRouteKnownDown(epoch.old_set, x, packet.q, packet.dst, t))))) {
+      const bool blind = known > kStaleIntervals;
+      if (next >= 0 && (bounce || KnowsDown(x, context_.topology->FindLink(x, next), t) ||
+                        (context_.timing->hold == HoldRule::kStale &&
+                         (blind || OldRouteKnownDown(labelled, x, packet.q, packet.dst, t))))) {
         auto entry = std::lower_bound(epoch.release.begin(), epoch.release.end(),
                                       std::make_pair(packet.dst, net::Time{INT64_MIN}));
         const net::Time found =
@@ -254,10 +446,10 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
           *next_change = found;
           return {Decision::kHold, -1, found};
         }
-        set = epoch.new_set;  // the BFS has found its destination: its first hop is final
+        set = epoch.bfs.set;  // the BFS has found its destination: its first hop is final
       }
     } else {
-      set = epoch.new_set;
+      set = epoch.bfs.set;
       if (after != epochs.end()) *next_change = after->start;
     }
   }

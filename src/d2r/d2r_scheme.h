@@ -25,11 +25,18 @@
 // switch that has already rerouted). With HoldRule::kStale the switch also holds packets whose
 // route in its old tree crosses any link it knows is down (a subtree-label test: per tree, a
 // pre-order index and subtree end per product node; a recomputed tree's labels are ready 2 x its
-// BFS time after it, and until then, or with more than kStaleIntervals known failures, every
-// packet is held while the switch computes). A notice that arrives during a computation restarts it
-// with the larger failure set. Forwarding follows the routing rule of routing.h on the failures the
-// switch knows; a packet whose hop budget cannot be met from here is dropped, never forwarded on a
-// non-compliant path.
+// BFS time after it; until then the test reads the labels of the last tree that has them, whose
+// routes every later tree keeps wherever they avoid the failures learned since, so it is exact
+// where it says "intact" and holds the rest; with more than kStaleIntervals known failures every
+// packet is held while the switch computes). A notice that arrives during a computation joins it:
+// if the BFS has not yet discovered a node across the new failure it goes on with the failure's
+// link-state bit down (its result is the BFS for all known failures); if it has, in level l, it
+// rolls back to level l (BfsMode::kLevel: the levels before are those of the BFS for all known
+// failures; the notice re-issues level l's frontier probes from the BFS queue, one pass each, and
+// a rollback tag per entry marks those written since as unvisited; kEntry: it restarts).
+// Destinations found before the notice keep their release. Forwarding follows the routing rule of
+// routing.h on the failures the switch knows; a packet whose hop budget cannot be met from here is
+// dropped, never forwarded on a non-compliant path.
 #ifndef JIGSAW_D2R_D2R_SCHEME_H_
 #define JIGSAW_D2R_D2R_SCHEME_H_
 
@@ -44,14 +51,23 @@ namespace jigsaw::d2r {
 // back to holding every packet while computing (never reached in the studies: at most 2).
 inline constexpr int kStaleIntervals = 4;
 
+// Bits of the path filter a level BFS writes per tree entry (the parent's filter, carried in the
+// probe, OR the bit of the link it came over: link id modulo this). Exact on graphs with at most
+// this many links; elsewhere two links may share a bit and a filter may show a link that is not on
+// the path (a packet then waits for the rerun).
+inline constexpr int kPathFilterBits = 128;
+
 // Register state per switch for a topology and policy (the same on every switch).
 struct RegisterState {
   int64_t adjacency_bits = 0;   // 2 entries per link: neighbour id + link id
   int64_t link_state_bits = 0;  // one per link
-  int64_t tree_bits = 0;        // per tree and product node: dist, parent, first hop
+  // Per tree and product node: dist, parent, first hop and path filter in two banks (a rolled-back
+  // BFS goes on in one while its rerun writes the other), and the old tree's first hop.
+  int64_t tree_bits = 0;
+  int64_t generation_bits = 0;  // per tree and product node: rollback tag (BfsMode::kLevel)
   int64_t queue_bits = 0;       // BFS queue (one product node id per slot)
   // HoldRule::kStale: subtree labels (pre-order index and subtree end per product node and tree)
-  // and per tree kStaleIntervals label intervals of subtrees cut off by known failures.
+  // and per tree kStaleIntervals label intervals of subtrees cut off by known failures; two banks.
   int64_t label_bits = 0;
   int64_t policy_entries = 0;  // automaton transition table entries (match-action, not registers)
   // BfsMode::kLevel: packet replication engine state (not registers): one multicast group per
@@ -59,7 +75,7 @@ struct RegisterState {
   int64_t multicast_groups = 0;
   int64_t multicast_replicas = 0;
   int64_t total_bits() const {
-    return adjacency_bits + link_state_bits + tree_bits + queue_bits + label_bits;
+    return adjacency_bits + link_state_bits + tree_bits + generation_bits + queue_bits + label_bits;
   }
 };
 RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule hold);
@@ -78,17 +94,36 @@ class D2rScheme : public Scheme {
   net::Time LearnTime(int x, int i) const { return learn_[x][i]; }
 
  private:
+  // A rollback of a level BFS: levels from `level` on begin again at `at` (level 0: a restart).
+  struct Resume {
+    int32_t level;
+    net::Time at;
+  };
+  // One BFS: when it began ({0, its start}) and each rollback since, in order of increasing level
+  // (a rolled-back BFS continues an earlier one from the levels it kept); from slow_from on each
+  // of its levels takes `slow` longer (another BFS shares the recirculation port).
+  struct Bfs {
+    int set = -1;  // failure set it computes the tree for
+    std::vector<Resume> resumes;
+    net::Time slow_from = net::kNever;
+    net::Time slow = 0;
+  };
+  // One stretch of time in which a switch computes: decisions from start to done use it.
   struct Epoch {
     net::Time start;
-    net::Time done;  // new tree ready
-    // Its subtree labels ready (initial trees: installed with them): until then a later
-    // computation cannot tell which destinations' old routes are intact, and holds them all.
+    net::Time
+        done;  // new tree ready, or the BFS stopped for a rollback (then labels_ready = kNever)
+    // Its subtree labels ready (the failure-free trees are installed with them): until then the
+    // hold test reads the labels of the latest tree whose labels are ready.
     net::Time labels_ready;
     // When the BFS finds each destination's new first hop (done when it finds none), by
     // destination: when a held packet is released.
     std::vector<std::pair<int, net::Time>> release;
     int old_set;  // failure set the old tree was computed for
-    int new_set;  // failure set of the new tree
+    Bfs bfs;      // computes the new tree (its set is the new tree's failure set)
+    // After a rollback (kLevel): the stopped BFS, going on beside the rerun (set -1: none).
+    Bfs background;
+    int64_t reissued = 0;  // probes the notice re-issued for the rollback (a pass each)
   };
   struct SwitchWork {
     int64_t recomputations = 0;
@@ -101,11 +136,30 @@ class D2rScheme : public Scheme {
 
   void Flood();
   void PlanTree(int x, int q);
-  net::Time ComputeTime(int set, int x, int q, SwitchWork* work);
+  // Time of a whole BFS for failure set `set` from (x, q), run alone.
+  net::Time BfsTime(int set, int x, int q);
+  // The most adjacency entries one level of that BFS reads (kEntry: 1).
+  int64_t MaxLevelEntries(int set, int x, int q);
+  // When each level (kEntry: pass) of a BFS begins, and last when it ends.
+  std::vector<net::Time> BfsStarts(const Bfs& bfs, int x, int q);
+  // Charges to `work` the levels (passes) of a BFS begun in [from, to).
+  void ChargeBfs(const Bfs& bfs, int x, int q, net::Time from, net::Time to, SwitchWork* work);
+  void ChargeEpoch(const Epoch& epoch, int x, int q, SwitchWork* work);
   // kLevel: time of one BFS level that reads `entries` adjacency entries.
   net::Time LevelTime(int64_t entries) const;
-  // Fills epoch->release for a computation started at t.
-  void PlanReleases(Epoch* epoch, int x, int q, net::Time t);
+  // When a BFS discovers each of `targets` (product nodes; kNever when it does not), and in which
+  // level (kLevel: -1 root, -2 never).
+  std::vector<net::Time> DiscoveryTimes(const Bfs& bfs, int x, int q,
+                                        const std::vector<int>& targets,
+                                        std::vector<int32_t>* levels);
+  // Whether the path filter of dst's entry in x's tree for state q and failure set `set` (one bit
+  // per link on the path, link id modulo kPathFilterBits) has the bit of one of `links`.
+  bool PathFilterShows(int set, int x, int q, int dst, const std::vector<int>& links);
+  // The first level in which the epoch's BFS has discovered a product node across one of `links`
+  // by time t (kEntry: 0), or -1 when it has not.
+  int CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links, net::Time t);
+  // Fills epoch->release for its computation.
+  void PlanReleases(Epoch* epoch, int x, int q);
   // Whether x knows at time t that `link` is down.
   bool KnowsDown(int x, int link, net::Time t) const;
   // Whether the route to dst in x's tree for state q of failure set `set` (the subtree-label test

@@ -225,6 +225,7 @@ LevelProfile Router::Levels(int set_id, int x, int q, const std::vector<int>& ta
       }
     }
     profile.entries.push_back(read);
+    profile.frontier.push_back(static_cast<int64_t>(frontier.size()));
     frontier.swap(next);
     next.clear();
   }

@@ -31,9 +31,11 @@ inline constexpr int32_t kUnreachable = INT32_MAX;
 // A breadth-first search from one product node, level by level (the level-parallel data-plane
 // BFS of D2R): entries[l] = adjacency entries read while expanding the product nodes at distance
 // l; per target, the level whose expansion discovers it (-1: the root itself, -2: never) and the
-// entries of that level read up to and including the discovering one.
+// entries of that level read up to and including the discovering one; frontier[l] = product nodes
+// expanded in level l.
 struct LevelProfile {
   std::vector<int64_t> entries;
+  std::vector<int64_t> frontier;
   std::vector<int32_t> target_level;
   std::vector<int64_t> target_rank;
 };

@@ -220,6 +220,7 @@ Json StudyInputs(const Study& study) {
   state["adjacency_bits"] = registers.adjacency_bits;
   state["link_state_bits"] = registers.link_state_bits;
   state["tree_bits"] = registers.tree_bits;
+  state["generation_bits"] = registers.generation_bits;
   state["queue_bits"] = registers.queue_bits;
   state["label_bits"] = registers.label_bits;
   state["total_register_bits"] = registers.total_bits();

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/error.h"
@@ -204,6 +205,68 @@ TEST(Routing, BreadthFirstTreeFirstHopIsTheRoutingRule) {
       }
     }
   }
+}
+
+// Two properties of the breadth-first tree that D2R's hold test and rollback rely on, for a failure
+// set S and S' = S plus one more link f, over random graphs and policies:
+//  * a destination whose path in tree(S) avoids f has the same path in tree(S'): the labels of an
+//    older tree answer "is the route intact" exactly for it;
+//  * the levels a level-by-level BFS for S expands before the first one that discovers a node
+//    across f are those of the BFS for S' (same entries read, same nodes found at the same rank),
+//    and so is the frontier of that level: a BFS that learns of f after crossing it may roll back
+//    to that level instead of restarting.
+TEST(Routing, OneMoreFailureLeavesUntouchedPathsAndEarlierLevelsAlone) {
+  Rng rng(23);
+  int kept = 0, rolled = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    Case c = RandomCase(&rng);
+    const Topology& t = c.topology;
+    Policy policy = Policy::Parse(c.policy, t, 1);
+    Router router(t, policy);
+    const int f = static_cast<int>(rng.UniformInt(t.links.size()));
+    std::vector<int> more = c.failed;
+    more.push_back(f);
+    const int s = router.Intern(c.failed), s2 = router.Intern(more);
+    const int q_count = router.Q();
+    std::vector<int> all(t.num_nodes() * q_count);
+    for (size_t p = 0; p < all.size(); ++p) all[p] = static_cast<int>(p);
+    for (int x = 0; x < t.num_nodes(); ++x) {
+      for (int q = 0; q < q_count; ++q) {
+        const ForwardTree& tree = router.Tree(s, x, q);
+        const ForwardTree& tree2 = router.Tree(s2, x, q);
+        int crossing = INT32_MAX;  // first level that discovers a node across f
+        for (int p = 0; p < static_cast<int>(all.size()); ++p) {
+          bool crosses = false;
+          for (int a = p; tree.parent[a] >= 0; a = tree.parent[a]) {
+            crosses = crosses || t.FindLink(tree.parent[a] / q_count, a / q_count) == f;
+          }
+          if (tree.parent[p] >= 0 && t.FindLink(tree.parent[p] / q_count, p / q_count) == f) {
+            crossing = std::min(crossing, tree.dist[p] - 1);
+          }
+          if (crosses || tree.dist[p] == kUnreachable) continue;
+          for (int a = p; a >= 0; a = tree.parent[a]) {
+            ASSERT_EQ(tree2.parent[a], tree.parent[a]) << "trial " << trial;
+          }
+          ++kept;
+        }
+        if (crossing == INT32_MAX) continue;
+        const LevelProfile levels = router.Levels(s, x, q, all);
+        const LevelProfile levels2 = router.Levels(s2, x, q, all);
+        for (int l = 0; l <= crossing; ++l) {
+          EXPECT_EQ(levels.entries[l], levels2.entries[l]) << "trial " << trial;
+          EXPECT_EQ(levels.frontier[l], levels2.frontier[l]) << "trial " << trial;
+        }
+        for (size_t p = 0; p < all.size(); ++p) {
+          if (levels.target_level[p] < -1 || levels.target_level[p] >= crossing) continue;
+          EXPECT_EQ(levels2.target_level[p], levels.target_level[p]) << "trial " << trial;
+          EXPECT_EQ(levels2.target_rank[p], levels.target_rank[p]) << "trial " << trial;
+        }
+        ++rolled;
+      }
+    }
+  }
+  EXPECT_GT(kept, 1000);
+  EXPECT_GT(rolled, 100);
 }
 
 TEST(Routing, NoCompliantPathIsReportedAsSuch) {

@@ -555,12 +555,14 @@ TEST(Schemes, StaleHoldRuleHoldsPacketsWhoseOldRouteCrossesAKnownFailure) {
   }
 }
 
-TEST(Schemes, StaleHoldRuleHoldsEverythingUntilARecomputedTreeHasLabels) {
+TEST(Schemes, StaleHoldRuleReadsTheLastLabelledTreeWhileNewLabelsAreSwept) {
   // 0-1-2-3 plus 0-4-5-6-3, 100 us links, passes of 20 us. 1-2 fails one hop from switch 0 (it
   // learns at 120 us), 6-3 three hops away (360 us). Switch 0's first computation (6 levels, done
-  // at 221 us) has ended when the second notice arrives, but the labels of its new tree (two
-  // sweeps, 2 x 120 us more) are not ready: it cannot tell intact routes from broken ones and
-  // holds even a packet whose route is intact.
+  // at 240 us) has ended when the second notice arrives, but the labels of its new tree (two
+  // sweeps, 2 x 120 us more, ready at 480 us) are not: the hold test reads the failure-free tree's
+  // labels. A destination whose route there avoids every known failure keeps that route in every
+  // later tree: not held. One whose route there crosses a known failure is held until the second
+  // BFS finds it (never: 3 is cut off; the BFS ends after 4 levels, at 440 us).
   Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {6, 3}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
@@ -570,21 +572,125 @@ TEST(Schemes, StaleHoldRuleHoldsEverythingUntilARecomputedTreeHasLabels) {
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}, {6, 3}}));
   D2rScheme d2r(context);
+  const net::Time us = net::kMicrosecond;
   const net::Time first = d2r.LearnTime(0, 0), second = d2r.LearnTime(0, 1);
-  EXPECT_EQ(first, 100 * net::kMicrosecond + timing.pass);
-  EXPECT_EQ(second, 3 * (100 * net::kMicrosecond + timing.pass));
+  EXPECT_EQ(first, 120 * us);
+  EXPECT_EQ(second, 360 * us);
   net::Time change;
-  const Packet to1{1, 0, 0, INT32_MAX};
-  // Its route to 1 is intact: forwarded during the first computation.
+  const Packet to1{1, 0, 0, INT32_MAX}, to6{6, 0, 0, INT32_MAX}, to3{3, 0, 0, INT32_MAX};
+  // During the first computation: 1 is intact, 3 is behind the failure (found in level 3, 200 us).
   EXPECT_EQ(d2r.Decide(0, to1, first, &change).kind, Decision::kForward);
-  // During the second computation, without labels for the first new tree: held.
-  EXPECT_EQ(d2r.Decide(0, to1, second, &change).kind, Decision::kHold);
-  // Under the port rule it is not.
+  Decision held = d2r.Decide(0, to3, first, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 200 * us);
+  // During the second: routes to 1 (0-1) and 6 (0-4-5-6) avoid both failures in the failure-free
+  // tree: forwarded on them (session 5's model held both: no labels for the first new tree).
+  EXPECT_EQ(d2r.Decide(0, to1, second, &change).next, 1);
+  EXPECT_EQ(d2r.Decide(0, to6, second, &change).next, 4);
+  held = d2r.Decide(0, to3, second, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 440 * us);
+  EXPECT_EQ(d2r.Decide(0, to3, held.until, &change).kind, Decision::kDrop);
+  // Under the port rule nothing is held whose next hop is up.
   Timing port = timing;
   port.hold = HoldRule::kPort;
   ScenarioContext port_context(t, port, router, plain, Fail(t, {{1, 2}, {6, 3}}));
   D2rScheme port_d2r(port_context);
   EXPECT_EQ(port_d2r.Decide(0, to1, second, &change).kind, Decision::kForward);
+}
+
+// Ring 0-1-...-7-0 plus 8 on 2 and 4; passes of 20 us, no replica gap; 0-1 fails (switch 0
+// detects it at 0). Switch 0's BFS over the product graph (here the graph) from 0, level by level
+// (adjacency in neighbour order): {0} finds 7; {7}: 6; {6}: 5; {5}: 4; {4}: 3 and 8; {3, 8}: 2;
+// {2}: 1; {1}: nothing. 8 levels of 20 us; node found in level l at 20 (l + 1) us.
+Topology RollbackRing(net::Time delay) {
+  return MakeGraph(
+      9, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {6, 7}, {7, 0}, {4, 8}, {2, 8}}, delay);
+}
+
+TEST(Schemes, ASecondFailureTheBfsHasCrossedRollsItBackToThatLevel) {
+  // 10 us links: 3-4 fails too; its notice reaches 0 over 4-5-6-7-0 at 4 x (20 + 10) = 120 us.
+  // By then the BFS has found 3 across 3-4 (level 4, at 100 us): it rolls back to level 4. The
+  // notice re-issues the probe of that level's frontier {4} (one pass), and levels 4.. of the BFS
+  // for both failures run from 140 us: {4}: 8 (160 us); {8}: 2 (180 us); {2}: 1 and 3 (200 us);
+  // {1, 3}: done at 220 us. A restart would have ended at 120 + 8 x 20 = 280 us. The stopped BFS
+  // goes on beside it (levels 6 and 7 at 120 and 140 us): what it found over paths whose filter
+  // does not show 3-4 is final.
+  Topology t = RollbackRing(10 * net::kMicrosecond);
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {3, 4}}));
+  D2rScheme d2r(context);
+  const net::Time us = net::kMicrosecond;
+  ASSERT_EQ(d2r.LearnTime(0, 0), 0);
+  ASSERT_EQ(d2r.LearnTime(0, 1), 120 * us);
+  net::Time change;
+  auto to = [](int dst) { return Packet{dst, 0, 0, INT32_MAX}; };
+  // Before the notice: 3 is released when the first BFS finds it, on that BFS's route (via 7).
+  Decision held = d2r.Decide(0, to(3), 0, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 100 * us);
+  EXPECT_EQ(d2r.Decide(0, to(3), 100 * us, &change).next, 7);
+  // A packet for 2 held before the notice waits for the first BFS until the rollback ...
+  held = d2r.Decide(0, to(2), 110 * us, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 120 * us);
+  // ... then for the rerun: 2 at 180 us, 3 and 1 at 200 us (the stopped BFS reached them across
+  // 3-4).
+  const std::pair<int, net::Time> rerun[] = {{2, 180}, {3, 200}, {1, 200}};
+  for (auto [dst, until] : rerun) {
+    held = d2r.Decide(0, to(dst), 120 * us, &change);
+    ASSERT_EQ(held.kind, Decision::kHold) << dst;
+    EXPECT_EQ(held.until, until * us) << dst;
+  }
+  EXPECT_EQ(d2r.Decide(0, to(3), 200 * us, &change).next, 7);  // 0-7-6-5-4-8-2-3
+  // 4 was found in level 3, before the crossing: its entry stands, forwarded at once (a restart
+  // would have held it until 120 + 80 us).
+  EXPECT_EQ(d2r.Decide(0, to(4), 120 * us, &change).next, 7);
+  // 8: the stopped BFS found it at 100 us over 0-7-6-5-4-8, which avoids 3-4: forwarded at once
+  // (the rerun finds it at 160 us).
+  EXPECT_EQ(d2r.Decide(0, to(8), 120 * us, &change).next, 7);
+  // Work: levels 0-5 of the first BFS (begun before 120 us; 2+2+2+2+3+4 entries), the re-issued
+  // probe, levels 4-7 of the rerun (3+2+3+4 entries), 220 us; beside them levels 6-7 of the first
+  // BFS (3+2 entries): 13 passes, 33 recirculations.
+  const Json per_switch = d2r.PerSwitch();
+  ASSERT_EQ(per_switch[0]["switch"], "N0");
+  EXPECT_EQ(per_switch[0]["tree_recomputations"], 2);
+  EXPECT_EQ(per_switch[0]["bfs_passes"], 13);
+  EXPECT_EQ(per_switch[0]["recirculations"], 33);
+  EXPECT_DOUBLE_EQ(per_switch[0]["compute_us"].get<double>(), 220.0);
+}
+
+TEST(Schemes, ASecondFailureTheBfsHasNotCrossedYetJoinsIt) {
+  // 1 us links: 1-2 fails too; its notice reaches 0 over 2-3-4-5-6-7-0 (or 2-8-4-...) at
+  // 6 x 21 = 126 us, before the BFS crosses 1-2 (it would find 1 from 2 at 140 us). The BFS goes on
+  // with 1-2 down and is the BFS for both failures: 7 levels, done at 140 us; 1 is never found.
+  Topology t = RollbackRing(net::kMicrosecond);
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
+  D2rScheme d2r(context);
+  const net::Time us = net::kMicrosecond;
+  ASSERT_EQ(d2r.LearnTime(0, 1), 126 * us);
+  net::Time change;
+  Decision held = d2r.Decide(0, {1, 0, 0, INT32_MAX}, 0, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 140 * us);
+  EXPECT_EQ(d2r.Decide(0, {1, 0, 0, INT32_MAX}, held.until, &change).kind, Decision::kDrop);
+  held = d2r.Decide(0, {2, 0, 0, INT32_MAX}, 0, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 120 * us);  // level 5
+  const Json per_switch = d2r.PerSwitch();
+  ASSERT_EQ(per_switch[0]["switch"], "N0");
+  EXPECT_EQ(per_switch[0]["tree_recomputations"], 1);
+  EXPECT_EQ(per_switch[0]["bfs_passes"], 7);
+  EXPECT_DOUBLE_EQ(per_switch[0]["compute_us"].get<double>(), 140.0);
 }
 
 TEST(Schemes, InBandControlGoesRoundTheFailure) {
