@@ -308,6 +308,9 @@ std::shared_ptr<LayerCache> BuildLearned(InferenceBackend& backend, const HeldOu
     const ServedModelInfo& model = backend.info();
     one.input.assign(static_cast<size_t>(model.channels) * model.height * model.width, 0.1f);
     const std::vector<double> block_seconds = backend.MeasureBlockSeconds(one, 50);
+    log << std::setprecision(4) << "cache setup: block costs at batch one (ms, mean of 50):";
+    for (const double seconds : block_seconds) log << " " << seconds * 1e3;
+    log << "\n";
     mask =
         ChooseLayers(kept_layers, hit, agree, lookup_seconds, bytes, block_seconds, options, log);
   }
