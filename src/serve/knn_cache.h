@@ -16,10 +16,11 @@
 // `lower_bound_groups` normalised block indicators (each value the sum of a contiguous block
 // divided by the square root of its size; LeNet's 16x5x5 map gives the channel average pools);
 // FitLowerBound replaces them by the stored rows' `principal_dims` principal directions, which
-// hold most of the rows' spread, so the bound is far tighter. Lookup computes every row's bound,
-// measures the k rows with the smallest bounds first, then skips every row whose bound exceeds
-// the k-th nearest so far (or k times the bound), with a margin for float rounding. Ties are
-// broken by row index in class order, so the k kept rows are the full search's. Probe
+// hold most of the rows' spread, so the bound is far tighter. Lookup bounds every row by the
+// first 8 projected values, measures the k rows with the smallest of those first, then skips
+// every row whose bound (first by 8 values, then by all) exceeds the k-th nearest so far (or k
+// times the bound), with a margin for float rounding, and measures the rest nearest bound first.
+// Ties are broken by row index in class order, so the k kept rows are the full search's. Probe
 // (calibration) scans every row in full and is the reference.
 //
 // Calibration (calibration.h): Probe gives the score of a would-be hit ignoring the bound (the k
