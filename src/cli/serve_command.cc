@@ -152,6 +152,10 @@ void AddServeCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--pool-width", setup.pool_width,
                    "freeze: layers at least this wide compare 16 group sums (0: never)")
       ->capture_default_str();
+  command
+      ->add_option("--bound-dims", setup.bound_dims,
+                   "freeze: principal directions of the exact lookup bound (0: block sums)")
+      ->capture_default_str();
   command->add_option("--hidden", setup.hidden, "gati/branchy: predictor hidden units (0: linear)")
       ->capture_default_str();
   command->add_option("--train-epochs", setup.train_epochs, "gati/branchy: predictor epochs")

@@ -122,6 +122,7 @@ std::shared_ptr<LayerCache> BuildFreeze(const HeldOut& held, const std::vector<i
   probe_options.classes = classes;
   probe_options.per_class_capacity = options.per_class;
   probe_options.pool_width = static_cast<size_t>(options.pool_width);
+  probe_options.principal_dims = options.bound_dims;
   probe_options.seed = options.seed;
   KnnCache probe(probe_options);
   const size_t warm = held.warm.classes.size();
@@ -174,6 +175,9 @@ std::shared_ptr<LayerCache> BuildFreeze(const HeldOut& held, const std::vector<i
     const LabelledFeatures data = Slice(held.warm, j, held.warm.classes);
     for (size_t i = 0; i < warm; ++i) cache->Insert(layers[j], Row(data, i), data.labels[i], {});
   }
+  const int fitted = cache->FitLowerBound();
+  log << "cache setup: freeze lookup bound on " << fitted << " layer(s) fitted to their rows' "
+      << options.bound_dims << " principal directions (exact; same answers, fewer rows read)\n";
   return cache;
 }
 
@@ -304,6 +308,9 @@ std::shared_ptr<LayerCache> BuildLearned(InferenceBackend& backend, const HeldOu
     const ServedModelInfo& model = backend.info();
     one.input.assign(static_cast<size_t>(model.channels) * model.height * model.width, 0.1f);
     const std::vector<double> block_seconds = backend.MeasureBlockSeconds(one, 50);
+    log << std::setprecision(4) << "cache setup: block costs at batch one (ms, mean of 50):";
+    for (const double seconds : block_seconds) log << " " << seconds * 1e3;
+    log << "\n";
     mask =
         ChooseLayers(kept_layers, hit, agree, lookup_seconds, bytes, block_seconds, options, log);
   }
@@ -419,9 +426,10 @@ std::shared_ptr<LayerCache> BuildCache(InferenceBackend& backend, const CacheSet
     throw UsageError("--agreement must be in (0, 1]");
   }
   if (options.k < 1 || options.per_class < 1 || options.hidden < 0 || options.train_epochs < 1 ||
-      options.pool_width < 0) {
+      options.pool_width < 0 || options.bound_dims < 0) {
     throw UsageError(
-        "--k, --per-class and --train-epochs must be >= 1, --hidden, --pool-width >= 0");
+        "--k, --per-class and --train-epochs must be >= 1, --hidden, --pool-width, --bound-dims "
+        ">= 0");
   }
   const ServedModelInfo& model = backend.info();
   InferRequest one;

@@ -43,6 +43,8 @@ struct CacheSetupOptions {
   // freeze: layers at least this wide compare 16 group sums instead of all values (approximate,
   // calibrated as such); 0: never.
   int pool_width = 0;
+  // freeze: principal directions of the exact lookup bound per layer (0: block sums only).
+  int bound_dims = 32;
   // GATI / BranchyNet predictors
   int hidden = 64;
   int train_epochs = 30;

@@ -10,14 +10,18 @@
 // layer's feature width is fixed by its first insert; a lookup of another width is a miss, an
 // insert of another width throws std::invalid_argument (a serving-path bug, not user input).
 //
-// Cheaper lookups, same answers: each row also keeps `lower_bound_groups` group sums (contiguous
-// blocks of the row, each sum divided by the square root of its block's size; LeNet's 16x5x5
-// map gives one per channel, i.e. the channel average pool up to a factor). By Cauchy-Schwarz the
-// squared distance of two rows' sums is a lower bound of their squared L2 distance. Lookup
-// computes every row's bound, measures the k rows with the smallest bounds first, then skips
-// every row whose bound exceeds the k-th nearest so far (or k times the bound). Ties are broken
-// by row index in class order, so the k kept rows are the full search's. Probe (calibration)
-// scans every row in full and is the reference.
+// Cheaper lookups, same answers: each row also keeps its projection onto a few orthonormal
+// directions. Projection never lengthens a vector, so the squared distance of two rows'
+// projections is a lower bound of their squared L2 distance. The directions start as
+// `lower_bound_groups` normalised block indicators (each value the sum of a contiguous block
+// divided by the square root of its size; LeNet's 16x5x5 map gives the channel average pools);
+// FitLowerBound replaces them by the stored rows' `principal_dims` principal directions, which
+// hold most of the rows' spread, so the bound is far tighter. Lookup bounds every row by the
+// first 8 projected values, measures the k rows with the smallest of those first, then skips
+// every row whose bound (first by 8 values, then by all) exceeds the k-th nearest so far (or k
+// times the bound), with a margin for float rounding, and measures the rest nearest bound first.
+// Ties are broken by row index in class order, so the k kept rows are the full search's. Probe
+// (calibration) scans every row in full and is the reference.
 //
 // Calibration (calibration.h): Probe gives the score of a would-be hit ignoring the bound (the k
 // neighbours' common label and mean distance); set_max_distance installs a calibrated bound.
@@ -38,8 +42,10 @@ struct KnnCacheOptions {
   int k = 5;
   int classes = 10;
   int per_class_capacity = 200;
-  // Group sums per row for Lookup's lower bound; used on layers at least 4 x this wide, 0: never.
+  // Block sums per row for Lookup's lower bound; used on layers at least 4 x this wide, 0: never.
   int lower_bound_groups = 16;
+  // Directions FitLowerBound fits per bounded layer (at most half its width), 0: keep the blocks.
+  int principal_dims = 32;
   // Layers at least this wide keep and compare only their `lower_bound_groups` group sums
   // (approximate, unlike the bound: a cheaper distance the calibration then sees); 0: never.
   size_t pool_width = 0;
@@ -69,6 +75,14 @@ class KnnCache : public LayerCache {
 
   // Entries stored at `layer` (all classes).
   size_t entries(int layer) const;
+  // On every layer that keeps a lower bound and holds at least 2 x principal_dims rows: the
+  // bound's directions become the stored rows' principal directions (subspace iteration on
+  // their covariance, seeded; orthonormal in double precision) and every stored row is
+  // projected again; later inserts use them. Answers do not change, only the work per lookup.
+  // Returns the number of layers fitted.
+  int FitLowerBound();
+  // Values per row of `layer`'s lower bound (0: none).
+  size_t lower_bound_dims(int layer) const;
 
  private:
   struct Store {
@@ -76,9 +90,11 @@ class KnnCache : public LayerCache {
     size_t input_width = 0;                // features' width at this layer
     size_t pool_size = 0;                  // values per group sum of a pooled layer, 0: not pooled
     std::vector<std::vector<float>> rows;  // per class: row-major entries
-    size_t group_size = 0;                 // values per group sum, 0: no lower bound kept
-    size_t groups = 0;                     // group sums per row
-    std::vector<std::vector<float>> sums;  // per class: row-major group sums, as `rows`
+    size_t group_size = 0;                 // values per block sum (until fitted), 0: no bound kept
+    size_t groups = 0;                     // values per row's projection (the bound's directions)
+    std::vector<double> basis;             // groups x width, orthonormal rows; empty: block sums
+    double max_norm = 0;                   // largest L2 norm of any row stored so far
+    std::vector<std::vector<float>> sums;  // per class: row-major projections, as `rows`
     std::vector<int64_t> seen;             // per class: inserts so far (reservoir sampling)
   };
   int Slot(int layer) const;  // index into stores_, -1 if not a cached layer
@@ -86,8 +102,11 @@ class KnnCache : public LayerCache {
   // `use_lower_bound`, rows whose group-sum bound exceeds the current k-th nearest are skipped.
   std::optional<Probed> Nearest(int slot, std::span<const float> features, float limit,
                                 bool use_lower_bound) const;
-  // The group sums of `features` into `out` (store.groups values).
+  // The projection of `features` onto the store's bound directions into `out` (store.groups
+  // values).
   static void GroupSums(const Store& store, const float* features, float* out);
+  // Principal directions of `store`'s rows (dims x width, orthonormal); empty if not finite.
+  std::vector<double> PrincipalDirections(const Store& store, size_t dims) const;
   // Sums of consecutive blocks of `block` values of a width-long row, each divided by the square
   // root of its block's size, into `out`.
   static void BlockSums(const float* values, size_t width, size_t block, float* out);

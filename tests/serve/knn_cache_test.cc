@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -270,6 +271,152 @@ TEST(KnnCache, PooledLayersCompareGroupSums) {
   EXPECT_THROW(pooled.Insert(2, std::vector<float>(16, 0.0f), 0, kNoLogits), std::invalid_argument);
 }
 
+// Answers of `cache` against the full search (Probe + bound rule) and a cache without any
+// lower bound, over queries from `query`; counts hits and misses.
+template <typename Query>
+void ExpectFullSearchAnswers(KnnCache& cache, KnnCache& plain, const std::vector<double>& bounds,
+                             int queries, Query query, int* hits, int* misses) {
+  for (const double bound : bounds) {
+    cache.set_max_distance(2, bound);
+    plain.set_max_distance(2, bound);
+    for (int q = 0; q < queries; ++q) {
+      const std::vector<float> row = query();
+      const std::optional<KnnCache::Probed> probed = cache.Probe(2, row);
+      const bool expect_hit = probed && probed->mean_distance <= bound;
+      const std::optional<CacheAnswer> answer = cache.Lookup(2, row);
+      const std::optional<CacheAnswer> reference = plain.Lookup(2, row);
+      ASSERT_EQ(answer.has_value(), expect_hit) << "bound " << bound << " query " << q;
+      ASSERT_EQ(answer.has_value(), reference.has_value()) << "bound " << bound << " query " << q;
+      if (answer) {
+        EXPECT_EQ(answer->label, probed->label);
+        EXPECT_EQ(answer->label, reference->label);
+        ++*hits;
+      } else {
+        ++*misses;
+      }
+    }
+  }
+}
+
+// FitLowerBound swaps the block sums for the rows' principal directions (a much tighter bound
+// on correlated rows); Lookup must still answer exactly as the full search, also after online
+// inserts (projected with the fitted directions, some replacing reservoir entries). The rows
+// spread over 24 latent directions, more than the 8 the first pass bounds by, so the first
+// measured rows are often not the nearest and the skipping decides the answer.
+TEST(KnnCache, FittedLowerBoundAnswersAsTheFullSearch) {
+  constexpr int kWidth = 400;
+  constexpr int kLatent = 24;
+  KnnCacheOptions options = Options(5, 0.0, 60);
+  KnnCacheOptions plain_options = options;
+  plain_options.lower_bound_groups = 0;
+  KnnCache cache(options);
+  KnnCache plain(plain_options);
+  Rng rng(13);
+  std::vector<std::vector<float>> directions(kLatent, std::vector<float>(kWidth));
+  for (auto& direction : directions) {
+    for (float& value : direction) value = static_cast<float>(rng.Uniform(-0.1, 0.1));
+  }
+  auto sample = [&](int64_t* label) {
+    std::vector<double> latent(kLatent);
+    for (int d = 0; d < kLatent; ++d) latent[d] = rng.Uniform(-1, 1) * (1.0 - 0.03 * d);
+    latent[0] *= 4;  // the label's direction
+    *label = latent[0] < -1.3 ? 0 : (latent[0] < 1.3 ? 1 : 2);
+    std::vector<float> row(kWidth);
+    for (int i = 0; i < kWidth; ++i) {
+      double value = rng.Uniform(-0.01, 0.01);
+      for (int d = 0; d < kLatent; ++d) value += latent[d] * directions[d][i];
+      row[i] = static_cast<float>(value);
+    }
+    return row;
+  };
+  auto insert = [&](int count) {
+    for (int i = 0; i < count; ++i) {
+      int64_t label = 0;
+      const std::vector<float> row = sample(&label);
+      cache.Insert(2, row, label, kNoLogits);
+      plain.Insert(2, row, label, kNoLogits);
+    }
+  };
+  insert(150);
+  EXPECT_EQ(cache.lower_bound_dims(2), 16u);  // block sums until fitted
+  EXPECT_EQ(cache.FitLowerBound(), 1);
+  EXPECT_EQ(cache.lower_bound_dims(2), 32u);
+  EXPECT_EQ(plain.FitLowerBound(), 0);  // no bound kept there
+  EXPECT_EQ(plain.lower_bound_dims(2), 0u);
+  // Bounds around the typical k-nearest mean distance, so that both outcomes occur.
+  std::vector<double> probed;
+  for (int q = 0; q < 40; ++q) {
+    int64_t label = 0;
+    const std::optional<KnnCache::Probed> p = cache.Probe(2, sample(&label));
+    if (p) probed.push_back(p->mean_distance);
+  }
+  ASSERT_GT(probed.size(), 10u);
+  std::sort(probed.begin(), probed.end());
+  const double typical = probed[probed.size() / 2];
+  const std::vector<double> bounds = {0.6 * typical, 0.9 * typical, 1.1 * typical, 1.5 * typical,
+                                      10 * typical};
+  auto query = [&] {
+    int64_t label = 0;
+    return sample(&label);
+  };
+  int hits = 0, misses = 0;
+  ExpectFullSearchAnswers(cache, plain, bounds, 80, query, &hits, &misses);
+  insert(150);  // online inserts after the fit: 300 > 3 x 60, so reservoirs replace entries
+  EXPECT_EQ(cache.entries(2), 180u);
+  ExpectFullSearchAnswers(cache, plain, bounds, 80, query, &hits, &misses);
+  EXPECT_GT(hits, 100);  // both outcomes exercised
+  EXPECT_GT(misses, 100);
+}
+
+// Rows of rank 2 (the covariance annihilates most directions) with exact duplicates (ties,
+// broken by row index): the fitted directions stay orthonormal and the answers exact.
+TEST(KnnCache, FittedLowerBoundStaysExactOnDegenerateRows) {
+  constexpr int kWidth = 128;
+  KnnCacheOptions options = Options(3, 0.0, 80);
+  KnnCacheOptions plain_options = options;
+  plain_options.lower_bound_groups = 0;
+  KnnCache cache(options);
+  KnnCache plain(plain_options);
+  Rng rng(17);
+  auto sample = [&](int a, int b) {
+    std::vector<float> row(kWidth, 0.5f);
+    for (int i = 0; i < kWidth; i += 2) row[i] += 0.25f * static_cast<float>(a);
+    row[1] += 0.5f * static_cast<float>(b);
+    return row;
+  };
+  for (int i = 0; i < 150; ++i) {
+    const int a = static_cast<int>(rng.UniformInt(4));
+    const int b = static_cast<int>(rng.UniformInt(3));
+    const int64_t label = (a + b) % 3;
+    cache.Insert(2, sample(a, b), label, kNoLogits);
+    plain.Insert(2, sample(a, b), label, kNoLogits);
+  }
+  EXPECT_EQ(cache.FitLowerBound(), 1);
+  EXPECT_EQ(cache.lower_bound_dims(2), 32u);
+  int hits = 0, misses = 0;
+  auto query = [&] {
+    return sample(static_cast<int>(rng.UniformInt(5)), static_cast<int>(rng.UniformInt(4)));
+  };
+  ExpectFullSearchAnswers(cache, plain, {0.0, 0.5, 1.0, 2.0, 8.0}, 60, query, &hits, &misses);
+  EXPECT_GT(hits, 20);
+  EXPECT_GT(misses, 20);
+}
+
+TEST(KnnCache, FitNeedsTwiceItsDirectionsInRows) {
+  KnnCache cache(Options(1, 1.0));
+  for (int i = 0; i < 63; ++i) {
+    cache.Insert(2, std::vector<float>(100, static_cast<float>(i)), i % 3, kNoLogits);
+  }
+  EXPECT_EQ(cache.FitLowerBound(), 0);        // 63 rows < 2 x 32 directions
+  EXPECT_EQ(cache.lower_bound_dims(2), 15u);  // blocks of 7 (a width of 100 in <= 16 groups)
+  cache.Insert(2, std::vector<float>(100, 63.0f), 0, kNoLogits);
+  EXPECT_EQ(cache.FitLowerBound(), 1);
+  EXPECT_EQ(cache.lower_bound_dims(2), 32u);
+  const auto hit = cache.Lookup(2, std::vector<float>(100, 63.05f));
+  ASSERT_TRUE(hit);
+  EXPECT_EQ(hit->label, 0);
+}
+
 TEST(KnnCache, RefusesInconsistentOptions) {
   KnnCacheOptions options = Options(1, 1.0);
   options.max_distance = {1.0};
@@ -281,6 +428,9 @@ TEST(KnnCache, RefusesInconsistentOptions) {
   EXPECT_THROW(KnnCache{options}, UsageError);
   options = Options(1, 1.0);
   options.lower_bound_groups = -1;
+  EXPECT_THROW(KnnCache{options}, UsageError);
+  options = Options(1, 1.0);
+  options.principal_dims = -1;
   EXPECT_THROW(KnnCache{options}, UsageError);
 }
 
