@@ -18,6 +18,19 @@
 
 namespace jigsaw {
 
+// The highest index at most `at` whose bit is set in `words` (bit i of words[i / 64]), or -1.
+// `at` must be below 64 * words.size().
+inline int HighestSetBitAtMost(const std::vector<uint64_t>& words, int at) {
+  if (at < 0) return -1;
+  int word = at >> 6;
+  uint64_t bits = words[word] & (~uint64_t{0} >> (63 - (at & 63)));
+  while (bits == 0) {
+    if (--word < 0) return -1;
+    bits = words[word];
+  }
+  return word * 64 + 63 - std::countl_zero(bits);
+}
+
 class RoundPacking {
  public:
   // With `bit_masks` false, the plain per-round arrays at any horizon (for tests: both
@@ -123,16 +136,7 @@ class RoundPacking {
   }
 
   // The largest free-GPU count at most `at` that some round has, or -1.
-  int HighestNonEmpty(int at) const {
-    if (at < 0) return -1;
-    int word = at >> 6;
-    uint64_t bits = nonempty_[word] & (~uint64_t{0} >> (63 - (at & 63)));
-    while (bits == 0) {
-      if (--word < 0) return -1;
-      bits = nonempty_[word];
-    }
-    return word * 64 + 63 - std::countl_zero(bits);
-  }
+  int HighestNonEmpty(int at) const { return HighestSetBitAtMost(nonempty_, at); }
 
   void Took(size_t job, int t, int gpus) {
     free_[t] -= gpus;

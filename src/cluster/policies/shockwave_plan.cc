@@ -360,16 +360,7 @@ class RoomChooser {
   }
 
   // The largest free count at most `at` with a round, or -1.
-  int HighestBucket(int at) const {
-    if (at < 0) return -1;
-    int word = at >> 6;
-    uint64_t bits = nonempty_[word] & (~uint64_t{0} >> (63 - (at & 63)));
-    while (bits == 0) {
-      if (--word < 0) return -1;
-      bits = nonempty_[word];
-    }
-    return word * 64 + 63 - std::countl_zero(bits);
-  }
+  int HighestBucket(int at) const { return HighestSetBitAtMost(nonempty_, at); }
 
   // Whether the single-GPU jobs biggest_first[from...] (not skipped) fit, each into (*counts)[i]
   // distinct rounds. For single-GPU jobs the most-room greedy fails only where no placement
