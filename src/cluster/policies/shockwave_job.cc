@@ -56,6 +56,30 @@ ShockwaveJob::ShockwaveJob(int id, int gpus, const std::vector<int>& batch_sched
     : ShockwaveJob(id, gpus, RunsOf(batch_schedule, epoch_durations_s), samples_per_epoch, round_s,
                    submit_s) {}
 
+long long MostRepeatsWithin(double sum, double term, long long count, double limit) {
+  if (count <= 0) return 0;
+  if (RepeatedSum(sum, term, count) <= limit) return count;
+  // The answer is below `count`. Galloping from 1 (a walk resumed with a span that grew little,
+  // or not at all, fits few more epochs), then bisection in the bracket: the largest n whose
+  // sum stays within the limit, as a bisection over [0, count - 1] finds it (monotone in n).
+  if (count - 1 < 1 || RepeatedSum(sum, term, 1) > limit) return 0;
+  long long lo = 1, step = 2;
+  while (step <= count - 1 && RepeatedSum(sum, term, step) <= limit) {
+    lo = step;
+    step *= 2;
+  }
+  long long hi = std::min(step - 1, count - 1);
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo + 1) / 2;
+    if (RepeatedSum(sum, term, mid) <= limit) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
 double ShockwaveJob::EpochDuration(long long epoch) const {
   for (const Run& run : runs_) {
     if (epoch < run.epochs.epochs) return run.epochs.duration_s * amplification_;
@@ -167,21 +191,7 @@ void ShockwaveJob::Calibrate() {
     const EpochRun& run = runs_[walk_.run].epochs;
     const long long left = run.epochs - walk_.in_run;
     // The most epochs of this run whose running sum stays within the span (monotone in count).
-    long long fit = 0;
-    if (RepeatedSum(walk_.profiled_s, run.duration_s, left) <= span_s) {
-      fit = left;
-    } else {
-      long long lo = 0, hi = left - 1;
-      while (lo < hi) {
-        const long long mid = lo + (hi - lo + 1) / 2;
-        if (RepeatedSum(walk_.profiled_s, run.duration_s, mid) <= span_s) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      fit = lo;
-    }
+    const long long fit = MostRepeatsWithin(walk_.profiled_s, run.duration_s, left, span_s);
     walk_.profiled_s = RepeatedSum(walk_.profiled_s, run.duration_s, fit);
     walk_.samples = RepeatedSum(walk_.samples, samples_per_epoch_, fit);
     walk_.in_run += fit;

@@ -135,6 +135,10 @@ class FinishTimeTarget {
 };
 
 // The same on a whole series (tests and one-off uses).
+// The largest n in [0, count] with RepeatedSum(sum, term, n) <= limit, given term > 0 and
+// sum <= limit (ShockwaveJob::Calibrate's walk: the epochs of a run that fit in a span).
+long long MostRepeatsWithin(double sum, double term, long long count, double limit);
+
 double MomentumFinishTime(const std::vector<std::pair<int, double>>& series, int round);
 
 }  // namespace jigsaw
