@@ -110,17 +110,6 @@ void ShockwaveJob::RecordThroughput(int round_key, double iterations_per_s, int 
   last_batch_ = batch_size;
 }
 
-double ShockwaveJob::PrefixDuration(long long count) const {
-  double sum = 0;
-  for (const Run& run : runs_) {
-    if (count <= 0) break;
-    const long long take = std::min(count, run.epochs.epochs);
-    sum = RepeatedSum(sum, run.epochs.duration_s * amplification_, take);
-    count -= take;
-  }
-  return sum;
-}
-
 void ShockwaveJob::UpdateDurations() {
   batch_duration_.assign(batches_.size(), 0.0);
   batch_epochs_.assign(batches_.size(), 0);
@@ -132,10 +121,30 @@ void ShockwaveJob::UpdateDurations() {
   UpdateProgress();
 }
 
+double ShockwaveJob::ResumedPrefixDuration(long long count) {
+  if (!prefix_.valid || prefix_.amplification != amplification_ || count < prefix_.count) {
+    prefix_ = Prefix();
+    prefix_.valid = true;
+    prefix_.amplification = amplification_;
+  }
+  while (prefix_.count < count && prefix_.run < runs_.size()) {
+    const EpochRun& run = runs_[prefix_.run].epochs;
+    const long long take = std::min(count - prefix_.count, run.epochs - prefix_.in_run);
+    prefix_.sum = RepeatedSum(prefix_.sum, run.duration_s * amplification_, take);
+    prefix_.count += take;
+    prefix_.in_run += take;
+    if (prefix_.in_run == run.epochs) ++prefix_.run, prefix_.in_run = 0;
+  }
+  return prefix_.sum;
+}
+
 void ShockwaveJob::UpdateProgress() {
-  completed_s_ = PrefixDuration(progress_);
+  completed_s_ = ResumedPrefixDuration(progress_);
   const long long observed = std::min(progress_ + 1, epochs_);
-  interpolated_s_ = PrefixDuration(observed) / static_cast<double>(observed);
+  // The sum over `observed` epochs is one more addition (of epoch progress_'s duration).
+  const double observed_s =
+      observed == progress_ ? completed_s_ : completed_s_ + EpochDuration(progress_);
+  interpolated_s_ = observed_s / static_cast<double>(observed);
 
   // Dirichlet posterior: the prior plus one per observed epoch of each batch size.
   std::vector<long long> seen(batches_.size(), 0);
