@@ -186,6 +186,38 @@ TEST(ShockwaveJob, RunsMatchThePerEpochReferenceBitForBit) {
   EXPECT_GT(calibrated, 100);  // the comparison covers calibrated durations too
 }
 
+// Calibrate's walk: the most repeats of a term that fit under a limit, against a plain loop of
+// additions, on random sums, terms, counts and limits (limits on a sum's exact value included).
+TEST(ShockwaveJob, MostRepeatsWithinMatchesAPlainLoopOfAdditions) {
+  std::mt19937_64 rng(1313);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  int below_count = 0, exact_hits = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const double term = trial % 3 == 0 ? 0.1 * (1 + static_cast<int>(unit(rng) * 30))
+                                       : std::exp(unit(rng) * 12 - 4);
+    const double sum = trial % 5 == 0 ? 0.0 : unit(rng) * term * 50;
+    const long long count = trial % 7 == 0 ? 0 : 1 + static_cast<long long>(unit(rng) * 1500);
+    std::vector<double> sums(1, sum);  // sums[n]: n additions
+    for (long long n = 0; n < count; ++n) sums.push_back(sums.back() + term);
+    double limit;
+    if (trial % 4 == 0 && count > 0) {
+      limit = sums[static_cast<size_t>(unit(rng) * static_cast<double>(count + 1))];
+    } else {
+      limit = sum + unit(rng) * term * static_cast<double>(count) * 1.2;
+    }
+    long long expected = 0;
+    for (long long n = 1; n <= count; ++n) {
+      if (sums[n] <= limit) expected = n;
+    }
+    ASSERT_EQ(MostRepeatsWithin(sum, term, count, limit), expected)
+        << "trial " << trial << " sum " << sum << " term " << term << " count " << count;
+    below_count += expected < count;
+    exact_hits += expected > 0 && expected < count && sums[expected] == limit;
+  }
+  EXPECT_GT(below_count, 1000);
+  EXPECT_GT(exact_hits, 100);
+}
+
 TEST(ShockwaveJob, MeasurementKeysMustNotGoBack) {
   ShockwaveJob job(1, 1, {10}, {100}, 1000, 120, 0);
   job.RecordThroughput(5, 1, 10);

@@ -56,6 +56,30 @@ ShockwaveJob::ShockwaveJob(int id, int gpus, const std::vector<int>& batch_sched
     : ShockwaveJob(id, gpus, RunsOf(batch_schedule, epoch_durations_s), samples_per_epoch, round_s,
                    submit_s) {}
 
+long long MostRepeatsWithin(double sum, double term, long long count, double limit) {
+  if (count <= 0) return 0;
+  if (RepeatedSum(sum, term, count) <= limit) return count;
+  // The answer is below `count`. Galloping from 1 (a walk resumed with a span that grew little,
+  // or not at all, fits few more epochs), then bisection in the bracket: the largest n whose
+  // sum stays within the limit, as a bisection over [0, count - 1] finds it (monotone in n).
+  if (count - 1 < 1 || RepeatedSum(sum, term, 1) > limit) return 0;
+  long long lo = 1, step = 2;
+  while (step <= count - 1 && RepeatedSum(sum, term, step) <= limit) {
+    lo = step;
+    step *= 2;
+  }
+  long long hi = std::min(step - 1, count - 1);
+  while (lo < hi) {
+    const long long mid = lo + (hi - lo + 1) / 2;
+    if (RepeatedSum(sum, term, mid) <= limit) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
 double ShockwaveJob::EpochDuration(long long epoch) const {
   for (const Run& run : runs_) {
     if (epoch < run.epochs.epochs) return run.epochs.duration_s * amplification_;
@@ -86,17 +110,6 @@ void ShockwaveJob::RecordThroughput(int round_key, double iterations_per_s, int 
   last_batch_ = batch_size;
 }
 
-double ShockwaveJob::PrefixDuration(long long count) const {
-  double sum = 0;
-  for (const Run& run : runs_) {
-    if (count <= 0) break;
-    const long long take = std::min(count, run.epochs.epochs);
-    sum = RepeatedSum(sum, run.epochs.duration_s * amplification_, take);
-    count -= take;
-  }
-  return sum;
-}
-
 void ShockwaveJob::UpdateDurations() {
   batch_duration_.assign(batches_.size(), 0.0);
   batch_epochs_.assign(batches_.size(), 0);
@@ -108,10 +121,30 @@ void ShockwaveJob::UpdateDurations() {
   UpdateProgress();
 }
 
+double ShockwaveJob::ResumedPrefixDuration(long long count) {
+  if (!prefix_.valid || prefix_.amplification != amplification_ || count < prefix_.count) {
+    prefix_ = Prefix();
+    prefix_.valid = true;
+    prefix_.amplification = amplification_;
+  }
+  while (prefix_.count < count && prefix_.run < runs_.size()) {
+    const EpochRun& run = runs_[prefix_.run].epochs;
+    const long long take = std::min(count - prefix_.count, run.epochs - prefix_.in_run);
+    prefix_.sum = RepeatedSum(prefix_.sum, run.duration_s * amplification_, take);
+    prefix_.count += take;
+    prefix_.in_run += take;
+    if (prefix_.in_run == run.epochs) ++prefix_.run, prefix_.in_run = 0;
+  }
+  return prefix_.sum;
+}
+
 void ShockwaveJob::UpdateProgress() {
-  completed_s_ = PrefixDuration(progress_);
+  completed_s_ = ResumedPrefixDuration(progress_);
   const long long observed = std::min(progress_ + 1, epochs_);
-  interpolated_s_ = PrefixDuration(observed) / static_cast<double>(observed);
+  // The sum over `observed` epochs is one more addition (of epoch progress_'s duration).
+  const double observed_s =
+      observed == progress_ ? completed_s_ : completed_s_ + EpochDuration(progress_);
+  interpolated_s_ = observed_s / static_cast<double>(observed);
 
   // Dirichlet posterior: the prior plus one per observed epoch of each batch size.
   std::vector<long long> seen(batches_.size(), 0);
@@ -167,21 +200,7 @@ void ShockwaveJob::Calibrate() {
     const EpochRun& run = runs_[walk_.run].epochs;
     const long long left = run.epochs - walk_.in_run;
     // The most epochs of this run whose running sum stays within the span (monotone in count).
-    long long fit = 0;
-    if (RepeatedSum(walk_.profiled_s, run.duration_s, left) <= span_s) {
-      fit = left;
-    } else {
-      long long lo = 0, hi = left - 1;
-      while (lo < hi) {
-        const long long mid = lo + (hi - lo + 1) / 2;
-        if (RepeatedSum(walk_.profiled_s, run.duration_s, mid) <= span_s) {
-          lo = mid;
-        } else {
-          hi = mid - 1;
-        }
-      }
-      fit = lo;
-    }
+    const long long fit = MostRepeatsWithin(walk_.profiled_s, run.duration_s, left, span_s);
     walk_.profiled_s = RepeatedSum(walk_.profiled_s, run.duration_s, fit);
     walk_.samples = RepeatedSum(walk_.samples, samples_per_epoch_, fit);
     walk_.in_run += fit;

@@ -69,8 +69,10 @@ class ShockwaveJob {
     EpochRun epochs;
     int batch_index = 0;  // into batches_
   };
-  // Sum of the current durations of epochs [0, count), in epoch order.
-  double PrefixDuration(long long count) const;
+  // Sum of the current durations of epochs [0, count), in epoch order, resumed from the last
+  // call's when `count` did not go back and the durations did not change (the same additions in
+  // the same order: RepeatedSum is exact).
+  double ResumedPrefixDuration(long long count);
   // Recomputes what depends on the durations (per-batch sums) and on the progress.
   void UpdateDurations();
   void UpdateProgress();
@@ -107,6 +109,15 @@ class ShockwaveJob {
     double profiled_s = 0;
     double samples = 0;
   } walk_;
+  // ResumedPrefixDuration's last sum.
+  struct Prefix {
+    bool valid = false;
+    double amplification = 0;  // the durations' amplification it was summed with
+    long long count = 0;       // epochs summed
+    size_t run = 0;            // the run of epoch `count`
+    long long in_run = 0;      // epochs of runs_[run] summed
+    double sum = 0;
+  } prefix_;
 };
 
 // Momentum-averaged finish-time target: the estimates added ((round, finish time), in round
@@ -135,6 +146,10 @@ class FinishTimeTarget {
 };
 
 // The same on a whole series (tests and one-off uses).
+// The largest n in [0, count] with RepeatedSum(sum, term, n) <= limit, given term > 0 and
+// sum <= limit (ShockwaveJob::Calibrate's walk: the epochs of a run that fit in a span).
+long long MostRepeatsWithin(double sum, double term, long long count, double limit);
+
 double MomentumFinishTime(const std::vector<std::pair<int, double>>& series, int round);
 
 }  // namespace jigsaw
