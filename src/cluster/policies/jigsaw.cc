@@ -513,24 +513,8 @@ class JigsawPolicy : public Policy {
       if (!entry.possible || (entry.guest_spb && !warmed_up)) continue;
       if (!viable_known) viable->push_back(g);
       const Plan& plan = *entry.plan;
-      // The group's first host the thresholds admit (hosts differ only in their own remaining
-      // time and progress); across groups the largest gain, then the lowest host index.
-      for (size_t p : group.members) {
-        if (best_host >= 0 && static_cast<int>(p) > best_host && best_gain >= 0 &&
-            Gain(jobs[hosts[p].job], hosts[p], jobs[j], plan) < best_gain) {
-          break;
-        }
-        const HostState& host = hosts[p];
-        if (!Admissible(jobs[host.job], host, plan, offer->longest_remaining_s)) continue;
-        const double gain = Gain(jobs[host.job], host, jobs[j], plan);
-        if (best_host < 0 || gain > best_gain ||
-            (gain == best_gain && static_cast<int>(p) < best_host)) {
-          best_host = static_cast<int>(p);
-          best_gain = gain;
-          *best_plan = plan;
-        }
-        break;
-      }
+      ScanGroup(jobs, hosts, group.members, j, plan, offer->longest_remaining_s, &best_host,
+                &best_gain, best_plan);
     }
     *best_host_out = best_host;
     return best_host >= 0;
@@ -586,24 +570,8 @@ class JigsawPolicy : public Policy {
       }
       const Plan& plan = cached->second;
       if (!plan.possible || (plan.guest_spb && !WarmedUp(jobs[j]))) continue;
-      // The group's first host the thresholds admit (hosts differ only in their own remaining
-      // time and progress); across groups the largest gain, then the lowest host index.
-      for (size_t p : members) {
-        if (best_host >= 0 && static_cast<int>(p) > best_host && best_gain >= 0 &&
-            Gain(jobs[hosts[p].job], hosts[p], jobs[j], plan) < best_gain) {
-          break;
-        }
-        const HostState& host = hosts[p];
-        if (!Admissible(jobs[host.job], host, plan, offer->longest_remaining_s)) continue;
-        const double gain = Gain(jobs[host.job], host, jobs[j], plan);
-        if (best_host < 0 || gain > best_gain ||
-            (gain == best_gain && static_cast<int>(p) < best_host)) {
-          best_host = static_cast<int>(p);
-          best_gain = gain;
-          *best_plan = plan;
-        }
-        break;
-      }
+      ScanGroup(jobs, hosts, members, j, plan, offer->longest_remaining_s, &best_host, &best_gain,
+                best_plan);
     }
     *best_host_out = best_host;
     return best_host >= 0;
@@ -634,6 +602,33 @@ class JigsawPolicy : public Policy {
   }
 
   // Goodput the placement adds, in GPUs' worth of isolated full-backprop training.
+  // Offers guest `j` the group's first host the thresholds admit (hosts differ only in their own
+  // remaining time and progress; `members` ascending): it becomes the best so far if its gain is
+  // larger, or equal with a lower host index. Stops early at a host whose gain cannot win.
+  template <typename Members>
+  void ScanGroup(const std::vector<PolicyJob>& jobs, const std::vector<HostState>& hosts,
+                 const Members& members, size_t j, const Plan& plan, double longest_remaining_s,
+                 int* best_host_io, double* best_gain_io, Plan* best_plan) const {
+    const int best_host = *best_host_io;
+    const double best_gain = *best_gain_io;
+    for (size_t p : members) {
+      if (best_host >= 0 && static_cast<int>(p) > best_host && best_gain >= 0 &&
+          Gain(jobs[hosts[p].job], hosts[p], jobs[j], plan) < best_gain) {
+        return;
+      }
+      const HostState& host = hosts[p];
+      if (!Admissible(jobs[host.job], host, plan, longest_remaining_s)) continue;
+      const double gain = Gain(jobs[host.job], host, jobs[j], plan);
+      if (best_host < 0 || gain > best_gain ||
+          (gain == best_gain && static_cast<int>(p) < best_host)) {
+        *best_host_io = static_cast<int>(p);
+        *best_gain_io = gain;
+        *best_plan = plan;
+      }
+      return;
+    }
+  }
+
   static double Gain(const PolicyJob& host_job, const HostState& host, const PolicyJob& guest,
                      const Plan& plan) {
     return (plan.host_rate - host.rate) * host_job.scale_factor +

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "cluster/policies/prefix_order.h"
+
 namespace jigsaw {
 
 // The indices 0..n-1 in a strict total order `before`, sorted only as far as read (as
@@ -37,12 +39,7 @@ class SkippingOrder {
       order_.erase(kept, order_.end());
       const int n = static_cast<int>(order_.size());
       if (k >= n) return -1;
-      const int end = std::min(n, std::max({k + 1, 64, 2 * sorted_}));
-      auto first = order_.begin() + sorted_;
-      auto last = order_.begin() + end;
-      if (end < n) std::nth_element(first, last, order_.end(), before_);
-      std::sort(first, last, before_);
-      sorted_ = end;
+      SortThrough(k, &order_, &sorted_, before_);
     }
     return order_[k];
   }

@@ -13,6 +13,19 @@
 
 namespace jigsaw {
 
+// With (*order)[0, *sorted) final, makes positions up to k (k < order->size()) final: sorts a
+// further block that at least doubles the sorted prefix (and is at least 64 long).
+template <typename Before>
+void SortThrough(int k, std::vector<int>* order, int* sorted, const Before& before) {
+  const int n = static_cast<int>(order->size());
+  const int end = std::min(n, std::max({k + 1, 64, 2 * *sorted}));
+  auto first = order->begin() + *sorted;
+  auto last = order->begin() + end;
+  if (end < n) std::nth_element(first, last, order->end(), before);
+  std::sort(first, last, before);
+  *sorted = end;
+}
+
 template <typename Before>
 class PrefixOrder {
  public:
@@ -23,15 +36,7 @@ class PrefixOrder {
 
   // The index at position k (0 <= k < size()).
   int At(int k) {
-    if (k >= sorted_) {
-      const int n = size();
-      const int end = std::min(n, std::max({k + 1, 64, 2 * sorted_}));
-      auto first = order_.begin() + sorted_;
-      auto last = order_.begin() + end;
-      if (end < n) std::nth_element(first, last, order_.end(), before_);
-      std::sort(first, last, before_);
-      sorted_ = end;
-    }
+    if (k >= sorted_) SortThrough(k, &order_, &sorted_, before_);
     return order_[k];
   }
 
