@@ -531,6 +531,20 @@ class JigsawPolicy : public Policy {
       left.erase(at);
       --offer->open_hosts;
     }
+    if (!PutGuest(jobs, j, best_host, plan, placements, &host)) return false;
+    std::vector<size_t>& entered = GroupOf(GroupKey(host), offer).members;
+    at = std::lower_bound(entered.begin(), entered.end(), static_cast<size_t>(best_host));
+    if (at != entered.end() && *at == static_cast<size_t>(best_host)) return false;
+    entered.insert(at, best_host);
+    ++offer->open_hosts;
+    return true;
+  }
+
+  // Applies `plan` to `host` (host `best_host`) and records guest `j` in its placement. True if
+  // the host can take a further guest (an SPB host under its guest and worker limits).
+  bool PutGuest(const std::vector<PolicyJob>& jobs, size_t j, int best_host, const Plan& plan,
+                std::vector<Placement>* placements, HostState* host_out) const {
+    HostState& host = *host_out;
     host.mode = plan.mode;
     host.rate = plan.host_rate;
     host.speed = plan.host_speed;
@@ -542,11 +556,6 @@ class JigsawPolicy : public Policy {
       host.used_workers += jobs[j].scale_factor;
       if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
           host.used_workers < jobs[host.job].scale_factor) {
-        std::vector<size_t>& entered = GroupOf(GroupKey(host), offer).members;
-        at = std::lower_bound(entered.begin(), entered.end(), static_cast<size_t>(best_host));
-        if (at != entered.end() && *at == static_cast<size_t>(best_host)) return false;
-        entered.insert(at, best_host);
-        ++offer->open_hosts;
         return true;
       }
     }
@@ -582,23 +591,10 @@ class JigsawPolicy : public Policy {
                       ReferenceOffer* offer) {
     HostState& host = (*hosts)[best_host];
     offer->open_hosts -= offer->groups[GroupKey(host)].erase(best_host);
-    host.mode = plan.mode;
-    host.rate = plan.host_rate;
-    host.speed = plan.host_speed;
-    host.bytes = plan.host_bytes;
-    Placement& placement = (*placements)[best_host];
-    placement.rate = host.rate;
-    placement.guests.push_back({jobs[j].id, plan.guest_rate});
-    if (plan.mode == HostMode::kSpb) {
-      host.used_workers += jobs[j].scale_factor;
-      if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
-          host.used_workers < jobs[host.job].scale_factor) {
-        const bool entered = offer->groups[GroupKey(host)].insert(best_host).second;
-        offer->open_hosts += entered;
-        return entered;
-      }
-    }
-    return false;
+    if (!PutGuest(jobs, j, best_host, plan, placements, &host)) return false;
+    const bool entered = offer->groups[GroupKey(host)].insert(best_host).second;
+    offer->open_hosts += entered;
+    return entered;
   }
 
   // Goodput the placement adds, in GPUs' worth of isolated full-backprop training.
