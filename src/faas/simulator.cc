@@ -293,7 +293,8 @@ DagPeriodOutcome& Sim::DagPeriod(uint32_t dag, Time at) {
 }
 
 // Which requests make the tail: the completed measured ones slower than the p99, per DAG and
-// period; then only the entries that saw arrivals are kept.
+// period; then only the entries that saw arrivals are kept, and the per-period totals (up to the
+// last period with a measured request) are summed over the DAGs.
 void Sim::FinishDagPeriods() {
   for (const Request& r : requests_) {
     if (!r.measured || r.state != RequestState::kCompleted) continue;
@@ -302,12 +303,22 @@ void Sim::FinishDagPeriods() {
     }
   }
   const size_t dags = catalog_.dags.size();
+  size_t periods = 0;
+  for (size_t i = 0; i < dag_period_.size(); ++i) {
+    if (dag_period_[i].measured > 0) periods = i / dags + 1;
+  }
+  result_.measured_by_period.assign(periods, 0);
+  result_.missed_by_period.assign(periods, 0);
   for (size_t i = 0; i < dag_period_.size(); ++i) {
     DagPeriodOutcome e = dag_period_[i];
     if (e.arrived == 0) continue;
     e.dag = static_cast<uint32_t>(i % dags);
     e.period = static_cast<uint32_t>(i / dags);
     result_.per_dag_period.push_back(e);
+    if (e.period < periods) {
+      result_.measured_by_period[e.period] += e.measured;
+      result_.missed_by_period[e.period] += e.missed;
+    }
   }
 }
 
@@ -684,18 +695,11 @@ void Sim::CompleteNode(uint32_t request, uint32_t node) {
 void Sim::CountOutcome(const Request& r, bool met) {
   DagOutcome& o = result_.per_dag[r.dag];
   ++o.measured;
-  const size_t period = static_cast<size_t>(r.arrival / options_.burst_period);
-  if (period >= result_.measured_by_period.size()) {
-    result_.measured_by_period.resize(period + 1, 0);
-    result_.missed_by_period.resize(period + 1, 0);
-  }
-  ++result_.measured_by_period[period];
   DagPeriodOutcome& at = DagPeriod(r.dag, r.arrival);
   ++at.measured;
   if (met) return;
   ++at.missed;
   at.missed_wait_s += static_cast<double>(r.waited) / net::kSecond;
-  ++result_.missed_by_period[period];
   ++o.missed;
   o.missed_latency_s += static_cast<double>(now_ - r.arrival) / net::kSecond;
   o.missed_wait_s += static_cast<double>(r.waited) / net::kSecond;
