@@ -31,6 +31,52 @@ inline int HighestSetBitAtMost(const std::vector<uint64_t>& words, int at) {
   return word * 64 + 63 - std::countl_zero(bits);
 }
 
+// Up to 64 rounds in buckets by free GPUs: a bit mask of rounds per free count and a bit per
+// nonempty count, so the rounds with the most room (at most some count) are found by a
+// highest-set-bit search. Counts are 0..the largest reserved.
+class RoundBuckets {
+ public:
+  // Empty buckets for counts 0..most.
+  void Reset(int most) {
+    rounds_with_.assign(most + 1, 0);
+    nonempty_.assign(most / 64 + 1, 0);
+  }
+  // Makes room for counts up to `most`, keeping the contents.
+  void Reserve(int most) {
+    if (static_cast<int>(rounds_with_.size()) <= most) {
+      rounds_with_.resize(most + 1, 0);
+      nonempty_.resize(most / 64 + 1, 0);
+    }
+  }
+  // Empties the buckets of the counts in `frees` (every round's count: O(rounds), not O(counts)).
+  void Clear(const std::vector<int>& frees) {
+    for (int free : frees) {
+      rounds_with_[std::max(0, free)] = 0;
+      nonempty_[std::max(0, free) >> 6] = 0;
+    }
+  }
+  // Adds the rounds `rounds` to the bucket of `free`.
+  void Put(int free, uint64_t rounds) {
+    rounds_with_[free] |= rounds;
+    nonempty_[free >> 6] |= uint64_t{1} << (free & 63);
+  }
+  // Moves round t from the bucket of `from` (none if negative) to that of `to`.
+  void Move(int t, int from, int to) {
+    const uint64_t bit = uint64_t{1} << t;
+    if (from >= 0 && (rounds_with_[from] &= ~bit) == 0) {
+      nonempty_[from >> 6] &= ~(uint64_t{1} << (from & 63));
+    }
+    Put(to, bit);
+  }
+  uint64_t rounds_with(int free) const { return rounds_with_[free]; }
+  // The largest count at most `at` with a round, or -1.
+  int Highest(int at) const { return HighestSetBitAtMost(nonempty_, at); }
+
+ private:
+  std::vector<uint64_t> rounds_with_;
+  std::vector<uint64_t> nonempty_;
+};
+
 class RoundPacking {
  public:
   // With `bit_masks` false, the plain per-round arrays at any horizon (for tests: both
@@ -58,18 +104,13 @@ class RoundPacking {
     capacity_ = capacity;
     if (by_mask()) {
       if (same_shape) {
-        for (int free : free_) {
-          rounds_with_[free] = 0;
-          nonempty_[free >> 6] = 0;
-        }
+        buckets_.Clear(free_);
       } else {
         mask_.assign(jobs, 0);
-        rounds_with_.assign(capacity + 1, 0);
-        nonempty_.assign(capacity / 64 + 1, 0);
+        buckets_.Reset(capacity);
       }
       all_rounds_ = horizon == 64 ? ~uint64_t{0} : (uint64_t{1} << horizon) - 1;
-      rounds_with_[capacity] = all_rounds_;
-      nonempty_[capacity >> 6] = uint64_t{1} << (capacity & 63);
+      buckets_.Put(capacity, all_rounds_);
     } else if (!same_shape) {
       in_.assign(jobs * horizon, 0);
     }
@@ -119,24 +160,17 @@ class RoundPacking {
 
   bool AddByMask(size_t job, int gpus) {
     const uint64_t not_in = all_rounds_ & ~mask_[job];
-    for (int free = HighestNonEmpty(capacity_); free >= gpus; free = HighestNonEmpty(free - 1)) {
-      const uint64_t candidates = rounds_with_[free] & not_in;
+    for (int free = buckets_.Highest(capacity_); free >= gpus; free = buckets_.Highest(free - 1)) {
+      const uint64_t candidates = buckets_.rounds_with(free) & not_in;
       if (candidates == 0) continue;
       const int t = std::countr_zero(candidates);
-      const uint64_t bit = uint64_t{1} << t;
-      if ((rounds_with_[free] &= ~bit) == 0) nonempty_[free >> 6] &= ~(uint64_t{1} << (free & 63));
-      const int left = free - gpus;
-      rounds_with_[left] |= bit;
-      nonempty_[left >> 6] |= uint64_t{1} << (left & 63);
-      mask_[job] |= bit;
+      buckets_.Move(t, free, free - gpus);
+      mask_[job] |= uint64_t{1} << t;
       Took(job, t, gpus);
       return true;
     }
     return false;
   }
-
-  // The largest free-GPU count at most `at` that some round has, or -1.
-  int HighestNonEmpty(int at) const { return HighestSetBitAtMost(nonempty_, at); }
 
   void Took(size_t job, int t, int gpus) {
     free_[t] -= gpus;
@@ -151,11 +185,9 @@ class RoundPacking {
   std::vector<int> count_;
   std::vector<size_t> placed_;  // jobs with a copy placed, in placement order
   long long total_free_ = 0;
-  // Up to 64 rounds: the job's rounds, the rounds with each free-GPU count, and which of
-  // those are nonempty (one bit per count).
+  // Up to 64 rounds: the job's rounds, and the rounds by free GPUs.
   std::vector<uint64_t> mask_;
-  std::vector<uint64_t> rounds_with_;
-  std::vector<uint64_t> nonempty_;
+  RoundBuckets buckets_;
   uint64_t all_rounds_ = 0;
   // More rounds: job-major, job * horizon + round, 0 or kIn (added to a round's free GPUs when
   // the job is in it).

@@ -313,18 +313,16 @@ class RoomChooser {
       if (count == 0 || skip(i)) continue;
       if (!bucketed) {
         for (int f : free) most = std::max(most, f);
-        if (static_cast<int>(with_free_.size()) <= most) {
-          with_free_.resize(most + 1, 0);
-          nonempty_.resize(most / 64 + 1, 0);
-        }
-        for (int t = 0; t < horizon; ++t) MoveRound(t, -1, std::max(0, free[t]));
+        buckets_.Reserve(most);
+        for (int t = 0; t < horizon; ++t) buckets_.Move(t, -1, std::max(0, free[t]));
         bucketed = true;
       }
       const int gang = gpus[i];
       uint64_t taken = 0;
       int need = count;
-      for (int f = HighestBucket(most); f >= gang && need > 0; f = HighestBucket(f - 1)) {
-        for (uint64_t bits = with_free_[f]; bits != 0 && need > 0; bits &= bits - 1, --need) {
+      for (int f = buckets_.Highest(most); f >= gang && need > 0; f = buckets_.Highest(f - 1)) {
+        for (uint64_t bits = buckets_.rounds_with(f); bits != 0 && need > 0;
+             bits &= bits - 1, --need) {
           taken |= bits & -bits;
         }
       }
@@ -334,33 +332,15 @@ class RoomChooser {
       }
       for (; taken != 0; taken &= taken - 1) {
         const int t = std::countr_zero(taken);
-        MoveRound(t, free[t], free[t] - gang);
+        buckets_.Move(t, free[t], free[t] - gang);
         free[t] -= gang;
       }
     }
     // Leaves the buckets empty for the next call: the nonempty ones are the rounds' free counts,
     // so O(horizon) instead of clearing every count up to the cluster's size.
-    if (bucketed) {
-      for (int f : free) {
-        with_free_[std::max(0, f)] = 0;
-        nonempty_[std::max(0, f) >> 6] = 0;
-      }
-    }
+    if (bucketed) buckets_.Clear(free);
     return fits;
   }
-
-  // Moves round t from the bucket of `from` free GPUs (none if negative) to that of `to`.
-  void MoveRound(int t, int from, int to) {
-    const uint64_t bit = uint64_t{1} << t;
-    if (from >= 0 && (with_free_[from] &= ~bit) == 0) {
-      nonempty_[from >> 6] &= ~(uint64_t{1} << (from & 63));
-    }
-    with_free_[to] |= bit;
-    nonempty_[to >> 6] |= uint64_t{1} << (to & 63);
-  }
-
-  // The largest free count at most `at` with a round, or -1.
-  int HighestBucket(int at) const { return HighestSetBitAtMost(nonempty_, at); }
 
   // Whether the single-GPU jobs biggest_first[from...] (not skipped) fit, each into (*counts)[i]
   // distinct rounds. For single-GPU jobs the most-room greedy fails only where no placement
@@ -417,8 +397,7 @@ class RoomChooser {
   std::vector<int> room_;
   std::vector<int> chosen_;
   std::vector<int> by_room_, merged_;   // Fits': rounds by most room, and merge scratch
-  std::vector<uint64_t> with_free_;     // FitsByBuckets': rounds by free GPUs
-  std::vector<uint64_t> nonempty_;      // FitsByBuckets': free counts with a round
+  RoundBuckets buckets_;                // FitsByBuckets': rounds by free GPUs
   std::vector<long long> histogram_;    // UnitJobsFit's: jobs by count
   std::vector<long long> rounds_with_;  // UnitJobsFit's: rounds by free GPUs, cumulative
 };
