@@ -16,7 +16,11 @@
 # The latency targets, on a quiet machine (nothing else running; about 5 min wall):
 #   RUN_S=20 bench/faas_real.sh ../shared/data 30 60 80 100 120
 # (2 single-slot SGSs; the simulator on this DAG file puts the OpenWhisk-like baseline's 90 % edge
-# near 110 requests/s; the last table says where it is on this machine.)
+# near 110 requests/s; the last table says where it is on this machine.) That workload is CPU-bound
+# and its hot DAG carries half the requests, so the p99 ratio there stays near 1x (docs/faas.md).
+# The I/O-bound, skewed workload, where the baseline's home-SGS hot spot shows (about 4 min wall):
+#   DAGS=bench/faas_real_io_dags.json SGS=4 SLOTS=2 MEMORY=2GB RUN_S=28 WARMUP_S=8 \
+#     CONNECTIONS=256 HTTP_THREADS=256 bench/faas_real.sh ../shared/data 120 130 140 160
 # The machine is shared: every run prints the load average; CPU seconds of the platform come from
 # /proc (utime + stime of the LB, SGS and sandbox processes, children included after exit).
 set -euo pipefail

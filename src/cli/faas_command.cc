@@ -1,8 +1,9 @@
 // `jigsaw faas-sim`: Archipelago (SGS worker pools, least-slack-first, proactive sandboxes, a
 // scaling load balancer) against OpenWhisk-like and Sparrow-like baselines on a simulated
 // cluster, over DAGs from a file or a generated Azure-Functions-2019-like workload. Prints a table
-// and writes summary.json and results.csv to --out; wall-clock time goes to stderr and to the
-// "wall_s" fields only. See docs/faas.md.
+// and writes summary.json, results.csv and the miss breakdowns per_dag.csv (per DAG) and
+// per_dag_period.csv (per DAG and burst period; per-period totals are in summary.json) to --out;
+// wall-clock time goes to stderr and to the "wall_s" fields only. See docs/faas.md.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
