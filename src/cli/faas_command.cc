@@ -1,8 +1,9 @@
 // `jigsaw faas-sim`: Archipelago (SGS worker pools, least-slack-first, proactive sandboxes, a
 // scaling load balancer) against OpenWhisk-like and Sparrow-like baselines on a simulated
 // cluster, over DAGs from a file or a generated Azure-Functions-2019-like workload. Prints a table
-// and writes summary.json and results.csv to --out; wall-clock time goes to stderr and to the
-// "wall_s" fields only. See docs/faas.md.
+// and writes summary.json, results.csv and the miss breakdowns per_dag.csv (per DAG) and
+// per_dag_period.csv (per DAG and burst period; per-period totals are in summary.json) to --out;
+// wall-clock time goes to stderr and to the "wall_s" fields only. See docs/faas.md.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,6 +40,7 @@ struct FaasSimOptions {
   bool no_proactive_ablation = false;
   bool no_demote_ablation = false;
   bool admission_control = false;
+  bool hopeless_admission = false;
   bool quiet = false;
   std::string out;
 };
@@ -256,6 +258,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     bool proactive;
     bool demote_late = true;
     bool admission_control = false;
+    bool hopeless_admission = false;
   };
   std::vector<Run> runs;
   for (faas::Platform p : platforms) {
@@ -264,6 +267,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
       if (o.no_proactive_ablation) runs.push_back({p, policies.front(), false});
       if (o.no_demote_ablation) runs.push_back({p, policies.front(), true, false});
       if (o.admission_control) runs.push_back({p, policies.front(), true, true, true});
+      if (o.hopeless_admission) runs.push_back({p, policies.front(), true, true, false, true});
     } else {
       runs.push_back({p, faas::QueuePolicy::kFifo, false});
     }
@@ -275,6 +279,7 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     options.proactive = run.proactive;
     options.demote_late = run.demote_late;
     options.admission_control = run.admission_control;
+    options.hopeless_admission = run.hopeless_admission;
     Progress progress(std::string("faas-sim ") + faas::PlatformName(run.platform), !o.quiet);
     const uint64_t target = options.requests;
     options.on_tick = [&progress, target](double simulated, uint64_t arrived) {
@@ -390,6 +395,9 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
   command->add_flag("--admission-control", o->admission_control,
                     "also run Archipelago with admission control (the largest requests refused "
                     "first when more work arrives than the cluster has; docs/faas.md)");
+  command->add_flag("--hopeless-admission", o->hopeless_admission,
+                    "also run Archipelago refusing requests already hopeless at arrival (slack "
+                    "below the work queued ahead of them on their SGS per core; docs/faas.md)");
   command->add_option("--durations", o->durations,
                       "measured per-function duration quantiles (CSV dag,function,quantile,"
                       "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");

@@ -70,6 +70,10 @@ int RunFaas(FaasOptions o) {
   if (o.platform.max_sgs_restarts < 0 || o.platform.max_sgs_restarts > 1000) {
     throw UsageError("--sgs-restarts must be in 0..1000");
   }
+  if (o.platform.http_threads < 1 || o.platform.http_threads > 1024) {
+    throw UsageError("--http-threads must be in 1..1024");
+  }
+  sgs.http_threads = o.platform.http_threads;
   sgs.proactive = !o.no_proactive;
   sgs.jigsaw_exe = SelfExe();
   bool needs_cifar = false;
@@ -115,6 +119,9 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
                       "a sandbox not initialised this long after its spawn is killed");
   command->add_option("--sgs-restarts", o->platform.max_sgs_restarts,
                       "restarts per SGS process after it died abnormally (0: none)");
+  command->add_option("--http-threads", o->platform.http_threads,
+                      "HTTP threads of the LB and of each SGS (each holds one request until its "
+                      "answer; 64)");
   command->add_option("--cifar", o->cifar, "CIFAR-10 JPEG archive for resize functions");
   command->add_option("--port", o->platform.port, "load balancer port on 127.0.0.1 (0: any)");
   command->add_option("--port-file", o->platform.port_file,

@@ -1,7 +1,9 @@
 #include "faas/function_code.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "core/error.h"
 #include "core/sha256.h"
@@ -17,6 +19,7 @@ constexpr uint64_t kMaxStateBytes = 256ULL << 20;
 constexpr size_t kImagesLoaded = 512;
 constexpr uint64_t kMaxJpegBytes = 1 << 20;
 constexpr int kCifarSide = 32;
+constexpr double kMaxWaitS = 10;
 
 bool ParseInt(std::string_view text, int low, int high, int* value) {
   if (text.empty() || text.size() > 6) return false;
@@ -32,11 +35,23 @@ bool ParseInt(std::string_view text, int low, int high, int* value) {
 
 }  // namespace
 
-bool ParseFunctionCode(const std::string& text, FunctionCode* code, std::string* error) {
+bool ParseFunctionCode(const std::string& full_text, FunctionCode* code, std::string* error) {
+  FunctionCode parsed;
+  const size_t plus = full_text.find('+');
+  if (plus != std::string::npos) {
+    const std::string wait = full_text.substr(plus + 1);
+    double seconds = 0;
+    if (wait.rfind("wait:", 0) != 0 || !ParseDurationSeconds(wait.substr(5), &seconds) ||
+        seconds <= 0 || seconds > kMaxWaitS) {
+      *error = "'+' must be followed by wait:DURATION (0 < DURATION <= 10s) like +wait:20ms";
+      return false;
+    }
+    parsed.wait_us = static_cast<int64_t>(seconds * 1e6 + 0.5);
+  }
+  const std::string text = full_text.substr(0, plus);
   const size_t colon = text.find(':');
   const std::string kind = text.substr(0, colon);
   const std::string arg = colon == std::string::npos ? "" : text.substr(colon + 1);
-  FunctionCode parsed;
   if (kind == "sha256") {
     parsed.kind = FunctionCode::Kind::kSha256;
     if (!ParseBytes(arg, &parsed.bytes) || parsed.bytes == 0 || parsed.bytes > kMaxStateBytes) {
@@ -54,7 +69,7 @@ bool ParseFunctionCode(const std::string& text, FunctionCode* code, std::string*
       return false;
     }
   } else {
-    *error = "must be sha256:SIZE or resize:SIDE[xCOUNT]";
+    *error = "must be sha256:SIZE or resize:SIDE[xCOUNT], optionally followed by +wait:DURATION";
     return false;
   }
   *code = parsed;
@@ -89,6 +104,12 @@ FunctionRunner::FunctionRunner(const FunctionCode& code, const std::string& cifa
 }
 
 std::string FunctionRunner::Invoke(const std::string& payload) const {
+  std::string result = Compute(payload);
+  if (code_.wait_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(code_.wait_us));
+  return result;
+}
+
+std::string FunctionRunner::Compute(const std::string& payload) const {
   if (code_.kind == FunctionCode::Kind::kSha256) {
     std::string data = payload;
     data.append(state_);

@@ -7,6 +7,10 @@
 //                         payload's hash and resizes each (bilinear) to SIDE x SIDE (1..1024);
 //                         initialisation loads the first 512 JPEGs of the CIFAR-10 archive into
 //                         memory (the JPEG bytes, still encoded).
+//   either + "+wait:DURATION" then blocks DURATION (at most 10 s) after the computation,
+//                         holding its sandbox but not a core: an I/O-bound function (a call to
+//                         remote storage or a downstream service), so an SGS's slots can exceed
+//                         the host's cores (bench/faas_real_io_dags.json).
 // FunctionRunner holds one sandbox's initialised state; Invoke returns a short text result (a hex
 // digest) and throws std::runtime_error on bad data.
 #ifndef JIGSAW_FAAS_FUNCTION_CODE_H_
@@ -24,6 +28,7 @@ struct FunctionCode {
   uint64_t bytes = 1 << 20;  // sha256
   int side = 64;             // resize
   int count = 1;             // resize
+  int64_t wait_us = 0;       // "+wait:"
 };
 
 // False with *error saying what was expected.
@@ -38,6 +43,8 @@ class FunctionRunner {
   std::string Invoke(const std::string& payload) const;
 
  private:
+  std::string Compute(const std::string& payload) const;
+
   FunctionCode code_;
   std::string state_;               // sha256
   std::vector<std::string> jpegs_;  // resize

@@ -33,15 +33,30 @@ const char* QueuePolicyName(QueuePolicy policy) {
   return "?";
 }
 
-void ReadyQueue::Push(const ReadyTask& task) {
-  Time key = task.queued;
-  if (policy_ == QueuePolicy::kLeastSlack) {
-    key = task.deadline - task.remaining_critical_path;
-  } else if (policy_ == QueuePolicy::kEarliestDeadline) {
-    key = task.deadline;
-  } else if (policy_ == QueuePolicy::kRequestSlack) {
-    key = task.deadline - task.request_critical_path;
+Time ReadyQueue::KeyOf(const ReadyTask& task) const {
+  switch (policy_) {
+    case QueuePolicy::kLeastSlack:
+      return task.deadline - task.remaining_critical_path;
+    case QueuePolicy::kEarliestDeadline:
+      return task.deadline;
+    case QueuePolicy::kRequestSlack:
+      return task.deadline - task.request_critical_path;
+    case QueuePolicy::kFifo:
+      break;
   }
+  return task.queued;
+}
+
+Time ReadyQueue::WorkAhead(Time key, const std::vector<Time>& duration_of) const {
+  Time work = 0;
+  for (const Entry& e : heap_) {
+    if (e.key <= key) work += duration_of[e.task.function];
+  }
+  return work;
+}
+
+void ReadyQueue::Push(const ReadyTask& task) {
+  const Time key = KeyOf(task);
   // std::push_heap keeps a max-heap; invert the order for the earliest key on top.
   heap_.push_back(Entry{key, next_sequence_++, task});
   std::push_heap(heap_.begin(), heap_.end(),

@@ -57,6 +57,11 @@ class ReadyQueue {
   // overload). They are still run, in arrival order, when nothing feasible waits.
   void DemoteLate(Time now);
   QueuePolicy policy() const { return policy_; }
+  // The order key Push gives `task` (smaller runs first).
+  Time KeyOf(const ReadyTask& task) const;
+  // The estimated work of the ordered (not demoted) tasks that run before a task with `key`:
+  // the sum of duration_of[function] over those with a key <= `key`. A linear scan.
+  Time WorkAhead(Time key, const std::vector<Time>& duration_of) const;
 
  private:
   struct Entry {

@@ -124,6 +124,7 @@ class Sim {
   std::vector<char> UsableSgs() const;
   int PoolSandboxes(uint32_t sgs, FunctionId f) const;
   void PlanProactive();
+  bool HopelessAtArrival(const Request& r) const;
   void PrewarmDag(uint32_t request);
 
   bool Measured(uint32_t request) const { return requests_[request].measured; }
@@ -348,6 +349,7 @@ void Sim::OnArrival(DagId dag_id) {
     const size_t key = static_cast<size_t>(r.sgs) * catalog_.dags.size() + dag_id;
     sgs_dag_rate_->Count(key);
     sgs_dag_last_seen_[key] = now_;
+    if (options_.hopeless_admission) refused = HopelessAtArrival(r);
   }
   requests_.push_back(r);
   ++generated_;
@@ -366,6 +368,22 @@ void Sim::OnArrival(DagId dag_id) {
     const Time next = arrivals_.Next(dag_id, now_);
     if (next <= net::kMaxTime) events_.Push(next, kArrival, dag_id, 0);
   }
+}
+
+bool Sim::HopelessAtArrival(const Request& r) const {
+  const ReadyQueue& queue = sgs_queues_[r.sgs];
+  if (queue.empty()) return false;
+  const int cores = LiveCores(r.sgs);
+  if (cores == 0) return false;
+  const std::vector<Time>& path = critical_path_[r.dag];
+  ReadyTask entry;
+  entry.deadline = r.deadline;
+  entry.remaining_critical_path = entry.request_critical_path =
+      *std::max_element(path.begin(), path.end());
+  entry.queued = now_;
+  const Time slack = r.deadline - now_ - entry.request_critical_path;
+  if (slack < 0) return false;  // tight by design: its own deadline decides, not the queue
+  return queue.WorkAhead(queue.KeyOf(entry), durations_.estimates()) / cores > slack;
 }
 
 // A request's later functions get one sandbox in its pool now, if there is none, so their setup
@@ -912,7 +930,8 @@ SimResult Sim::Run() {
                        ? std::string(QueuePolicyName(options_.queue_policy)) +
                              (options_.proactive ? "" : "-noproactive") +
                              (options_.demote_late ? "" : "-nodemote") +
-                             (options_.admission_control ? "-ac" : "")
+                             (options_.admission_control ? "-ac" : "") +
+                             (options_.hopeless_admission ? "-ha" : "")
                        : "fifo";
   result_.lost = result_.requests - result_.completed - result_.failed;
   if (result_.measured > 0) {

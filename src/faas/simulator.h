@@ -56,6 +56,12 @@ struct SimOptions {
   // archipelago: the LB refuses requests above AdmissionWorkLimit (faas/admission.h), from the
   // DAGs' arrival rates and estimated work, recomputed every tick; refused ones fail at once.
   bool admission_control = false;
+  // archipelago: the LB refuses a request that is hopeless at arrival on the SGS it routes it to:
+  // its slack (deadline - now - the DAG's estimated critical path) is smaller than the estimated
+  // work queued ahead of it there (ReadyQueue::WorkAhead of its entry task's key) per live core.
+  // A lower bound on its wait (running tasks and later, more urgent arrivals are not counted), so
+  // only requests that would miss anyway are refused; they fail at once.
+  bool hopeless_admission = false;
   int cores = 1000;
   int cores_per_worker = 20;
   int workers_per_sgs = 5;

@@ -83,6 +83,27 @@ TEST(ReadyQueue, LateTasksGoBehindFeasibleOnes) {
   EXPECT_EQ(Drain(&fifo), (std::vector<uint32_t>{0, 1, 2, 3}));
 }
 
+// The work queued ahead of a key (what the simulator's hopeless-at-arrival admission divides by
+// the SGS's cores): ordered tasks with a key up to it, demoted ones never.
+TEST(ReadyQueue, WorkAheadSumsTheOrderedTasksUpToAKey) {
+  ReadyQueue queue(QueuePolicy::kLeastSlack);
+  const std::vector<Time> duration_of = {10 * kMs, 20 * kMs, 30 * kMs, 40 * kMs};
+  for (ReadyTask t : Tasks()) {
+    t.function = t.request;
+    queue.Push(t);
+  }
+  EXPECT_EQ(queue.KeyOf(Tasks()[0]), 90 * kMs);  // deadline - remaining critical path
+  EXPECT_EQ(queue.WorkAhead(39 * kMs, duration_of), 0);
+  EXPECT_EQ(queue.WorkAhead(40 * kMs, duration_of), 60 * kMs);  // requests 1 and 3 (ties)
+  EXPECT_EQ(queue.WorkAhead(90 * kMs, duration_of), 70 * kMs);
+  EXPECT_EQ(queue.WorkAhead(net::kMaxTime, duration_of), 100 * kMs);
+  queue.DemoteLate(45 * kMs);  // requests 1 and 3 are late: behind everything, not ahead
+  EXPECT_EQ(queue.WorkAhead(net::kMaxTime, duration_of), 40 * kMs);
+  ReadyQueue edf(QueuePolicy::kEarliestDeadline), fifo(QueuePolicy::kFifo);
+  EXPECT_EQ(edf.KeyOf(Tasks()[1]), 120 * kMs);
+  EXPECT_EQ(fifo.KeyOf(Tasks()[1]), 1 * kMs);
+}
+
 TEST(ReadyQueue, RequestSlackKeepsStartedRequestsAheadOfLaterOnes) {
   // One DAG a -> b -> c (10 + 10 + 60 ms, critical path 80 ms, deadline 200 ms after arrival).
   // Request 0 arrived at 0 and is at c (remaining 60 ms); request 1 arrived at 15 ms and is at a

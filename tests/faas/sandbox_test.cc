@@ -24,8 +24,19 @@ TEST(FunctionCode, ParsesAndRefuses) {
   EXPECT_EQ(code.kind, FunctionCode::Kind::kResize);
   EXPECT_EQ(code.side, 64);
   EXPECT_EQ(code.count, 3);
+  EXPECT_EQ(code.wait_us, 0);
+  ASSERT_TRUE(ParseFunctionCode("sha256:64KiB+wait:20ms", &code, &error));
+  EXPECT_EQ(code.kind, FunctionCode::Kind::kSha256);
+  EXPECT_EQ(code.bytes, 64u << 10);
+  EXPECT_EQ(code.wait_us, 20000);
+  ASSERT_TRUE(ParseFunctionCode("resize:32x2+wait:1.5ms", &code, &error));
+  EXPECT_EQ(code.count, 2);
+  EXPECT_EQ(code.wait_us, 1500);
   for (const char* bad : {"", "sha256", "sha256:0B", "sha256:1TiB", "resize:", "resize:0",
-                          "resize:64x0", "resize:64x65", "resize:-3", "md5:1KiB"}) {
+                          "resize:64x0", "resize:64x65", "resize:-3", "md5:1KiB", "sha256:1KiB+",
+                          "sha256:1KiB+wait:", "sha256:1KiB+wait:0ms", "sha256:1KiB+wait:11s",
+                          "sha256:1KiB+sleep:1ms", "sha256:1KiB+wait:20", "+wait:20ms",
+                          "sha256:1KiB+wait:1ms+wait:1ms"}) {
     EXPECT_FALSE(ParseFunctionCode(bad, &code, &error)) << bad;
     EXPECT_FALSE(error.empty());
   }
@@ -54,6 +65,10 @@ TEST(FunctionCode, Sha256IsDeterministicPerPayload) {
   EXPECT_EQ(a.Invoke("x"), b.Invoke("x"));
   EXPECT_NE(a.Invoke("x"), a.Invoke("y"));
   EXPECT_EQ(a.Invoke("x").size(), 64u);
+  // The wait changes when the answer comes, never what it is.
+  FunctionCode waiting;
+  ASSERT_TRUE(ParseFunctionCode("sha256:4KiB+wait:1ms", &waiting, &error));
+  EXPECT_EQ(FunctionRunner(waiting, "").Invoke("x"), a.Invoke("x"));
 }
 
 TEST(FunctionCode, ResizeWithoutTheArchiveIsAClearError) {

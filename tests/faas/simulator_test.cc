@@ -131,6 +131,26 @@ TEST(FaasSimulator, AdmissionControlRefusesOnlyInOverloadAndExplicitly) {
   EXPECT_LT(over.refused, over.requests);
 }
 
+// Hopeless-at-arrival admission refuses nothing while queues stay short (the run is the same as
+// without it) and refuses explicitly under overload.
+TEST(FaasSimulator, HopelessAdmissionRefusesOnlyWhenTheQueueAheadExceedsTheSlack) {
+  SimOptions with = Small(Platform::kArchipelago);
+  with.hopeless_admission = true;
+  const Catalog light = SmallWorkload(0.3);
+  const SimResult a = Simulate(light, with);
+  const SimResult b = Simulate(light, Small(Platform::kArchipelago));
+  ExpectAccounted(a, 20'000);
+  EXPECT_EQ(a.refused, 0u);
+  EXPECT_EQ(a.measured_met, b.measured_met);
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_EQ(a.policy, b.policy + "-ha");
+  const SimResult over = Simulate(SmallWorkload(1.5), with);
+  ExpectAccounted(over, 20'000);
+  EXPECT_GT(over.refused, 0u);
+  EXPECT_GE(over.failed, over.refused);
+  EXPECT_LT(over.refused, over.requests);
+}
+
 TEST(FaasSimulator, SameSeedSameResult) {
   const Catalog c = SmallWorkload(0.6);
   const SimResult a = Simulate(c, Small(Platform::kArchipelago));
