@@ -33,7 +33,7 @@
 #include <utility>
 
 #include "cluster/policies/colocation.h"
-#include "cluster/policies/jigsaw_skipping_order.h"
+#include "cluster/policies/jigsaw_warm_order.h"
 #include "cluster/policies/policies.h"
 #include "cluster/policies/prefix_order.h"
 #include "cluster/spb_cost_model.h"
@@ -407,7 +407,7 @@ class JigsawPolicy : public Policy {
       return;
     }
     // The waiting jobs least served first (LeastServedOrder's order: ServedBefore's keys, then
-    // the index), sorted only as far as read; the keys copied side by side for the sort.
+    // the index); the keys copied side by side for the sort.
     std::vector<ServedKey>& served = served_;
     served.resize(waiting.size());
     for (size_t w = 0; w < waiting.size(); ++w) {
@@ -444,8 +444,7 @@ class JigsawPolicy : public Policy {
     // and a group losing members cannot gain an admissible one. A host entering a group (an SPB
     // host taking a further guest) may change that: every key is searched again (a new epoch).
     // Once every key with guests still to come has failed in the current epoch, the rest of the
-    // order would place nobody and change nothing: stop. Guests of a key that has failed are
-    // not even sorted into the order (SkippingOrder) until a new epoch.
+    // order would place nobody and change nothing: stop.
     const int num_keys = 2 * static_cast<int>(classes_.size());
     std::vector<int>& key_of = key_of_;
     key_of.resize(waiting.size());
@@ -464,11 +463,9 @@ class JigsawPolicy : public Policy {
     };
     int live_keys = keys_with_guests();  // keys with guests to come, not failed in this epoch
     int epoch = 0;
-    SkippingOrder least_served(static_cast<int>(waiting.size()), &order_, &aside_, served_before,
-                               [&](int w) { return key_failed_in_[key_of[w]] == epoch; });
-    for (int k = 0; offer.open_hosts > 0 && live_keys > 0; ++k) {
-      const int w = least_served.At(k);
-      if (w < 0) break;
+    const std::vector<int>& least_served = LeastServedFromLastRound(jobs, served_before);
+    for (size_t k = 0; k < least_served.size() && offer.open_hosts > 0 && live_keys > 0; ++k) {
+      const int w = least_served[k];
       const int key = key_of[w];
       --key_left_[key];
       if (key_failed_in_[key] == epoch) continue;
@@ -485,12 +482,56 @@ class JigsawPolicy : public Policy {
       }
       if (Place(jobs, waiting[w], best_host, best_plan, placements, hosts, &offer)) {
         ++epoch;
-        least_served.Reopen(k, [&](int skipped) { --key_left_[key_of[skipped]]; });
         live_keys = keys_with_guests();
       } else if (key_left_[key] == 0) {
         --live_keys;
       }
     }
+  }
+
+  // The waiting jobs (waiting_) in the strict total order `before`, sorted from last round's
+  // order (WarmSort): the jobs that waited then and did not run keep their relative order
+  // nearly (their served shares all drift down slowly), the others (who ran, new arrivals,
+  // last round's hosts) are sorted apart and merged in. The result does not depend on the
+  // previous order, only the cost does.
+  template <typename Before>
+  const std::vector<int>& LeastServedFromLastRound(const std::vector<PolicyJob>& jobs,
+                                                   const Before& before) {
+    const std::vector<size_t>& waiting = waiting_;
+    warm_negative_.clear();
+    for (size_t w = 0; w < waiting.size(); ++w) {
+      const int id = jobs[waiting[w]].id;
+      if (id < 0) {
+        warm_negative_[id] = static_cast<int>(w);
+        continue;
+      }
+      if (static_cast<size_t>(id) >= warm_slot_.size()) warm_slot_.resize(id + 1, -1);
+      warm_slot_[id] = static_cast<int>(w);
+    }
+    warm_taken_.assign(waiting.size(), 0);
+    warm_kept_.clear();
+    warm_moved_.clear();
+    for (int id : last_order_ids_) {
+      int w = -1;
+      if (id < 0) {
+        auto it = warm_negative_.find(id);
+        if (it != warm_negative_.end()) w = it->second;
+      } else if (static_cast<size_t>(id) < warm_slot_.size()) {
+        w = warm_slot_[id];
+      }
+      if (w < 0 || LastRate(id) != 0) continue;
+      warm_taken_[w] = 1;
+      warm_kept_.push_back(w);
+    }
+    for (size_t w = 0; w < waiting.size(); ++w) {
+      if (!warm_taken_[w]) warm_moved_.push_back(static_cast<int>(w));
+      const int id = jobs[waiting[w]].id;
+      if (id >= 0) warm_slot_[id] = -1;
+    }
+    WarmSort(&warm_kept_, &warm_moved_, before, &order_);
+    last_order_ids_.resize(order_.size());
+    for (size_t k = 0; k < order_.size(); ++k) last_order_ids_[k] = jobs[waiting[order_[k]]].id;
+    return order_;
   }
 
   // The host for guest `j` of class `guest_class`: across groups the largest gain, then the
@@ -791,7 +832,12 @@ class JigsawPolicy : public Policy {
   };
   std::vector<ServedKey> served_;
   std::vector<int> key_of_, key_left_, key_failed_in_;
-  std::vector<int> order_, aside_;        // SkippingOrder's
+  std::vector<int> order_;           // this round's least-served order of waiting_
+  std::vector<int> last_order_ids_;  // last round's, as job ids
+  std::vector<int> warm_slot_;       // LeastServedFromLastRound's scratch: by id
+  std::unordered_map<int, int> warm_negative_;
+  std::vector<char> warm_taken_;
+  std::vector<int> warm_kept_, warm_moved_;
   std::vector<int> viable_in_;            // by key: the epoch its viable_ entry belongs to
   std::vector<std::vector<int>> viable_;  // by key: groups that can take its guests
 };
