@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "cluster/policies/jigsaw_skipping_order.h"
+#include "cluster/policies/jigsaw_warm_order.h"
 #include "cluster/policy.h"
 #include "cluster/spb_cost_model.h"
 #include "core/error.h"
@@ -73,9 +73,8 @@ Instance RandomInstance(std::mt19937_64& rng) {
   std::uniform_int_distribution<int> type(0, static_cast<int>(Types().size()) - 1);
   std::uniform_int_distribution<int> scale(0, 5), coin(0, 1), few(0, 3);
   std::uniform_real_distribution<double> unit(0, 1);
-  // Half the clusters have hundreds of waiting jobs: more than one block of the sorted order is
-  // read, so the guests of keys that failed are set aside and, after a host enters a group,
-  // put back.
+  // Half the clusters have hundreds of waiting jobs: keys fail and come back in later epochs
+  // deep in the order, and the order carried from round to round is long.
   const bool large = coin(rng);
   const int n = std::uniform_int_distribution<int>(5, large ? 500 : 160)(rng);
   instance.context.gpus = std::uniform_int_distribution<int>(4, large ? 96 : 64)(rng);
@@ -191,60 +190,49 @@ TEST(JigsawGuestSearch, MatchesThePlainSearchOnRandomClusters) {
   EXPECT_GT(slowed_by_nics, 10);
 }
 
-TEST(JigsawSkippingOrder, ReadsTheFullOrderLessWhatWouldBeSkipped) {
-  // Indices with keys (guest classes) and values with ties; reading an index may fail its key
-  // (its later indices are skipped) or start a new epoch (every key live again), as the guest
-  // search does. The indices processed must be exactly those of a walk over the full sort.
-  std::mt19937_64 rng(11);
-  int reopened_with_set_aside = 0;
-  for (int trial = 0; trial < 400; ++trial) {
-    const int n = std::uniform_int_distribution<int>(0, 700)(rng);
-    const int keys = std::uniform_int_distribution<int>(1, 12)(rng);
-    std::vector<int> key(n), value(n), action(n);
-    for (int i = 0; i < n; ++i) {
-      key[i] = std::uniform_int_distribution<int>(0, keys - 1)(rng);
-      value[i] = std::uniform_int_distribution<int>(0, n / 3)(rng);
-      const double u = std::uniform_real_distribution<double>(0, 1)(rng);
-      action[i] = u < 0.02 ? 2 : u < 0.17 ? 1 : 0;  // 1: fail the key, 2: a new epoch
-    }
+TEST(JigsawWarmSort, GivesTheFullSortWhateverTheStartingOrder) {
+  // Values with ties (index as tie-break: a strict total order); `kept` starts sorted, nearly
+  // sorted (a few adjacent swaps and a few far moves), or in random or reversed order (past the
+  // insertion budget); `moved` in random order. The result must be the full sort.
+  std::mt19937_64 rng(13);
+  int past_budget = 0, nearly = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    const int n = std::uniform_int_distribution<int>(0, trial % 10 == 0 ? 5000 : 700)(rng);
+    std::vector<int> value(n);
+    for (int& v : value) v = std::uniform_int_distribution<int>(0, n / 3 + 1)(rng);
     auto before = [&](int a, int b) { return value[a] != value[b] ? value[a] < value[b] : a < b; };
-    std::vector<int> full(n);
-    std::iota(full.begin(), full.end(), 0);
-    std::sort(full.begin(), full.end(), before);
-    std::vector<char> failed(keys, 0);
-    std::vector<int> expected;
-    for (int i : full) {
-      if (failed[key[i]]) continue;
-      expected.push_back(i);
-      if (action[i] == 1) failed[key[i]] = 1;
-      if (action[i] == 2) std::fill(failed.begin(), failed.end(), 0);
-    }
-    std::fill(failed.begin(), failed.end(), 0);
-    std::vector<int> order, aside, actual;
-    int skipped_reads = 0, dropped = 0;
-    SkippingOrder skipping(n, &order, &aside, before, [&](int i) { return failed[key[i]] != 0; });
-    for (int k = 0;; ++k) {
-      const int i = skipping.At(k);
-      if (i < 0) break;
-      if (failed[key[i]]) {
-        ++skipped_reads;
-        continue;
+    std::vector<int> all(n);
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng);
+    const int split = std::uniform_int_distribution<int>(0, n)(rng);
+    std::vector<int> kept(all.begin(), all.begin() + split), moved(all.begin() + split, all.end());
+    std::sort(kept.begin(), kept.end(), before);
+    const int shape = trial % 4;
+    if (shape == 1 && !kept.empty()) {
+      ++nearly;
+      std::uniform_int_distribution<size_t> at(0, kept.size() - 1);
+      for (int s = 0; s < 20; ++s) {
+        const size_t i = at(rng);
+        if (i + 1 < kept.size()) std::swap(kept[i], kept[i + 1]);
       }
-      actual.push_back(i);
-      if (action[i] == 1) failed[key[i]] = 1;
-      if (action[i] == 2) {
-        std::fill(failed.begin(), failed.end(), 0);
-        reopened_with_set_aside += !aside.empty();
-        skipping.Reopen(k, [&](int) { ++dropped; });
-      }
+      for (int s = 0; s < 3; ++s) std::swap(kept[at(rng)], kept[at(rng)]);
+    } else if (shape == 2) {
+      std::shuffle(kept.begin(), kept.end(), rng);
+    } else if (shape == 3) {
+      std::reverse(kept.begin(), kept.end());
+      past_budget += kept.size() > 200;
     }
-    ASSERT_EQ(actual, expected) << "trial " << trial;
-    // Every index read once, dropped once or still set aside at the end.
-    EXPECT_EQ(
-        static_cast<int>(actual.size()) + skipped_reads + dropped + static_cast<int>(aside.size()),
-        n);
+    std::vector<int> expected(n);
+    std::iota(expected.begin(), expected.end(), 0);
+    std::sort(expected.begin(), expected.end(), before);
+    std::vector<int> out = {42};  // overwritten
+    WarmSort(&kept, &moved, before, &out);
+    ASSERT_EQ(out, expected) << "trial " << trial << " shape " << shape;
+    EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end(), before));
+    EXPECT_TRUE(std::is_sorted(moved.begin(), moved.end(), before));
   }
-  EXPECT_GT(reopened_with_set_aside, 30);
+  EXPECT_GT(past_budget, 20);
+  EXPECT_GT(nearly, 100);
 }
 
 TEST(JigsawGuestSearch, ReferenceFormIsOnlyForTheCoLocatingPlanners) {

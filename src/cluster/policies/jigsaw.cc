@@ -33,7 +33,7 @@
 #include <utility>
 
 #include "cluster/policies/colocation.h"
-#include "cluster/policies/jigsaw_skipping_order.h"
+#include "cluster/policies/jigsaw_warm_order.h"
 #include "cluster/policies/policies.h"
 #include "cluster/policies/prefix_order.h"
 #include "cluster/spb_cost_model.h"
@@ -294,8 +294,9 @@ class JigsawPolicy : public Policy {
     std::vector<GroupPlan> plans;  // by guest class
   };
   struct Offer {
-    std::vector<int> order;  // indices into group_pool_, ascending keys
-    size_t open_hosts = 0;   // hosts in the groups: none left, no later guest can be placed
+    std::vector<int> order;   // indices into group_pool_, ascending keys
+    std::vector<int> others;  // those of hosts not alone (kExclusive or kSpb), ascending keys
+    size_t open_hosts = 0;    // hosts in the groups: none left, no later guest can be placed
     double longest_remaining_s = 0;
   };
 
@@ -320,6 +321,12 @@ class JigsawPolicy : public Policy {
           offer->order.begin(), offer->order.end(), key,
           [&](int a, const std::tuple<int, int, int>& k) { return group_pool_[a].key < k; });
       offer->order.insert(at, g);
+      if (std::get<1>(key) != static_cast<int>(HostMode::kAlone)) {
+        auto other = std::lower_bound(
+            offer->others.begin(), offer->others.end(), key,
+            [&](int a, const std::tuple<int, int, int>& k) { return group_pool_[a].key < k; });
+        offer->others.insert(other, g);
+      }
     }
     return group;
   }
@@ -407,7 +414,7 @@ class JigsawPolicy : public Policy {
       return;
     }
     // The waiting jobs least served first (LeastServedOrder's order: ServedBefore's keys, then
-    // the index), sorted only as far as read; the keys copied side by side for the sort.
+    // the index); the keys copied side by side for the sort.
     std::vector<ServedKey>& served = served_;
     served.resize(waiting.size());
     for (size_t w = 0; w < waiting.size(); ++w) {
@@ -428,6 +435,7 @@ class JigsawPolicy : public Policy {
     }
     Offer& offer = offer_;
     offer.order.clear();
+    offer.others.clear();
     offer.open_hosts = 0;
     offer.longest_remaining_s = longest_remaining_s;
     ++offer_round_;
@@ -444,8 +452,7 @@ class JigsawPolicy : public Policy {
     // and a group losing members cannot gain an admissible one. A host entering a group (an SPB
     // host taking a further guest) may change that: every key is searched again (a new epoch).
     // Once every key with guests still to come has failed in the current epoch, the rest of the
-    // order would place nobody and change nothing: stop. Guests of a key that has failed are
-    // not even sorted into the order (SkippingOrder) until a new epoch.
+    // order would place nobody and change nothing: stop.
     const int num_keys = 2 * static_cast<int>(classes_.size());
     std::vector<int>& key_of = key_of_;
     key_of.resize(waiting.size());
@@ -464,11 +471,9 @@ class JigsawPolicy : public Policy {
     };
     int live_keys = keys_with_guests();  // keys with guests to come, not failed in this epoch
     int epoch = 0;
-    SkippingOrder least_served(static_cast<int>(waiting.size()), &order_, &aside_, served_before,
-                               [&](int w) { return key_failed_in_[key_of[w]] == epoch; });
-    for (int k = 0; offer.open_hosts > 0 && live_keys > 0; ++k) {
-      const int w = least_served.At(k);
-      if (w < 0) break;
+    const std::vector<int>& least_served = LeastServedFromLastRound(served_before);
+    for (size_t k = 0; k < least_served.size() && offer.open_hosts > 0 && live_keys > 0; ++k) {
+      const int w = least_served[k];
       const int key = key_of[w];
       --key_left_[key];
       if (key_failed_in_[key] == epoch) continue;
@@ -485,12 +490,55 @@ class JigsawPolicy : public Policy {
       }
       if (Place(jobs, waiting[w], best_host, best_plan, placements, hosts, &offer)) {
         ++epoch;
-        least_served.Reopen(k, [&](int skipped) { --key_left_[key_of[skipped]]; });
         live_keys = keys_with_guests();
       } else if (key_left_[key] == 0) {
         --live_keys;
       }
     }
+  }
+
+  // The waiting jobs (indices into waiting_ and served_, whose keys carry the ids) in the strict
+  // total order `before`, sorted from last round's order (WarmSort): the jobs that waited then
+  // and did not run keep their relative order nearly (their served shares all drift down
+  // slowly), the others (who ran, new arrivals, last round's hosts) are sorted apart and merged
+  // in. The result does not depend on the previous order, only the cost does.
+  template <typename Before>
+  const std::vector<int>& LeastServedFromLastRound(const Before& before) {
+    const size_t n = served_.size();  // the waiting jobs' keys, with their ids
+    warm_negative_.clear();
+    for (size_t w = 0; w < n; ++w) {
+      const int id = served_[w].id;
+      if (id < 0) {
+        warm_negative_[id] = static_cast<int>(w);
+        continue;
+      }
+      if (static_cast<size_t>(id) >= warm_slot_.size()) warm_slot_.resize(id + 1, -1);
+      warm_slot_[id] = static_cast<int>(w);
+    }
+    warm_taken_.assign(n, 0);
+    warm_kept_.clear();
+    warm_moved_.clear();
+    for (int id : last_order_ids_) {
+      int w = -1;
+      if (id < 0) {
+        auto it = warm_negative_.find(id);
+        if (it != warm_negative_.end()) w = it->second;
+      } else if (static_cast<size_t>(id) < warm_slot_.size()) {
+        w = warm_slot_[id];
+      }
+      if (w < 0 || LastRate(id) != 0) continue;
+      warm_taken_[w] = 1;
+      warm_kept_.push_back(w);
+    }
+    for (size_t w = 0; w < n; ++w) {
+      if (!warm_taken_[w]) warm_moved_.push_back(static_cast<int>(w));
+      const int id = served_[w].id;
+      if (id >= 0) warm_slot_[id] = -1;
+    }
+    WarmSort(&warm_kept_, &warm_moved_, before, &order_);
+    last_order_ids_.resize(order_.size());
+    for (size_t k = 0; k < order_.size(); ++k) last_order_ids_[k] = served_[order_[k]].id;
+    return order_;
   }
 
   // The host for guest `j` of class `guest_class`: across groups the largest gain, then the
@@ -505,19 +553,59 @@ class JigsawPolicy : public Policy {
     int best_host = -1;
     double best_gain = 0;
     const bool warmed_up = WarmedUp(jobs[j]);
-    const std::vector<int>& search = viable_known ? *viable : offer->order;
-    for (int g : search) {
+    auto visit = [&](int g) {
       Group& group = group_pool_[g];
-      if (group.members.empty()) continue;
+      if (group.members.empty()) return;
       const GroupPlan& entry = GroupPlanFor(&group, guest_class, hosts);
-      if (!entry.possible || (entry.guest_spb && !warmed_up)) continue;
+      if (!entry.possible || (entry.guest_spb && !warmed_up)) return;
       if (!viable_known) viable->push_back(g);
       const Plan& plan = *entry.plan;
       ScanGroup(jobs, hosts, group.members, j, plan, offer->longest_remaining_s, &best_host,
                 &best_gain, best_plan);
+    };
+    if (viable_known) {
+      for (int g : *viable) visit(g);
+    } else {
+      // The round's groups in key order, less the groups of lone hosts whose plan for this
+      // class is impossible: every host of such a group has the same state (alone, rate and
+      // speed 1), so its plan is the same in every round, and the group would be skipped.
+      const std::vector<int>& alone = AloneGroupsWithPlans(guest_class);
+      auto a = alone.begin();
+      for (int g : offer->others) {
+        for (; a != alone.end() && group_pool_[*a].key < group_pool_[g].key; ++a) {
+          if (group_pool_[*a].round == offer_round_) visit(*a);
+        }
+        visit(g);
+      }
+      for (; a != alone.end(); ++a) {
+        if (group_pool_[*a].round == offer_round_) visit(*a);
+      }
     }
     *best_host_out = best_host;
     return best_host >= 0;
+  }
+
+  // The groups of lone hosts (any round's) whose plan for a guest of `guest_class` is possible,
+  // in key order: PlanGuest for a lone host, rate and speed 1, of the group's class.
+  const std::vector<int>& AloneGroupsWithPlans(int guest_class) {
+    if (alone_plans_.size() <= static_cast<size_t>(guest_class)) {
+      alone_plans_.resize(guest_class + 1);
+      alone_checked_.resize(guest_class + 1, 0);
+    }
+    std::vector<int>& fits = alone_plans_[guest_class];
+    size_t& checked = alone_checked_[guest_class];
+    for (; checked < group_pool_.size(); ++checked) {
+      const Group& group = group_pool_[checked];
+      if (std::get<1>(group.key) != static_cast<int>(HostMode::kAlone)) continue;
+      HostState lone;
+      lone.job_class = std::get<0>(group.key);
+      if (!MemoPlan(lone, guest_class)->possible) continue;
+      auto at = std::lower_bound(
+          fits.begin(), fits.end(), group.key,
+          [&](int a, const std::tuple<int, int, int>& k) { return group_pool_[a].key < k; });
+      fits.insert(at, static_cast<int>(checked));
+    }
+    return fits;
   }
 
   // Puts guest `j` on host `best_host` with `plan`. True if the host entered a group (an SPB
@@ -779,7 +867,9 @@ class JigsawPolicy : public Policy {
   std::vector<long long> view_index_;  // PlanPlacements' scratch: view index by id, -1 if none
   // AddGuests' scratch, reused across rounds.
   Offer offer_;
-  std::vector<Group> group_pool_;                             // one per key seen
+  std::vector<Group> group_pool_;              // one per key seen
+  std::vector<std::vector<int>> alone_plans_;  // by guest class: AloneGroupsWithPlans'
+  std::vector<size_t> alone_checked_;          // by guest class: group_pool_ entries looked at
   std::map<std::tuple<int, int, int>, int> group_index_;      // key -> group_pool_ index
   long long offer_round_ = 0;                                 // AddGuests calls so far
   std::unordered_map<PlanKey, Plan, PlanKeyHash> plan_memo_;  // PlanGuest's results
@@ -791,7 +881,12 @@ class JigsawPolicy : public Policy {
   };
   std::vector<ServedKey> served_;
   std::vector<int> key_of_, key_left_, key_failed_in_;
-  std::vector<int> order_, aside_;        // SkippingOrder's
+  std::vector<int> order_;           // this round's least-served order of waiting_
+  std::vector<int> last_order_ids_;  // last round's, as job ids
+  std::vector<int> warm_slot_;       // LeastServedFromLastRound's scratch: by id
+  std::unordered_map<int, int> warm_negative_;
+  std::vector<char> warm_taken_;
+  std::vector<int> warm_kept_, warm_moved_;
   std::vector<int> viable_in_;            // by key: the epoch its viable_ entry belongs to
   std::vector<std::vector<int>> viable_;  // by key: groups that can take its guests
 };

@@ -146,8 +146,11 @@ void ShockwaveJob::UpdateProgress() {
       observed == progress_ ? completed_s_ : completed_s_ + EpochDuration(progress_);
   interpolated_s_ = observed_s / static_cast<double>(observed);
 
-  // Dirichlet posterior: the prior plus one per observed epoch of each batch size.
-  std::vector<long long> seen(batches_.size(), 0);
+  // Dirichlet posterior: the prior plus one per observed epoch of each batch size. Scratch
+  // reused across calls (this runs for every job whose progress or durations change).
+  thread_local std::vector<long long> seen;
+  thread_local std::vector<double> posterior, rebased;
+  seen.assign(batches_.size(), 0);
   long long left = observed;
   for (const Run& run : runs_) {
     if (left <= 0) break;
@@ -155,7 +158,7 @@ void ShockwaveJob::UpdateProgress() {
     seen[run.batch_index] += take;
     left -= take;
   }
-  std::vector<double> posterior(batches_.size());
+  posterior.resize(batches_.size());
   double concentration = 0;
   for (size_t b = 0; b < batches_.size(); ++b) {
     posterior[b] = RepeatedSum(prior_[b], 1.0, seen[b]);
@@ -164,7 +167,7 @@ void ShockwaveJob::UpdateProgress() {
   // Rebased to the job's epochs, minus one per observed epoch while at least one is left (each
   // subtraction of 1 from a value >= 1 is exact, so subtracting them at once is too).
   double rebased_total = 0;
-  std::vector<double> rebased(batches_.size());
+  rebased.resize(batches_.size());
   for (size_t b = 0; b < batches_.size(); ++b) {
     const double value = static_cast<double>(epochs_) * posterior[b] / concentration;
     const long long whole = value >= 1 ? static_cast<long long>(std::floor(value)) : 0;
