@@ -34,7 +34,9 @@ RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule ho
     // Two banks: the sweeps write a new tree's labels while the last labelled tree's are read.
     state.label_bits = 2 * (q * n * q * 2 * product_bits + 2 * kStaleIntervals * q * product_bits);
   }
-  state.queue_bits = n * q * product_bits;
+  // Per tree, the queue of the BFS that built it (one product node id per slot, in BFS order) and
+  // the first slot of each level: kept until the tree's next computation resumes it (kLevel).
+  state.queue_bits = q * 2 * n * q * product_bits;
   state.policy_entries = n * q;
   state.multicast_groups = n * q;
   state.multicast_replicas = 2 * e * q;
@@ -207,12 +209,11 @@ bool D2rScheme::PathFilterShows(int set, int x, int q, int dst, const std::vecto
   return false;
 }
 
-int D2rScheme::CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links,
-                             net::Time t) {
+std::vector<int> D2rScheme::Crossings(int set, int x, int q, const std::vector<int>& links) {
   const Topology& topology = *context_.topology;
   const Policy& policy = context_.router->policy();
-  const ForwardTree& tree = context_.router->Tree(epoch.bfs.set, x, q);
-  std::vector<int> children;  // product nodes the BFS discovers across one of `links`
+  const ForwardTree& tree = context_.router->Tree(set, x, q);
+  std::vector<int> children;
   for (int link : links) {
     for (int end = 0; end < 2; ++end) {
       const int a = end ? topology.links[link].b : topology.links[link].a;
@@ -225,6 +226,12 @@ int D2rScheme::CrossingLevel(const Epoch& epoch, int x, int q, const std::vector
       }
     }
   }
+  return children;
+}
+
+int D2rScheme::CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links,
+                             net::Time t) {
+  const std::vector<int> children = Crossings(epoch.bfs.set, x, q, links);
   std::vector<int32_t> levels;
   const std::vector<net::Time> found = DiscoveryTimes(epoch.bfs, x, q, children, &levels);
   int crossing = -1;
@@ -293,6 +300,30 @@ void D2rScheme::PlanTree(int x, int q) {
         continue;  // no failed edge in the tree: its paths are all intact
       }
       Epoch epoch{t, t, t, {}, tree_set, Bfs{-1, {Resume{0, t}}}, Bfs{}};
+      if (context_.timing->bfs == BfsMode::kLevel) {
+        // The tree in force was built by a BFS whose queue (in BFS order, with each level's first
+        // slot) is still in the registers. Its levels before the first one that discovered a node
+        // across the new failures are those of the BFS for all known failures (Router::Tree,
+        // tested), so the new BFS resumes there: the notice re-issues that level's frontier probes
+        // from the queue, one pass each, when that is sooner than running the levels before.
+        const std::vector<int> children = Crossings(tree_set, x, q, fresh);
+        const LevelProfile old = router.Levels(tree_set, x, q, children);
+        int level = -1;
+        for (int32_t l : old.target_level) {
+          if (l >= 0 && (level < 0 || l < level)) level = l;
+        }
+        net::Time kept = 0;  // the levels before `level`, run alone
+        for (int l = 0; l < level; ++l) kept += LevelTime(old.entries[static_cast<size_t>(l)]);
+        if (level > 0) {
+          const int64_t reissued = old.frontier[static_cast<size_t>(level)];
+          if (reissued * context_.timing->pass < kept) {
+            // Levels 0..level-1 count as run before t (they are not charged).
+            epoch.bfs.resumes = {Resume{0, t - kept},
+                                 Resume{level, t + reissued * context_.timing->pass}};
+            epoch.reissued = reissued;
+          }
+        }
+      }
       epochs.push_back(std::move(epoch));
       plan(&epochs.back(), known);
     } else if (const int level = CrossingLevel(epochs.back(), x, q, fresh, t); level < 0) {

@@ -34,6 +34,10 @@
 // rolls back to level l (BfsMode::kLevel: the levels before are those of the BFS for all known
 // failures; the notice re-issues level l's frontier probes from the BFS queue, one pass each, and
 // a rollback tag per entry marks those written since as unvisited; kEntry: it restarts).
+// Likewise a computation that begins when the switch is not computing (kLevel) resumes the BFS
+// that built the tree in force (its queue and level boundaries stay in registers) at the first
+// level that discovered a node across the new failures, when re-issuing that level's frontier
+// (a pass per probe) is sooner than running the levels before: those levels are the new BFS's.
 // Destinations found before the notice keep their release. Forwarding follows the routing rule of
 // routing.h on the failures the switch knows; a packet whose hop budget cannot be met from here is
 // dropped, never forwarded on a non-compliant path.
@@ -65,7 +69,7 @@ struct RegisterState {
   // BFS goes on in one while its rerun writes the other), and the old tree's first hop.
   int64_t tree_bits = 0;
   int64_t generation_bits = 0;  // per tree and product node: rollback tag (BfsMode::kLevel)
-  int64_t queue_bits = 0;       // BFS queue (one product node id per slot)
+  int64_t queue_bits = 0;       // per tree: BFS queue (one product node id per slot), level starts
   // HoldRule::kStale: subtree labels (pre-order index and subtree end per product node and tree)
   // and per tree kStaleIntervals label intervals of subtrees cut off by known failures; two banks.
   int64_t label_bits = 0;
@@ -155,6 +159,9 @@ class D2rScheme : public Scheme {
   // Whether the path filter of dst's entry in x's tree for state q and failure set `set` (one bit
   // per link on the path, link id modulo kPathFilterBits) has the bit of one of `links`.
   bool PathFilterShows(int set, int x, int q, int dst, const std::vector<int>& links);
+  // The product nodes x's BFS tree for state q and failure set `set` reaches across one of
+  // `links` (over a tree edge).
+  std::vector<int> Crossings(int set, int x, int q, const std::vector<int>& links);
   // The first level in which the epoch's BFS has discovered a product node across one of `links`
   // by time t (kEntry: 0), or -1 when it has not.
   int CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links, net::Time t);

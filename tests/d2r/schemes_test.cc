@@ -562,7 +562,9 @@ TEST(Schemes, StaleHoldRuleReadsTheLastLabelledTreeWhileNewLabelsAreSwept) {
   // sweeps, 2 x 120 us more, ready at 480 us) are not: the hold test reads the failure-free tree's
   // labels. A destination whose route there avoids every known failure keeps that route in every
   // later tree: not held. One whose route there crosses a known failure is held until the second
-  // BFS finds it (never: 3 is cut off; the BFS ends after 4 levels, at 440 us).
+  // BFS finds it (never: 3 is cut off). That BFS resumes the first tree's at level 3, the first
+  // that crossed 6-3: the notice re-issues {6} (one pass) and level 3 ends at 400 us (from
+  // scratch: 4 levels, 440 us).
   Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {6, 3}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
@@ -589,7 +591,7 @@ TEST(Schemes, StaleHoldRuleReadsTheLastLabelledTreeWhileNewLabelsAreSwept) {
   EXPECT_EQ(d2r.Decide(0, to6, second, &change).next, 4);
   held = d2r.Decide(0, to3, second, &change);
   ASSERT_EQ(held.kind, Decision::kHold);
-  EXPECT_EQ(held.until, 440 * us);
+  EXPECT_EQ(held.until, 400 * us);
   EXPECT_EQ(d2r.Decide(0, to3, held.until, &change).kind, Decision::kDrop);
   // Under the port rule nothing is held whose next hop is up.
   Timing port = timing;
@@ -691,6 +693,108 @@ TEST(Schemes, ASecondFailureTheBfsHasNotCrossedYetJoinsIt) {
   EXPECT_EQ(per_switch[0]["tree_recomputations"], 1);
   EXPECT_EQ(per_switch[0]["bfs_passes"], 7);
   EXPECT_DOUBLE_EQ(per_switch[0]["compute_us"].get<double>(), 140.0);
+}
+
+TEST(Schemes, AComputationResumesTheTreeInForceAtTheFirstLevelThatCrossedTheFailure) {
+  // 0-1-2-3-4 plus 2-5-6-4, 10 us links, passes of 20 us, no replica gap; 3-4 fails and switch 0
+  // learns at 3 x (20 + 10) = 90 us. Its failure-free BFS: {0}: 1; {1}: 2; {2}: 3, 5; {3, 5}: 4
+  // (from 3), 6; {4, 6}. 3-4 is first crossed in level 3: the levels before are those of the BFS
+  // for 3-4 down, so the new BFS re-issues level 3's frontier {3, 5} (two passes, 90-130 us) and
+  // runs levels 3-5 of the BFS for 3-4 down: {3, 5}: 6 (150 us); {6}: 4 (170 us); {4}: done at
+  // 190 us. From scratch: 6 levels, 4 found at 190 us, done at 210 us.
+  Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {2, 5}, {5, 6}, {6, 4}},
+                         10 * net::kMicrosecond);
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
+  D2rScheme d2r(context);
+  const net::Time us = net::kMicrosecond;
+  ASSERT_EQ(d2r.LearnTime(0, 0), 90 * us);
+  net::Time change;
+  auto to = [](int dst) { return Packet{dst, 0, 0, INT32_MAX}; };
+  const Decision held = d2r.Decide(0, to(4), 90 * us, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 170 * us);
+  EXPECT_EQ(d2r.Decide(0, to(4), held.until, &change).next, 1);  // 0-1-2-5-6-4
+  // Routes that avoid 3-4 are not held.
+  EXPECT_EQ(d2r.Decide(0, to(3), 90 * us, &change).kind, Decision::kForward);
+  EXPECT_EQ(d2r.Decide(0, to(6), 90 * us, &change).kind, Decision::kForward);
+  // Work: two re-issued probes, then levels 3-5 (4 + 2 + 2 adjacency entries): 5 passes, 10
+  // recirculations, 100 us (from scratch: 6 passes, 1+2+3+4+2+2 = 14 recirculations, 120 us).
+  const Json per_switch = d2r.PerSwitch();
+  ASSERT_EQ(per_switch[0]["switch"], "N0");
+  EXPECT_EQ(per_switch[0]["tree_recomputations"], 1);
+  EXPECT_EQ(per_switch[0]["bfs_passes"], 5);
+  EXPECT_EQ(per_switch[0]["recirculations"], 10);
+  EXPECT_DOUBLE_EQ(per_switch[0]["compute_us"].get<double>(), 100.0);
+  // Entry mode has no levels to keep: it runs the whole BFS.
+  Timing entry = timing;
+  entry.bfs = BfsMode::kEntry;
+  ScenarioContext entry_context(t, entry, router, plain, Fail(t, {{3, 4}}));
+  D2rScheme entry_d2r(entry_context);
+  EXPECT_EQ(entry_d2r.PerSwitch()[0]["tree_recomputations"], 1);
+  EXPECT_GT(entry_d2r.Decide(0, to(4), 90 * us, &change).until, 170 * us);
+}
+
+TEST(Schemes, TwoSwitchHoldsAreShorterWhenEachSwitchResumesItsTree) {
+  // A packet held at two switches in a row, one BFS each (the last double-failure scenarios below
+  // 100x in session 6, on VtlWavenet2008/2011): line 0-1-2-3-4-5-6 with detours 1-8-2 and 5-7-6,
+  // 100 us links, passes of 20 us, no replica gap; 1-2 and 5-6 fail. Switch 1 (an end of 1-2)
+  // holds a packet for 6 from 0 until its BFS for 1-2 down finds 6 ({1}: 0, 8; {0, 8}: 2; {2}: 3;
+  // {3}: 4; {4}: 5; {5}: 6, 7), at 120 us. Switch 2 (the other end) finished that BFS at 100 us
+  // ({2}: 3, 8; {3, 8}: 4, 1; {4, 1}: 5, 0; {5, 0}: 6, 7; {6, 7}) and learns of 5-6 at 3 x 120 =
+  // 360 us: a packet for 6 arriving then is held (its route 2-3-4-5-6 crosses 5-6) until the new
+  // BFS finds 6. That BFS resumes switch 2's tree at level 3, the first that crossed 5-6: the
+  // notice re-issues {5, 0} (two passes), then {5, 0}: 7 (420 us); {7}: 6 (440 us); {6}: done at
+  // 460 us. From scratch: 6 found at 460 us, done at 480 us. Switch 1 learns of 5-6 at 600 us (over
+  // 2-8-1); its tree for 1-2 down first crossed 5-6 in level 5 (frontier {5}): one re-issued
+  // probe, {5}: 7 (640 us), {7}: 6 (660 us; from scratch 740 us).
+  Topology t = MakeGraph(
+      9, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {1, 8}, {8, 2}, {5, 7}, {7, 6}});
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}, {5, 6}}));
+  D2rScheme d2r(context);
+  const net::Time us = net::kMicrosecond;
+  ASSERT_EQ(d2r.LearnTime(1, 0), 0);
+  ASSERT_EQ(d2r.LearnTime(2, 0), 0);
+  ASSERT_EQ(d2r.LearnTime(2, 1), 360 * us);
+  ASSERT_EQ(d2r.LearnTime(1, 1), 600 * us);
+  net::Time change;
+  const Packet to6{6, 0, 0, INT32_MAX};
+  Decision held = d2r.Decide(1, to6, 0, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 120 * us);
+  EXPECT_EQ(d2r.Decide(1, to6, held.until, &change).next, 8);
+  held = d2r.Decide(2, to6, 360 * us, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 440 * us);
+  EXPECT_EQ(d2r.Decide(2, to6, held.until, &change).next, 3);  // 2-3-4-5-7-6
+  // Routes that avoid 5-6 are not held: 4 (2-3-4) and 7 (2-3-4-5-7, the same in the new tree).
+  EXPECT_EQ(d2r.Decide(2, {4, 0, 0, INT32_MAX}, 360 * us, &change).next, 3);
+  EXPECT_EQ(d2r.Decide(2, {7, 0, 0, INT32_MAX}, 360 * us, &change).next, 3);
+  held = d2r.Decide(1, to6, 600 * us, &change);
+  ASSERT_EQ(held.kind, Decision::kHold);
+  EXPECT_EQ(held.until, 660 * us);
+  // Switch 2: the BFS for 1-2 down (3+4+5+4+4 entries), two re-issued probes, levels 3-5 of the
+  // BFS for both down (4+2+2): 10 passes, 30 recirculations, 200 us (from scratch 11, 40, 220).
+  const Json per_switch = d2r.PerSwitch();
+  bool checked = false;
+  for (const Json& entry : per_switch) {
+    if (entry["switch"] != "N2") continue;
+    checked = true;
+    EXPECT_EQ(entry["tree_recomputations"], 2);
+    EXPECT_EQ(entry["bfs_passes"], 10);
+    EXPECT_EQ(entry["recirculations"], 30);
+    EXPECT_DOUBLE_EQ(entry["compute_us"].get<double>(), 200.0);
+  }
+  EXPECT_TRUE(checked);
 }
 
 TEST(Schemes, InBandControlGoesRoundTheFailure) {
