@@ -125,16 +125,27 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
       record.lost_clients.insert(record.lost_clients.end(), trained.lost.begin(),
                                  trained.lost.end());
       if (trained.updates.empty()) continue;
+      const ScreenedUpdates screened = ScreenUpdates(cohort_weights[m], trained.updates,
+                                                     trained.trained, m, options.max_update_ratio);
+      record.participants -= static_cast<int>(screened.rejected.size());
+      record.dropped += static_cast<int>(screened.rejected.size());
+      record.rejected.insert(record.rejected.end(), screened.rejected.begin(),
+                             screened.rejected.end());
+      if (screened.kept.empty()) continue;
       Rows signatures;
-      for (const LocalUpdate& update : trained.updates) {
+      std::vector<LocalUpdate> updates;
+      std::vector<int> updated_clients;
+      for (int i : screened.kept) {
+        const LocalUpdate& update = trained.updates[i];
         loss_sum += update.loss;
         if (options.auxo) signatures.push_back(SignatureOf(cohort_weights[m], update.weights));
+        updates.push_back(update);
+        updated_clients.push_back(trained.trained[i]);
       }
-      const std::vector<LocalUpdate>& updates = trained.updates;
       next_weights[m] = FedAvg(updates);
       if (options.auxo && round >= options.auxo_start_round) {
         const Rows centered = CenterRows(signatures);
-        const int child = table.Update(m, trained.trained, NormalizeRows(centered), centered,
+        const int child = table.Update(m, updated_clients, NormalizeRows(centered), centered,
                                        round <= options.auxo_stop_round);
         if (child >= 0) splits.emplace_back(m, child);
       }
