@@ -363,7 +363,7 @@ int RunFl(FlCommandOptions options) {
       progress.Final("round " + std::to_string(r.round) + ", cohort " + std::to_string(u.cohort) +
                      ": rejected client " + std::to_string(u.client) + "'s update (loss " +
                      FormatShortest(u.loss) + ", distance " + FormatShortest(u.norm) +
-                     " vs median " + FormatShortest(u.median_norm) + ")");
+                     " vs reference " + FormatShortest(u.reference_norm) + ")");
     }
   };
   FlResult result;
@@ -412,7 +412,7 @@ int RunFl(FlCommandOptions options) {
   std::string csv =
       "round,cohorts,participants,dropped,train_loss,simulated_s,wall_s,mean_accuracy,"
       "worst10_accuracy,accuracy_stddev,rejected,lost_clients\n";
-  std::string rejected = "round,cohort,client,loss,distance,median_distance\n";
+  std::string rejected = "round,cohort,client,loss,distance,reference_distance\n";
   for (const RoundRecord& r : result.rounds) {
     csv +=
         std::to_string(r.round) + "," + std::to_string(r.cohorts) + "," +
@@ -426,7 +426,7 @@ int RunFl(FlCommandOptions options) {
     for (const RejectedUpdate& u : r.rejected) {
       rejected += std::to_string(r.round) + "," + std::to_string(u.cohort) + "," +
                   data.clients[u.client].id + "," + FormatShortest(u.loss) + "," +
-                  FormatShortest(u.norm) + "," + FormatShortest(u.median_norm) + "\n";
+                  FormatShortest(u.norm) + "," + FormatShortest(u.reference_norm) + "\n";
     }
   }
   WriteFileAtomically(options.out + "/rounds.csv", csv);
@@ -572,9 +572,11 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--batch", options->run.local.batch)->capture_default_str();
   command->add_option("--lr", options->run.local.lr)->capture_default_str();
   command
-      ->add_option("--max-update-ratio", options->run.max_update_ratio,
-                   "reject a local update farther from its cohort's model than this many times "
-                   "the round's median distance (0: reject only non-finite updates)")
+      ->add_option(
+          "--max-update-ratio", options->run.max_update_ratio,
+          "reject a local update farther from its cohort's model than this many times "
+          "the round's median distance, or the cohort's previous median where smaller (0: reject "
+          "only non-finite updates)")
       ->capture_default_str();
   command
       ->add_option("--availability", options->run.population.availability,

@@ -88,6 +88,7 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
   const auto start = std::chrono::steady_clock::now();
   FlModel model(options.model, data.height, data.width, data.classes, options.seed);
   std::vector<torch::Tensor> cohort_weights = {model.GetWeights()};
+  std::vector<double> cohort_median_norm = {0.0};  // last kept median update distance (guard)
   const torch::Tensor initial_weights = cohort_weights[0].clone();
   ClientPopulation population(num_clients, options.population, options.seed * 7919 + 1);
   CohortTable table(num_clients, options.cohort);
@@ -125,8 +126,10 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
       record.lost_clients.insert(record.lost_clients.end(), trained.lost.begin(),
                                  trained.lost.end());
       if (trained.updates.empty()) continue;
-      const ScreenedUpdates screened = ScreenUpdates(cohort_weights[m], trained.updates,
-                                                     trained.trained, m, options.max_update_ratio);
+      const ScreenedUpdates screened =
+          ScreenUpdates(cohort_weights[m], trained.updates, trained.trained, m,
+                        options.max_update_ratio, cohort_median_norm[m]);
+      if (screened.kept_median_norm > 0) cohort_median_norm[m] = screened.kept_median_norm;
       record.participants -= static_cast<int>(screened.rejected.size());
       record.dropped += static_cast<int>(screened.rejected.size());
       record.rejected.insert(record.rejected.end(), screened.rejected.begin(),
@@ -156,6 +159,7 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
         throw std::logic_error("cohort table and models disagree on the cohort count");
       }
       cohort_weights.push_back(cohort_weights[parent].clone());
+      cohort_median_norm.push_back(cohort_median_norm[parent]);
     }
     simulated += round_time;
     record.cohorts = static_cast<int>(cohort_weights.size());

@@ -40,7 +40,8 @@ struct FlOptions {
   int eval_every = 10;
   double target_accuracy = 0.0;  // 0: none
   // Updates farther from their cohort's model than this many times the round's median distance
-  // are rejected (update_guard.h); <= 0: only non-finite updates are.
+  // (or the cohort's previous one, where smaller) are rejected (update_guard.h); <= 0: only
+  // non-finite updates are.
   double max_update_ratio = 10.0;
   uint64_t seed = 1;
   // Simulation: train a cohort's clients of a round together (batched_training.h) when the model

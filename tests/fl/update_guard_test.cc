@@ -32,7 +32,8 @@ TEST(UpdateGuard, NaNUpdateIsDroppedAndTheRestAveragedExactly) {
   EXPECT_EQ(screened.rejected[0].client, 9);
   EXPECT_EQ(screened.rejected[0].cohort, 2);
   EXPECT_TRUE(std::isnan(screened.rejected[0].norm));
-  EXPECT_EQ(screened.rejected[0].median_norm, std::sqrt(5.0));  // lower median of sqrt 5, 5
+  EXPECT_EQ(screened.rejected[0].reference_norm, std::sqrt(5.0));  // lower median of sqrt 5, 5
+  EXPECT_EQ(screened.kept_median_norm, std::sqrt(5.0));
   const torch::Tensor average = FedAvg({updates[0], updates[1]});
   EXPECT_EQ(average[0].item<float>(), 2.5f);  // (1 * 1 + 3 * 3) / 4
   EXPECT_EQ(average[1].item<float>(), 3.5f);  // (1 * 2 + 3 * 4) / 4
@@ -48,11 +49,32 @@ TEST(UpdateGuard, ExplodingUpdateIsDroppedAgainstTheLowerMedian) {
   ASSERT_EQ(screened.rejected.size(), 1u);
   EXPECT_EQ(screened.rejected[0].client, 3);
   EXPECT_EQ(screened.rejected[0].norm, 1000.0);
-  EXPECT_EQ(screened.rejected[0].median_norm, 2.0);
+  EXPECT_EQ(screened.rejected[0].reference_norm, 2.0);
   EXPECT_EQ(screened.rejected[0].loss, 3e6);
+  EXPECT_EQ(screened.kept_median_norm, 2.0);  // of 5, 1, 2
   // Ratio 600: 1000 <= 600 * 2, kept; ratio 0: only finiteness counts.
   EXPECT_EQ(ScreenUpdates(global, updates, {0, 1, 2, 3}, 0, 600.0).kept.size(), 4u);
   EXPECT_EQ(ScreenUpdates(global, updates, {0, 1, 2, 3}, 0, 0.0).kept.size(), 4u);
+}
+
+TEST(UpdateGuard, ARoundThatBlewUpWholeIsRejectedAgainstThePreviousMedian) {
+  const torch::Tensor global = torch::zeros({2});
+  // Every client's distance is 1000 or 2000: this round's median (1000) alone would keep them.
+  const std::vector<LocalUpdate> updates = {Update({600, 800}, 1), Update({0, 2000}, 1)};
+  EXPECT_EQ(ScreenUpdates(global, updates, {4, 5}, 1, 10.0).kept.size(), 2u);
+  const ScreenedUpdates screened = ScreenUpdates(global, updates, {4, 5}, 1, 10.0, 3.0);
+  EXPECT_TRUE(screened.kept.empty());
+  ASSERT_EQ(screened.rejected.size(), 2u);
+  EXPECT_EQ(screened.rejected[1].client, 5);
+  EXPECT_EQ(screened.rejected[1].norm, 2000.0);
+  EXPECT_EQ(screened.rejected[1].reference_norm, 3.0);
+  EXPECT_EQ(screened.kept_median_norm, 0.0);
+  // A previous median larger than this round's does not loosen the test; a single update is
+  // tested against the previous median only.
+  EXPECT_EQ(ScreenUpdates(global, updates, {4, 5}, 1, 1.5, 1e9).kept, (std::vector<int>{0}));
+  EXPECT_EQ(ScreenUpdates(global, {updates[1]}, {5}, 1, 10.0, 199.0).kept.size(), 0u);
+  EXPECT_EQ(ScreenUpdates(global, {updates[1]}, {5}, 1, 10.0, 200.0).kept.size(), 1u);
+  EXPECT_EQ(ScreenUpdates(global, {updates[1]}, {5}, 1, 0.0, 1.0).kept.size(), 1u);
 }
 
 TEST(UpdateGuard, NonFiniteLossOrInfiniteWeightsAreDropped) {
