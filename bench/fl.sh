@@ -3,16 +3,19 @@
 # (105 LEAF writers) and on a ground-truth population (Fashion-MNIST, 4 groups that permute the
 # labels), blob cohort discovery over 20 seeds, and simulation speed (CPU s per round with 100
 # participants of LeNet, batched and sequential local training). Prints tables; numbers depend on the machine's load (run with nice).
-# Usage: bench/fl.sh [JIGSAW]   env: SEEDS (default "1 2"), FEMNIST_ROUNDS (300),
-#   GROUP_ROUNDS (300), SPEED_ROUNDS (12), PARTICIPANTS (20), LOCAL_STEPS (10), MODEL (lenet),
-#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20), ACCURACY_SETS ("femnist groups"),
-#   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
-#   SKIP_BLOBS=1
+# Usage: bench/fl.sh [JIGSAW]   env: SEEDS (default "1 2 3"), FEMNIST_ROUNDS (300),
+#   FEMNIST_PARTICIPANTS (50), GROUP_ROUNDS (300), PARTICIPANTS (20, ground-truth population),
+#   SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet), SPLIT_EPOCHS (50,100), BLOB_SEEDS (20),
+#   ACCURACY_SETS ("femnist groups"), ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"),
+#   SKIP_SPEED=1, SKIP_ACCURACY=1, SKIP_BLOBS=1, KEEP=DIR
+# The FEMNIST table alone (12 runs of ~200 CPU s each at the defaults, one thread each):
+#   SKIP_SPEED=1 SKIP_BLOBS=1 ACCURACY_SETS=femnist bench/fl.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J="${1:-build/jigsaw}"
-SEEDS="${SEEDS:-1 2}"
+SEEDS="${SEEDS:-1 2 3}"
 FEMNIST_ROUNDS="${FEMNIST_ROUNDS:-300}"
+FEMNIST_PARTICIPANTS="${FEMNIST_PARTICIPANTS:-50}"
 GROUP_ROUNDS="${GROUP_ROUNDS:-300}"
 SPEED_ROUNDS="${SPEED_ROUNDS:-12}"
 PARTICIPANTS="${PARTICIPANTS:-20}"
@@ -22,26 +25,62 @@ SPLIT_EPOCHS="${SPLIT_EPOCHS:-50,100}"
 BLOB_SEEDS="${BLOB_SEEDS:-20}"
 ACCURACY_SETS="${ACCURACY_SETS:-femnist groups}"
 ALGORITHMS="${ALGORITHMS:-fedavg auxo+fedavg fedprox auxo+fedprox}"
-OUT="$(mktemp -d)"
-trap 'rm -rf "$OUT"' EXIT
+# KEEP=DIR keeps every run's output folder (rounds.csv, rejected.csv, ...) under DIR.
+if [[ -n "${KEEP:-}" ]]; then
+  OUT="$KEEP"
+  mkdir -p "$OUT"
+else
+  OUT="$(mktemp -d)"
+  trap 'rm -rf "$OUT"' EXIT
+fi
 
 field() { jq -r ".$2" "$1/summary.json"; }
 
 # Common settings: batch 20, lr 0.05 (the reference config's values), 1.3x over-commitment,
 # log-normal speeds, 80% availability; Auxo splits at cohort epochs SPLIT_EPOCHS.
 COMMON=(--model "$MODEL" --local-steps "$LOCAL_STEPS" --batch 20 --lr 0.05
-  --participants "$PARTICIPANTS" --overcommit 1.3 --speed-sigma 0.5 --availability 0.8
+  --overcommit 1.3 --speed-sigma 0.5 --availability 0.8
   --eval-every 25 --split-epochs "$SPLIT_EPOCHS" --quiet)
 
-accuracy_table() {  # title dataset-args rounds
-  local title="$1" rounds="$3"
+# Per algorithm over the seeds: mean, standard deviation and minimum of the final mean accuracy,
+# mean of worst-10% and bias; then Auxo minus its baseline, seed by seed (paired: same seed, same
+# population, same participants per round).
+spread_summary() {  # rows file: algorithm seed mean worst10 bias
+  echo "-- over seeds (mean acc: mean / sd / min; worst10 and bias: mean / worst) --"
+  printf '%-16s %6s %9s %7s %7s %9s %9s %9s %9s\n' algorithm seeds mean sd min worst10 \
+    worst10_min bias bias_max
+  awk '{n[$1]++; s[$1]+=$3; q[$1]+=$3*$3; w[$1]+=$4; b[$1]+=$5;
+        if (!($1 in lo) || $3 < lo[$1]) lo[$1]=$3; if (!($1 in wl) || $4 < wl[$1]) wl[$1]=$4;
+        if (!($1 in bh) || $5 > bh[$1]) bh[$1]=$5; if (!($1 in at)) { at[$1]=++k; name[k]=$1 } }
+       END { for (i = 1; i <= k; i++) { a = name[i]; m = s[a] / n[a]; v = q[a] / n[a] - m * m;
+               printf "%-16s %6d %9.4f %7.4f %7.4f %9.4f %9.4f %9.4f %9.4f\n", a, n[a], m,
+                 sqrt(v > 0 ? v : 0), lo[a], w[a] / n[a], wl[a], b[a] / n[a], bh[a] } }' "$1"
+  echo "-- Auxo minus its baseline, per seed (mean acc, worst10, bias) --"
+  awk '{key = $1 " " $2; acc[key]=$3; wst[key]=$4; bias[key]=$5;
+        if (!($2 in seen)) { seen[$2]=1; order[++seeds]=$2 } }
+       END { split("fedavg fedprox", bases, " ");
+             for (j = 1; j <= 2; j++) { b = bases[j]; line = ""; da = 0; n = 0;
+               for (i = 1; i <= seeds; i++) { seed = order[i];
+                 if (!((b " " seed) in acc) || !(("auxo+" b " " seed) in acc)) continue;
+                 d = acc["auxo+" b " " seed] - acc[b " " seed]; da += d; n++;
+                 line = line sprintf(" seed %s: %+.4f / %+.4f / %+.4f;", seed, d,
+                   wst["auxo+" b " " seed] - wst[b " " seed],
+                   bias["auxo+" b " " seed] - bias[b " " seed]) }
+               if (n > 0) printf "auxo+%s - %s: mean %+.4f over %d seeds;%s\n", b, b, da / n, n, line } }' "$1"
+}
+
+accuracy_table() {  # title dataset-args rounds participants
+  local title="$1" rounds="$3" participants="$4"
   read -r -a data_args <<<"$2"
-  echo "== $title: $rounds rounds, $PARTICIPANTS participants/round, seeds: $SEEDS =="
-  printf '%-16s %5s %9s %9s %9s %8s %7s %7s %8s\n' algorithm seed mean_acc worst10 bias \
-    cohorts ari purity wall_s
+  local rows="$OUT/rows-$RANDOM"
+  : >"$rows"
+  echo "== $title: $rounds rounds, $participants participants/round, seeds: $SEEDS =="
+  printf '%-16s %5s %9s %9s %9s %8s %7s %7s %9s %8s %8s\n' algorithm seed mean_acc worst10 bias \
+    cohorts ari purity rejected cpu_s wall_s
   for algo in $ALGORITHMS; do
     for seed in $SEEDS; do
-      local args=("${data_args[@]}" "${COMMON[@]}" --rounds "$rounds" --seed "$seed")
+      local args=("${data_args[@]}" "${COMMON[@]}" --participants "$participants"
+        --rounds "$rounds" --seed "$seed")
       case "$algo" in
         auxo+*) args+=(--auxo) ;;
       esac
@@ -50,24 +89,28 @@ accuracy_table() {  # title dataset-args rounds
       esac
       local dir="$OUT/$algo-$seed"
       nice -n 10 "$J" fl "${args[@]}" --out "$dir" >/dev/null
-      printf '%-16s %5s %9s %9s %9s %8s %7s %7s %8s\n' "$algo" "$seed" \
+      printf '%-16s %5s %9s %9s %9s %8s %7s %7s %9s %8s %8s\n' "$algo" "$seed" \
         "$(field "$dir" final_mean_accuracy)" "$(field "$dir" final_worst10_accuracy)" \
         "$(field "$dir" final_accuracy_stddev)" "$(field "$dir" cohorts)" \
         "$(jq -r '.ari // "-"' "$dir/summary.json")" "$(jq -r '.purity // "-"' "$dir/summary.json")" \
-        "$(field "$dir" wall_s)"
+        "$(field "$dir" rejected_updates)" "$(field "$dir" cpu_s)" "$(field "$dir" wall_s)"
+      echo "$algo $seed $(field "$dir" final_mean_accuracy) $(field "$dir" final_worst10_accuracy)" \
+        "$(field "$dir" final_accuracy_stddev)" >>"$rows"
     done
   done
+  spread_summary "$rows"
   echo
 }
 
 if [[ -z "${SKIP_ACCURACY:-}" ]]; then
   if [[ " $ACCURACY_SETS " == *" femnist "* ]]; then
-    accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS"
+    accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS" \
+      "$FEMNIST_PARTICIPANTS"
   fi
   if [[ " $ACCURACY_SETS " == *" groups "* ]]; then
     accuracy_table "Fashion-MNIST, 4 label-permutation groups x 50 clients" \
       "--dataset fashion-groups --clients 200 --groups 4 --samples-per-client 200 --test-per-client 50" \
-      "$GROUP_ROUNDS"
+      "$GROUP_ROUNDS" "$PARTICIPANTS"
   fi
 fi
 

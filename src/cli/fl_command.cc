@@ -1,10 +1,12 @@
 // `jigsaw fl`: federated learning (FedAvg, FedProx, Auxo on either) with simulated clients
-// (src/fl). Writes OUT/summary.json, OUT/rounds.csv and OUT/clients.csv.
+// (src/fl). Writes OUT/summary.json, OUT/rounds.csv, OUT/clients.csv and OUT/rejected.csv (the
+// updates the aggregation rejected, update_guard.h).
 #include <malloc.h>
 #include <sys/resource.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -118,6 +120,13 @@ std::string JoinLost(const std::vector<int>& clients) {
   return text;
 }
 
+// %.6g: losses and distances of rejected updates span many magnitudes (and may be nan or inf).
+std::string FormatShortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
+  return text;
+}
+
 FederatedData FromImageSets(const ImageSet& train, const ImageSet& test) {
   FederatedData data;
   data.height = train.height;
@@ -223,6 +232,9 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   int lost = 0;
   for (const RoundRecord& r : result.rounds) lost += static_cast<int>(r.lost_clients.size());
   json["lost_updates"] = lost;
+  int rejected = 0;
+  for (const RoundRecord& r : result.rounds) rejected += static_cast<int>(r.rejected.size());
+  json["rejected_updates"] = rejected;
   json["rounds_per_s"] = RoundTo(result.wall_s > 0 ? options.run.rounds / result.wall_s : 0.0, 3);
   json["local_training"] =
       options.run.batched_training && SupportsBatchedTraining(options.run.model) && !options.serve
@@ -302,6 +314,9 @@ int RunFl(FlCommandOptions options) {
       !(options.run.local.lr > 0)) {
     throw UsageError("--local-steps, --batch and --lr must be positive");
   }
+  if (!(options.run.max_update_ratio >= 0) || !std::isfinite(options.run.max_update_ratio)) {
+    throw UsageError("--max-update-ratio must be a finite number >= 0");
+  }
   if (options.threads < 1 || options.threads > 256) throw UsageError("--threads in [1, 256]");
   options.run.cohort.split_epochs = ParseEpochList(options.split_epochs);
   if (!(options.min_side_separation >= 0) || options.rebipartition_epochs < 0) {
@@ -343,6 +358,12 @@ int RunFl(FlCommandOptions options) {
                          " cohort(s), loss " + FormatFixed(r.train_loss, 3);
       if (r.evaluated) line += ", mean acc " + FormatFixed(r.mean_accuracy, 3);
       progress.Report(line + ", " + FormatFixed(r.wall_s, 1) + " s");
+    }
+    for (const RejectedUpdate& u : r.rejected) {
+      progress.Final("round " + std::to_string(r.round) + ", cohort " + std::to_string(u.cohort) +
+                     ": rejected client " + std::to_string(u.client) + "'s update (loss " +
+                     FormatShortest(u.loss) + ", distance " + FormatShortest(u.norm) +
+                     " vs reference " + FormatShortest(u.reference_norm) + ")");
     }
   };
   FlResult result;
@@ -390,7 +411,8 @@ int RunFl(FlCommandOptions options) {
   }
   std::string csv =
       "round,cohorts,participants,dropped,train_loss,simulated_s,wall_s,mean_accuracy,"
-      "worst10_accuracy,accuracy_stddev,lost_clients\n";
+      "worst10_accuracy,accuracy_stddev,rejected,lost_clients\n";
+  std::string rejected = "round,cohort,client,loss,distance,reference_distance\n";
   for (const RoundRecord& r : result.rounds) {
     csv +=
         std::to_string(r.round) + "," + std::to_string(r.cohorts) + "," +
@@ -400,9 +422,15 @@ int RunFl(FlCommandOptions options) {
         (r.evaluated ? FormatFixed(r.mean_accuracy, 4) + "," + FormatFixed(r.worst10_accuracy, 4) +
                            "," + FormatFixed(r.accuracy_stddev, 4)
                      : std::string(",,")) +
-        "," + JoinLost(r.lost_clients) + "\n";
+        "," + std::to_string(r.rejected.size()) + "," + JoinLost(r.lost_clients) + "\n";
+    for (const RejectedUpdate& u : r.rejected) {
+      rejected += std::to_string(r.round) + "," + std::to_string(u.cohort) + "," +
+                  data.clients[u.client].id + "," + FormatShortest(u.loss) + "," +
+                  FormatShortest(u.norm) + "," + FormatShortest(u.reference_norm) + "\n";
+    }
   }
   WriteFileAtomically(options.out + "/rounds.csv", csv);
+  WriteFileAtomically(options.out + "/rejected.csv", rejected);
   std::string clients = "client,group,cohort,accuracy\n";
   for (int c = 0; c < n; ++c) {
     clients += data.clients[c].id + "," + std::to_string(data.clients[c].group) + "," +
@@ -543,6 +571,13 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--local-steps", options->run.local.local_steps)->capture_default_str();
   command->add_option("--batch", options->run.local.batch)->capture_default_str();
   command->add_option("--lr", options->run.local.lr)->capture_default_str();
+  command
+      ->add_option(
+          "--max-update-ratio", options->run.max_update_ratio,
+          "reject a local update farther from its cohort's model than this many times "
+          "the round's median distance, or the cohort's previous median where smaller (0: reject "
+          "only non-finite updates)")
+      ->capture_default_str();
   command
       ->add_option("--availability", options->run.population.availability,
                    "stationary share of clients online")

@@ -88,6 +88,7 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
   const auto start = std::chrono::steady_clock::now();
   FlModel model(options.model, data.height, data.width, data.classes, options.seed);
   std::vector<torch::Tensor> cohort_weights = {model.GetWeights()};
+  std::vector<double> cohort_median_norm = {0.0};  // last kept median update distance (guard)
   const torch::Tensor initial_weights = cohort_weights[0].clone();
   ClientPopulation population(num_clients, options.population, options.seed * 7919 + 1);
   CohortTable table(num_clients, options.cohort);
@@ -125,16 +126,29 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
       record.lost_clients.insert(record.lost_clients.end(), trained.lost.begin(),
                                  trained.lost.end());
       if (trained.updates.empty()) continue;
+      const ScreenedUpdates screened =
+          ScreenUpdates(cohort_weights[m], trained.updates, trained.trained, m,
+                        options.max_update_ratio, cohort_median_norm[m]);
+      if (screened.kept_median_norm > 0) cohort_median_norm[m] = screened.kept_median_norm;
+      record.participants -= static_cast<int>(screened.rejected.size());
+      record.dropped += static_cast<int>(screened.rejected.size());
+      record.rejected.insert(record.rejected.end(), screened.rejected.begin(),
+                             screened.rejected.end());
+      if (screened.kept.empty()) continue;
       Rows signatures;
-      for (const LocalUpdate& update : trained.updates) {
+      std::vector<LocalUpdate> updates;
+      std::vector<int> updated_clients;
+      for (int i : screened.kept) {
+        const LocalUpdate& update = trained.updates[i];
         loss_sum += update.loss;
         if (options.auxo) signatures.push_back(SignatureOf(cohort_weights[m], update.weights));
+        updates.push_back(update);
+        updated_clients.push_back(trained.trained[i]);
       }
-      const std::vector<LocalUpdate>& updates = trained.updates;
       next_weights[m] = FedAvg(updates);
       if (options.auxo && round >= options.auxo_start_round) {
         const Rows centered = CenterRows(signatures);
-        const int child = table.Update(m, trained.trained, NormalizeRows(centered), centered,
+        const int child = table.Update(m, updated_clients, NormalizeRows(centered), centered,
                                        round <= options.auxo_stop_round);
         if (child >= 0) splits.emplace_back(m, child);
       }
@@ -145,6 +159,7 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
         throw std::logic_error("cohort table and models disagree on the cohort count");
       }
       cohort_weights.push_back(cohort_weights[parent].clone());
+      cohort_median_norm.push_back(cohort_median_norm[parent]);
     }
     simulated += round_time;
     record.cohorts = static_cast<int>(cohort_weights.size());

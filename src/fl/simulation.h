@@ -23,6 +23,7 @@
 #include "fl/federated_data.h"
 #include "fl/local_training.h"
 #include "fl/population.h"
+#include "fl/update_guard.h"
 
 namespace jigsaw {
 
@@ -38,6 +39,10 @@ struct FlOptions {
   PopulationOptions population;
   int eval_every = 10;
   double target_accuracy = 0.0;  // 0: none
+  // Updates farther from their cohort's model than this many times the round's median distance
+  // (or the cohort's previous one, where smaller) are rejected (update_guard.h); <= 0: only
+  // non-finite updates are.
+  double max_update_ratio = 10.0;
   uint64_t seed = 1;
   // Simulation: train a cohort's clients of a round together (batched_training.h) when the model
   // supports it; false: one after the other with TrainLocally (same weights up to float rounding).
@@ -59,6 +64,9 @@ struct RoundRecord {
   // Selected clients whose update never came back (real mode: disconnected, timed out or sent
   // garbage); counted in `dropped` too. Always empty in simulation.
   std::vector<int> lost_clients;
+  // Updates that came back but were rejected (non-finite or exploding; update_guard.h); counted
+  // in `dropped` too.
+  std::vector<RejectedUpdate> rejected;
 };
 
 struct FlResult {
@@ -90,8 +98,9 @@ using CohortTrainer = std::function<CohortUpdates(
 uint64_t LocalTrainingSeed(uint64_t seed, int round, int client);
 
 // The round loop shared by the simulation and real mode (fl_remote.h): availability, selection,
-// per-cohort `trainer` calls, FedAvg per cohort, cohort-table updates, splits, evaluation.
-// `reachable` (may be empty: all are) excludes clients from selection, e.g. disconnected ones.
+// per-cohort `trainer` calls, screening of the updates (update_guard.h), FedAvg per cohort,
+// cohort-table updates, splits, evaluation. `reachable` (may be empty: all are) excludes clients
+// from selection, e.g. disconnected ones.
 FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
                      const CohortTrainer& trainer,
                      const std::function<void(const RoundRecord&)>& on_round,
