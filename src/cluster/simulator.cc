@@ -101,6 +101,7 @@ struct Simulator::Impl {
     size_t order = 0;           // insertion order, the stable tie-breaker
     int picked_in_round = -1;   // the round a planner last placed it in
     unsigned rank_version = 0;  // incremental selection: its current entry in rank_heap
+    int id = 0;                 // spec->id, kept here for the selection's passes
     // Heterogeneous clusters, per SimConfig::cluster entry: speed relative to the reference
     // type (0: cannot run there), and the round mechanism's state per type.
     std::vector<double> type_rate, type_time, type_deficit, type_allocation, type_priority;
@@ -308,6 +309,7 @@ struct Simulator::Impl {
     job->throughput = Throughput(*job);
     job->time_since_reset = config.round_s / 2.0;
     job->order = inserted++;
+    job->id = spec.id;
     if (hetero) {
       UpdateTypeRates(*job);
       const size_t types = config.cluster.size();
@@ -526,10 +528,13 @@ struct Simulator::Impl {
     const bool interval_elapsed = now - last_reset_s >= config.min_reallocation_interval_s;
     if (policy->ReallocateEveryRound() ||
         (need_reallocation && (interval_elapsed || last_reset_s == 0))) {
-      ResetTimeSinceReset(now);
-      Reallocate(now, reallocations);
+      if (incremental_pick) {
+        ResetAndReallocate(now, reallocations);
+      } else {
+        ResetTimeSinceReset(now);
+        Reallocate(now, reallocations);
+      }
       need_reallocation = false;
-      if (incremental_pick) ResetPickState();
     }
     if (incremental_pick) return;  // PickJobs computes the priorities it needs
     for (auto& job : active) {
@@ -640,25 +645,40 @@ struct Simulator::Impl {
     return job.allocation * 1e9;
   }
 
-  // After a reset and reallocation: one entry per job with a positive allocation.
-  void ResetPickState() {
+  // ResetTimeSinceReset, Reallocate and a fresh selection state in one pass over the jobs (the
+  // policy sees only the view, which the reset does not change): one entry per job with a
+  // positive allocation, every job unrun.
+  void ResetAndReallocate(double now, int* reallocations) {
+    const std::vector<double> fractions = policy->Allocate(Context(now), PolicyView(now));
+    ++*reallocations;
+    const double elapsed = now - last_reset_s;
+    const double unrun_time = config.round_s / 2.0;
+    worker_time_since_reset = 0;
     rank_heap.clear();
     stale_entries = 0;
     zero_priority.clear();
     picked_last.clear();
-    for (auto& job : active) {
-      if (job->has_allocation && job->allocation != 0 && job->throughput > 0) {
-        rank_heap.push_back(RankEntryOf(job.get()));
+    for (size_t i = 0; i < active.size(); ++i) {
+      Job& job = *active[i];
+      const double received = job.time_since_reset - unrun_time;
+      const double owed = job.has_allocation ? job.allocation * elapsed : 0.0;
+      job.deficit += owed - received;
+      job.time_since_reset = unrun_time;
+      worker_time_since_reset += job.time_since_reset;
+      job.allocation = std::clamp(fractions.at(i), 0.0, 1.0);
+      job.has_allocation = true;
+      if (job.allocation != 0 && job.throughput > 0) {
+        rank_heap.push_back(RankEntryOf(&job));
       } else {
-        zero_priority.push_back({job.get(), job->spec->id});
+        zero_priority.push_back({&job, job.id});
       }
     }
+    last_reset_s = now;
     std::make_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
   }
 
   static RankEntry RankEntryOf(Job* job) {
-    return {job->allocation / job->time_since_reset, job->order, job, job->spec->id,
-            ++job->rank_version};
+    return {job->allocation / job->time_since_reset, job->order, job, job->id, ++job->rank_version};
   }
 
   static bool RankBelow(const RankEntry& a, const RankEntry& b) {
