@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -659,6 +660,11 @@ struct Simulator::Impl {
     zero_priority.clear();
     picked_last.clear();
     for (size_t i = 0; i < active.size(); ++i) {
+      if (i + 8 < active.size()) {  // the jobs are scattered on the heap: fetch ahead
+        const char* ahead = reinterpret_cast<const char*>(active[i + 8].get());
+        __builtin_prefetch(ahead + offsetof(Job, time_since_reset));
+        __builtin_prefetch(ahead + offsetof(Job, order));
+      }
       Job& job = *active[i];
       const double received = job.time_since_reset - unrun_time;
       const double owed = job.has_allocation ? job.allocation * elapsed : 0.0;
@@ -681,10 +687,13 @@ struct Simulator::Impl {
     return {job->allocation / job->time_since_reset, job->order, job, job->id, ++job->rank_version};
   }
 
-  static bool RankBelow(const RankEntry& a, const RankEntry& b) {
-    if (a.key != b.key) return a.key < b.key;
-    return a.order > b.order;
-  }
+  struct RankBelowOrder {  // a function object, so that the heap operations inline it
+    bool operator()(const RankEntry& a, const RankEntry& b) const {
+      if (a.key != b.key) return a.key < b.key;
+      return a.order > b.order;
+    }
+  };
+  static constexpr RankBelowOrder RankBelow{};
 
   bool Stale(const RankEntry& entry) const {
     return finished_by_id[entry.id] || entry.version != entry.job->rank_version;
