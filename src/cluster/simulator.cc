@@ -162,6 +162,9 @@ struct Simulator::Impl {
   std::vector<JobRef> zero_priority;  // no allocation yet, or allocation 0
   std::vector<JobRef> picked_last;    // the last round's picks: their keys changed
   size_t rank_reach = 0;              // entries the last round's placement looked at
+  bool rank_ties_wide = false;  // until the next reset: the margin takes in too many jobs (e.g.
+                                // equal allocations), rank every job instead
+  int wide_epochs = 0;          // resets in a row that found the margin too wide
   std::vector<JobRecord> records;
   double worker_time_since_reset = 0;
   double last_reset_s = 0;
@@ -681,6 +684,10 @@ struct Simulator::Impl {
     }
     last_reset_s = now;
     std::make_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
+    // A policy whose allocations tie (max_min_fairness) ties again: try the selection again only
+    // every 16th reallocation.
+    wide_epochs = rank_ties_wide ? wide_epochs + 1 : 0;
+    rank_ties_wide = wide_epochs % 16 != 0;
   }
 
   static RankEntry RankEntryOf(Job* job) {
@@ -790,7 +797,20 @@ struct Simulator::Impl {
     size_t reach = std::max<size_t>(16, 2 * rank_reach);
     rank_taken.clear();
     std::vector<Pick> picked;
+    const size_t wide = std::max<size_t>(64, active.size() / 8);
     for (;;) {
+      if (rank_ties_wide) {
+        std::vector<Job*>& order = pick_heap;
+        order.clear();
+        for (auto& job : active) {
+          job->priority = PriorityOf(*job);
+          order.push_back(job.get());
+        }
+        double last = 0;
+        bool full = false;
+        picked = PlaceByPriority(&order, &last, &full, &rank_reach);
+        break;
+      }
       while (rank_taken.size() < reach && LiveTop()) TakeTop();
       const bool complete = !LiveTop();
       bool bounded = false;  // the margin argument applies
@@ -800,7 +820,13 @@ struct Simulator::Impl {
         bounded = worker_time > 1e-250 && worker_time < 1e250 && key > 1e-250 && key < 1e250;
         if (bounded) {
           const double bound = key * (1 - 0x1p-44);
-          while (LiveTop() && rank_heap.front().key >= bound) TakeTop();
+          while (LiveTop() && rank_heap.front().key >= bound && rank_taken.size() <= wide) {
+            TakeTop();
+          }
+          if (rank_taken.size() > wide) {
+            rank_ties_wide = true;
+            continue;
+          }
           threshold = PriorityOf(*rank_taken[0].job);
           for (size_t i = 1; i < reach; ++i) {
             threshold = std::min(threshold, PriorityOf(*rank_taken[i].job));
