@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -98,8 +99,10 @@ struct Simulator::Impl {
     double start_s = -1;
     bool want_bigger = false;
     bool want_smaller = false;
-    size_t order = 0;          // insertion order, the stable tie-breaker
-    int picked_in_round = -1;  // the round a planner last placed it in
+    size_t order = 0;           // insertion order, the stable tie-breaker
+    int picked_in_round = -1;   // the round a planner last placed it in
+    unsigned rank_version = 0;  // incremental selection: its current entry in rank_heap
+    int id = 0;                 // spec->id, kept here for the selection's passes
     // Heterogeneous clusters, per SimConfig::cluster entry: speed relative to the reference
     // type (0: cannot run there), and the round mechanism's state per type.
     std::vector<double> type_rate, type_time, type_deficit, type_allocation, type_priority;
@@ -137,6 +140,31 @@ struct Simulator::Impl {
   std::vector<char> finished_by_id;      // trace id -> completed (awaiting removal or removed)
   bool trace_has_adaptive = false;       // some job may change its batch size
   std::vector<Job*> pick_heap;
+  // Incremental round selection (PickJobs on identical GPUs with fixed throughputs; see
+  // PickJobsIncrementally). Jobs with a positive allocation sit in a max-heap by
+  // allocation / time_since_reset, which only changes when a job runs (a new entry then replaces
+  // the old one) or at a reset; jobs with priority 0 are listed apart.
+  struct RankEntry {
+    double key;  // allocation / time_since_reset when pushed
+    size_t order;
+    Job* job;
+    int id;  // checked in finished_by_id before `job` is used
+    unsigned version;
+  };
+  struct JobRef {
+    Job* job;
+    int id;
+  };
+  bool incremental_pick = false;
+  std::vector<RankEntry> rank_heap;
+  size_t stale_entries = 0;           // entries in rank_heap replaced by a newer one
+  std::vector<RankEntry> rank_taken;  // this round's entries popped from rank_heap
+  std::vector<JobRef> zero_priority;  // no allocation yet, or allocation 0
+  std::vector<JobRef> picked_last;    // the last round's picks: their keys changed
+  size_t rank_reach = 0;              // entries the last round's placement looked at
+  bool rank_ties_wide = false;  // until the next reset: the margin takes in too many jobs (e.g.
+                                // equal allocations), rank every job instead
+  int wide_epochs = 0;          // resets in a row that found the margin too wide
   std::vector<JobRecord> records;
   double worker_time_since_reset = 0;
   double last_reset_s = 0;
@@ -285,6 +313,7 @@ struct Simulator::Impl {
     job->throughput = Throughput(*job);
     job->time_since_reset = config.round_s / 2.0;
     job->order = inserted++;
+    job->id = spec.id;
     if (hetero) {
       UpdateTypeRates(*job);
       const size_t types = config.cluster.size();
@@ -294,6 +323,7 @@ struct Simulator::Impl {
       job->type_priority.assign(types, 0.0);
     }
     active_by_id[spec.id] = job.get();
+    if (incremental_pick) zero_priority.push_back({job.get(), spec.id});
     view_index_by_id[spec.id] = active.size();
     PolicyJob& p = view_buffer.emplace_back();
     p.id = spec.id;
@@ -500,25 +530,19 @@ struct Simulator::Impl {
 
   void UpdatePriorities(double now, int* reallocations) {
     const bool interval_elapsed = now - last_reset_s >= config.min_reallocation_interval_s;
-    if (policy->ReallocateEveryRound()) {
-      ResetTimeSinceReset(now);
-      Reallocate(now, reallocations);
-      need_reallocation = false;
-    } else if (need_reallocation && (interval_elapsed || last_reset_s == 0)) {
-      ResetTimeSinceReset(now);
-      Reallocate(now, reallocations);
+    if (policy->ReallocateEveryRound() ||
+        (need_reallocation && (interval_elapsed || last_reset_s == 0))) {
+      if (incremental_pick) {
+        ResetAndReallocate(now, reallocations);
+      } else {
+        ResetTimeSinceReset(now);
+        Reallocate(now, reallocations);
+      }
       need_reallocation = false;
     }
+    if (incremental_pick) return;  // PickJobs computes the priorities it needs
     for (auto& job : active) {
-      const double fraction =
-          worker_time_since_reset == 0 ? 0.0 : job->time_since_reset / worker_time_since_reset;
-      if (!job->has_allocation || job->allocation == 0 || job->throughput <= 0) {
-        job->priority = 0;
-      } else if (fraction > 0) {
-        job->priority = job->allocation / fraction;
-      } else {
-        job->priority = job->allocation * 1e9;
-      }
+      job->priority = PriorityOf(*job);
       for (size_t k = 0; k < worker_type_time.size(); ++k) {
         const double share =
             worker_type_time[k] == 0 ? 0.0 : job->type_time[k] / worker_type_time[k];
@@ -615,26 +639,111 @@ struct Simulator::Impl {
     return picked;
   }
 
-  // Greedy gang placement in priority order; returns the jobs to run this round. The order is a
-  // total one (insertion order breaks the last ties), so popping a heap gives the sorted order
-  // while looking only at the jobs reached before the GPUs run out: deep queues stay cheap.
-  std::vector<Pick> PickJobs() {
-    std::vector<Job*>& order = pick_heap;
-    order.clear();
-    for (auto& job : active) order.push_back(job.get());
+  // Gavel's round priority: the job's share of the allocation over its share of the time run
+  // since the last reset.
+  double PriorityOf(const Job& job) const {
+    const double fraction =
+        worker_time_since_reset == 0 ? 0.0 : job.time_since_reset / worker_time_since_reset;
+    if (!job.has_allocation || job.allocation == 0 || job.throughput <= 0) return 0;
+    if (fraction > 0) return job.allocation / fraction;
+    return job.allocation * 1e9;
+  }
+
+  // ResetTimeSinceReset, Reallocate and a fresh selection state in one pass over the jobs (the
+  // policy sees only the view, which the reset does not change): one entry per job with a
+  // positive allocation, every job unrun.
+  void ResetAndReallocate(double now, int* reallocations) {
+    const std::vector<double> fractions = policy->Allocate(Context(now), PolicyView(now));
+    ++*reallocations;
+    const double elapsed = now - last_reset_s;
+    const double unrun_time = config.round_s / 2.0;
+    worker_time_since_reset = 0;
+    rank_heap.clear();
+    stale_entries = 0;
+    zero_priority.clear();
+    picked_last.clear();
+    for (size_t i = 0; i < active.size(); ++i) {
+      if (i + 8 < active.size()) {  // the jobs are scattered on the heap: fetch ahead
+        const char* ahead = reinterpret_cast<const char*>(active[i + 8].get());
+        __builtin_prefetch(ahead + offsetof(Job, time_since_reset));
+        __builtin_prefetch(ahead + offsetof(Job, order));
+      }
+      Job& job = *active[i];
+      const double received = job.time_since_reset - unrun_time;
+      const double owed = job.has_allocation ? job.allocation * elapsed : 0.0;
+      job.deficit += owed - received;
+      job.time_since_reset = unrun_time;
+      worker_time_since_reset += job.time_since_reset;
+      job.allocation = std::clamp(fractions.at(i), 0.0, 1.0);
+      job.has_allocation = true;
+      if (job.allocation != 0 && job.throughput > 0) {
+        rank_heap.push_back(RankEntryOf(&job));
+      } else {
+        zero_priority.push_back({&job, job.id});
+      }
+    }
+    last_reset_s = now;
+    std::make_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
+    // A policy whose allocations tie (max_min_fairness) ties again: try the selection again only
+    // every 16th reallocation.
+    wide_epochs = rank_ties_wide ? wide_epochs + 1 : 0;
+    rank_ties_wide = wide_epochs % 16 != 0;
+  }
+
+  static RankEntry RankEntryOf(Job* job) {
+    return {job->allocation / job->time_since_reset, job->order, job, job->id, ++job->rank_version};
+  }
+
+  struct RankBelowOrder {  // a function object, so that the heap operations inline it
+    bool operator()(const RankEntry& a, const RankEntry& b) const {
+      if (a.key != b.key) return a.key < b.key;
+      return a.order > b.order;
+    }
+  };
+  static constexpr RankBelowOrder RankBelow{};
+
+  bool Stale(const RankEntry& entry) const {
+    return finished_by_id[entry.id] || entry.version != entry.job->rank_version;
+  }
+
+  // Drops stale entries from the top of rank_heap; false if no live entry is left.
+  bool LiveTop() {
+    while (!rank_heap.empty() && Stale(rank_heap.front())) {
+      std::pop_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
+      rank_heap.pop_back();
+      if (stale_entries > 0) --stale_entries;
+    }
+    return !rank_heap.empty();
+  }
+
+  void TakeTop() {
+    std::pop_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
+    rank_taken.push_back(rank_heap.back());
+    rank_heap.pop_back();
+  }
+
+  // Greedy gang placement in `order`'s priority order (their `priority` set); returns the jobs
+  // to run this round. The order is a total one (insertion order breaks the last ties), so
+  // popping a heap gives the sorted order while looking only at the jobs reached before the GPUs
+  // run out. `*last` is the priority of the last job looked at, `*looked_at` how many were, and
+  // `*full` whether the GPUs ran out.
+  std::vector<Pick> PlaceByPriority(std::vector<Job*>* order, double* last, bool* full,
+                                    size_t* looked_at) const {
     auto after = [](const Job* a, const Job* b) {  // true if a ranks after b
       if (a->priority != b->priority) return a->priority < b->priority;
       if (a->deficit != b->deficit) return a->deficit < b->deficit;
       if (a->allocation != b->allocation) return a->allocation < b->allocation;
       return a->order > b->order;
     };
-    std::make_heap(order.begin(), order.end(), after);
+    std::make_heap(order->begin(), order->end(), after);
     std::vector<Pick> picked;
     int free_gpus = config.gpus;
     const bool skip_zero_priority = policy->RunsOnlyAllocatedJobs();
-    for (auto end = order.end(); end != order.begin() && free_gpus > 0; --end) {
-      std::pop_heap(order.begin(), end, after);
+    auto end = order->end();
+    for (; end != order->begin() && free_gpus > 0; --end) {
+      std::pop_heap(order->begin(), end, after);
       Job* job = *(end - 1);
+      *last = job->priority;
       if (job->throughput <= 0) continue;
       if (skip_zero_priority && job->priority <= 0) continue;
       if (job->spec->scale_factor > free_gpus) continue;
@@ -643,6 +752,103 @@ struct Simulator::Impl {
       // ranking (its GPUs stay idle this round) but cannot run until it has an allocation.
       if (job->has_allocation) picked.push_back({job});
     }
+    *full = free_gpus <= 0;
+    *looked_at = static_cast<size_t>(order->end() - end);
+    return picked;
+  }
+
+  std::vector<Pick> PickJobs() {
+    if (incremental_pick) return PickJobsIncrementally();
+    std::vector<Job*>& order = pick_heap;
+    order.clear();
+    for (auto& job : active) order.push_back(job.get());
+    double last = 0;
+    bool full = false;
+    size_t looked_at = 0;
+    return PlaceByPriority(&order, &last, &full, &looked_at);
+  }
+
+  // PickJobs' result from the jobs with priority 0 and the jobs with the largest keys
+  // r = allocation / time_since_reset. A job's priority is p = allocation / (time_since_reset /
+  // worker_time_since_reset) = r * worker_time_since_reset up to three roundings (r's, the
+  // fraction's and p's, each a relative error of at most u = 2^-53), so a job whose r is below
+  // (1 - 2^-44) times another's has a strictly smaller p (for normal, finite values). The top K
+  // keys are taken, and every key within that margin of the K-th; each job left out then ranks
+  // below every one of the first K. If the placement ends (GPUs full) at a job ranked no lower
+  // than the lowest of those K, it looked at the same jobs, in the same order, as ranking all
+  // of them; otherwise K grows and it is redone.
+  std::vector<Pick> PickJobsIncrementally() {
+    for (const JobRef& ref : picked_last) {
+      Job* job = ref.job;
+      if (finished_by_id[ref.id]) continue;
+      if (!job->has_allocation || job->allocation == 0 || job->throughput <= 0) continue;
+      rank_heap.push_back(RankEntryOf(job));
+      std::push_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
+      ++stale_entries;
+    }
+    picked_last.clear();
+    std::erase_if(zero_priority, [&](const JobRef& ref) { return finished_by_id[ref.id] != 0; });
+    if (stale_entries > rank_heap.size() / 2 + 1024) {
+      std::erase_if(rank_heap, [&](const RankEntry& e) { return Stale(e); });
+      std::make_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
+      stale_entries = 0;
+    }
+    const double worker_time = worker_time_since_reset;
+    size_t reach = std::max<size_t>(16, 2 * rank_reach);
+    rank_taken.clear();
+    std::vector<Pick> picked;
+    const size_t wide = std::max<size_t>(64, active.size() / 8);
+    for (;;) {
+      if (rank_ties_wide) {
+        std::vector<Job*>& order = pick_heap;
+        order.clear();
+        for (auto& job : active) {
+          job->priority = PriorityOf(*job);
+          order.push_back(job.get());
+        }
+        double last = 0;
+        bool full = false;
+        picked = PlaceByPriority(&order, &last, &full, &rank_reach);
+        break;
+      }
+      while (rank_taken.size() < reach && LiveTop()) TakeTop();
+      const bool complete = !LiveTop();
+      bool bounded = false;  // the margin argument applies
+      double threshold = 0;
+      if (!complete) {
+        const double key = rank_taken[reach - 1].key;
+        bounded = worker_time > 1e-250 && worker_time < 1e250 && key > 1e-250 && key < 1e250;
+        if (bounded) {
+          const double bound = key * (1 - 0x1p-44);
+          while (LiveTop() && rank_heap.front().key >= bound && rank_taken.size() <= wide) {
+            TakeTop();
+          }
+          if (rank_taken.size() > wide) {
+            rank_ties_wide = true;
+            continue;
+          }
+          threshold = PriorityOf(*rank_taken[0].job);
+          for (size_t i = 1; i < reach; ++i) {
+            threshold = std::min(threshold, PriorityOf(*rank_taken[i].job));
+          }
+        }
+      }
+      std::vector<Job*>& order = pick_heap;
+      order.clear();
+      for (const JobRef& ref : zero_priority) order.push_back(ref.job);
+      for (const RankEntry& e : rank_taken) order.push_back(e.job);
+      for (Job* job : order) job->priority = PriorityOf(*job);
+      double last = 0;
+      bool full = false;
+      picked = PlaceByPriority(&order, &last, &full, &rank_reach);
+      if (complete || (bounded && full && last >= threshold)) break;
+      reach = bounded ? reach * 4 : static_cast<size_t>(-1);
+    }
+    for (const RankEntry& e : rank_taken) {
+      rank_heap.push_back(e);
+      std::push_heap(rank_heap.begin(), rank_heap.end(), RankBelow);
+    }
+    for (const Pick& pick : picked) picked_last.push_back({pick.job, pick.job->spec->id});
     return picked;
   }
 
@@ -809,6 +1015,7 @@ struct Simulator::Impl {
       probe.original_batch = spec.batch_size;
       trace_has_adaptive = trace_has_adaptive || Adaptive(probe);
     }
+    incremental_pick = !hetero && !trace_has_adaptive && !config.reference_pick;
 
     if (hetero) {
       result.busy_gpu_s_by_type.assign(config.cluster.size(), 0.0);

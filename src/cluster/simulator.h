@@ -68,6 +68,9 @@ struct SimConfig {
   // heterogeneity-agnostic policies each round.
   ClusterSpec cluster;
   uint64_t seed = 0;
+  // Tests only: every round recomputes every job's priority and heaps all of them (the plain
+  // form of the round mechanism that the incremental selection must reproduce exactly).
+  bool reference_pick = false;
 };
 
 struct JobRecord {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "core/rng.h"
 #include "solver/linear_program.h"
@@ -64,6 +65,113 @@ TEST(AllocationMath, WaterFillingMatchesTheLpOptimum) {
     ASSERT_EQ(lp.Solve(), LinearProgram::Status::kOptimal);
     EXPECT_NEAR(level, lp.objective_value(), 1e-7) << "trial " << trial;
   }
+}
+
+// The bisection as first written (one loop, the trial point stored every pass): the reference
+// that CentredAllocation and CentredAllocationSearch must match bit for bit.
+std::vector<double> PlainCentredAllocation(const std::vector<double>& lower,
+                                           const std::vector<int>& scale_factors, double capacity) {
+  const size_t n = lower.size();
+  std::vector<double> x(n);
+  std::vector<size_t> free_jobs;
+  double slack = capacity;
+  for (size_t j = 0; j < n; ++j) {
+    const double l = std::max(0.0, lower[j]);
+    if (l >= 1.0) {
+      x[j] = 1.0;
+      slack -= scale_factors[j];
+    } else {
+      x[j] = l;
+      slack -= scale_factors[j] * l;
+      free_jobs.push_back(j);
+    }
+  }
+  if (slack <= 1e-12 || free_jobs.empty()) return x;
+  auto solve_at = [&](double mu, std::vector<double>* out) {
+    double used = 0;
+    for (size_t j : free_jobs) {
+      const double l = std::max(0.0, lower[j]);
+      const double width = 1.0 - l;
+      const double s = scale_factors[j] * mu;
+      const double b = s * width + 2.0;
+      const double disc = std::sqrt(std::max(0.0, b * b - 4.0 * s * width));
+      const double a = 2.0 * width / (b + disc);
+      (*out)[j] = l + a;
+      used += scale_factors[j] * a;
+    }
+    return mu * (slack - used);
+  };
+  double lo = 1e-12, hi = 1e12;
+  std::vector<double> trial = x;
+  for (int iter = 0; iter < 200; ++iter) {
+    const double mid = std::sqrt(lo * hi);
+    if (solve_at(mid, &trial) < 1.0) {
+      lo = mid;
+    } else {
+      hi = mid;
+    }
+    if (hi / lo < 1 + 1e-12) break;
+  }
+  solve_at(hi, &x);
+  return x;
+}
+
+bool BitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && (a.empty() || std::memcmp(a.data(), b.data(), a.size() * 8) == 0);
+}
+
+// Sequences of similar problems, as a policy's reallocations give: jobs arrive and leave, a few
+// lower bounds move a little, sometimes all of them scale (min_total_duration's horizon moves),
+// sometimes the capacity jumps. Every result must equal the plain bisection's bit for bit, and
+// the warm start must actually skip steps.
+TEST(AllocationMath, WarmStartedSearchEqualsThePlainBisectionBitForBit) {
+  Rng rng(11);
+  const int sf_choices[4] = {1, 2, 4, 8};
+  long long skipped = 0, searches = 0, passes = 0;
+  for (int sequence = 0; sequence < 40; ++sequence) {
+    CentredAllocationSearch search;
+    std::vector<double> lower;
+    std::vector<int> sfs;
+    const int n0 = 1 + static_cast<int>(rng.UniformInt(sequence < 20 ? 30 : 400));
+    const double tiny = sequence % 3 == 0 ? 1e-4 : 1.0;  // heavily loaded: tiny lower bounds
+    for (int j = 0; j < n0; ++j) {
+      sfs.push_back(sf_choices[rng.UniformInt(4)]);
+      lower.push_back(rng.UniformInt(10) == 0 ? 1.5 - rng.Uniform() : tiny * rng.Uniform() * 0.6);
+    }
+    double capacity = 1 + static_cast<double>(rng.UniformInt(64));
+    for (int call = 0; call < 30; ++call) {
+      const std::vector<double> expected = PlainCentredAllocation(lower, sfs, capacity);
+      ASSERT_TRUE(BitwiseEqual(CentredAllocation(lower, sfs, capacity), expected))
+          << "sequence " << sequence << " call " << call;
+      ASSERT_TRUE(BitwiseEqual(search.Solve(lower, sfs, capacity), expected))
+          << "sequence " << sequence << " call " << call;
+      skipped += search.skipped_steps();
+      passes += search.passes();
+      ++searches;
+      // The next problem: small changes, now and then a large one.
+      const int change = static_cast<int>(rng.UniformInt(10));
+      if (change == 0) {
+        const double factor = 0.9 + 0.2 * rng.Uniform();
+        for (double& l : lower) l *= factor;
+      } else if (change == 1) {
+        capacity = 1 + static_cast<double>(rng.UniformInt(64));
+      } else if (change == 2 && lower.size() > 1) {
+        const size_t j = rng.UniformInt(lower.size());
+        lower.erase(lower.begin() + static_cast<long>(j));
+        sfs.erase(sfs.begin() + static_cast<long>(j));
+      } else if (change == 3) {
+        sfs.push_back(sf_choices[rng.UniformInt(4)]);
+        lower.push_back(tiny * rng.Uniform() * 0.6);
+      } else {
+        for (int k = 0; k < 3; ++k) {
+          double& l = lower[rng.UniformInt(lower.size())];
+          l *= 1 - 1e-3 * rng.Uniform();
+        }
+      }
+    }
+  }
+  EXPECT_GT(skipped, 10 * searches);  // most searches skip most of the ~46 steps
+  EXPECT_LT(passes, 30 * searches);
 }
 
 }  // namespace

@@ -74,10 +74,11 @@ class FinishTimeFairnessPolicy : public Policy {
     }
     lower_bounds(hi, &lower);
     for (double& l : lower) l = std::min(l, 1.0);
-    return CentredAllocation(lower, sfs, context.gpus);
+    return centre_.Solve(lower, sfs, context.gpus);
   }
 
  private:
+  CentredAllocationSearch centre_;  // warm-started from the last reallocation's search
   struct Seen {
     double remaining;
     double iso_throughput;

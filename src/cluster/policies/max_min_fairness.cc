@@ -28,8 +28,11 @@ class MaxMinFairnessPolicy : public Policy {
     std::vector<double> lower;
     for (const PolicyJob& job : jobs) lower.push_back(level / job.scale_factor);
     if (context.gpus / m <= min_sf) return lower;
-    return CentredAllocation(lower, sfs, context.gpus);
+    return centre_.Solve(lower, sfs, context.gpus);
   }
+
+ private:
+  CentredAllocationSearch centre_;  // warm-started from the last reallocation's search
 };
 
 }  // namespace

@@ -47,8 +47,11 @@ class MinTotalDurationPolicy : public Policy {
     std::vector<double> lower;
     for (const PolicyJob& job : jobs)
       lower.push_back(std::max(0.0, job.remaining_isolated_s) / best);
-    return CentredAllocation(lower, sfs, context.gpus);
+    return centre_.Solve(lower, sfs, context.gpus);
   }
+
+ private:
+  CentredAllocationSearch centre_;  // warm-started from the last reallocation's search
 };
 
 }  // namespace
