@@ -2,32 +2,47 @@
 # Federated learning (issue 19): FedAvg vs Auxo(FedAvg) and FedProx vs Auxo(FedProx) on FEMNIST
 # (105 LEAF writers) and on a ground-truth population (Fashion-MNIST, 4 groups that permute the
 # labels), blob cohort discovery over 20 seeds, and simulation speed (CPU s per round with 100
-# participants of LeNet, batched and sequential local training). Prints tables; numbers depend on the machine's load (run with nice).
-# Usage: bench/fl.sh [JIGSAW]   env: SEEDS (default "1 2 3"), FEMNIST_ROUNDS (300),
-#   FEMNIST_PARTICIPANTS (50), GROUP_ROUNDS (300), PARTICIPANTS (20, ground-truth population),
-#   SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet), SPLIT_EPOCHS (50,100), BLOB_SEEDS (20),
-#   ACCURACY_SETS ("femnist groups"), ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"),
-#   SKIP_SPEED=1, SKIP_ACCURACY=1, SKIP_BLOBS=1, KEEP=DIR
-# The FEMNIST table alone (12 runs of ~200 CPU s each at the defaults, one thread each):
-#   SKIP_SPEED=1 SKIP_BLOBS=1 ACCURACY_SETS=femnist bench/fl.sh
+# participants of LeNet, batched and sequential local training). Prints tables; numbers depend on
+# the machine's load (run with nice).
+# Usage: bench/fl.sh [JIGSAW]   env: SEEDS (FEMNIST seeds, default "1 2 3"), FEMNIST_ROUNDS (300),
+#   FEMNIST_PARTICIPANTS (50), SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet),
+#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20), ACCURACY_SETS ("femnist groups"),
+#   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
+#   SKIP_BLOBS=1, JOBS (1: runs of a table at once, at most 8), OUT_DIR or KEEP (keep the runs
+#   there; runs already there are not repeated; default: a temporary folder, removed).
+# The FEMNIST table of docs/fl.md (12 runs, one thread each):
+#     SKIP_SPEED=1 SKIP_BLOBS=1 ACCURACY_SETS=femnist FEMNIST_ROUNDS=200 FEMNIST_PARTICIPANTS=20 bench/fl.sh
+# Ground-truth population (its own settings, docs/fl.md "Ground-truth population (session 7)"):
+#   GROUP_SEEDS ("3 4 5"), GROUP_ROUNDS (150), GROUP_CLIENTS (200), GROUP_PARTICIPANTS (50),
+#   GROUP_AUXO (Auxo's options for it). The documented command for its table:
+#     ACCURACY_SETS=groups SKIP_BLOBS=1 SKIP_SPEED=1 JOBS=4 bench/fl.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J="${1:-build/jigsaw}"
 SEEDS="${SEEDS:-1 2 3}"
 FEMNIST_ROUNDS="${FEMNIST_ROUNDS:-300}"
 FEMNIST_PARTICIPANTS="${FEMNIST_PARTICIPANTS:-50}"
-GROUP_ROUNDS="${GROUP_ROUNDS:-300}"
+GROUP_SEEDS="${GROUP_SEEDS:-3 4 5}"
+GROUP_ROUNDS="${GROUP_ROUNDS:-150}"
+GROUP_CLIENTS="${GROUP_CLIENTS:-200}"
+GROUP_PARTICIPANTS="${GROUP_PARTICIPANTS:-50}"
+# Warm-up: signatures of a model that has not learned features yet do not separate the groups
+# (docs/fl.md), so the cohort table starts at round 20; adaptive splits with a separation gate,
+# and a side-size ratio bar of 3 so that a cohort of three groups can split 1-vs-2.
+GROUP_AUXO="${GROUP_AUXO:---auxo-start-round 20 --split-epochs adaptive --known-clients 30 --min-cohort-clients 40 --max-side-ratio 3}"
+JOBS="${JOBS:-1}"
+((JOBS >= 1 && JOBS <= 8)) || { echo "JOBS must be in 1..8" >&2; exit 2; }
 SPEED_ROUNDS="${SPEED_ROUNDS:-12}"
-PARTICIPANTS="${PARTICIPANTS:-20}"
 LOCAL_STEPS="${LOCAL_STEPS:-10}"
 MODEL="${MODEL:-lenet}"
 SPLIT_EPOCHS="${SPLIT_EPOCHS:-50,100}"
 BLOB_SEEDS="${BLOB_SEEDS:-20}"
 ACCURACY_SETS="${ACCURACY_SETS:-femnist groups}"
 ALGORITHMS="${ALGORITHMS:-fedavg auxo+fedavg fedprox auxo+fedprox}"
-# KEEP=DIR keeps every run's output folder (rounds.csv, rejected.csv, ...) under DIR.
-if [[ -n "${KEEP:-}" ]]; then
-  OUT="$KEEP"
+OUT_DIR="${OUT_DIR:-${KEEP:-}}"
+if [[ -n "$OUT_DIR" ]]; then
+  # Runs are kept there, and a run whose summary.json exists is not run again (resumable).
+  OUT="$OUT_DIR"
   mkdir -p "$OUT"
 else
   OUT="$(mktemp -d)"
@@ -37,10 +52,9 @@ fi
 field() { jq -r ".$2" "$1/summary.json"; }
 
 # Common settings: batch 20, lr 0.05 (the reference config's values), 1.3x over-commitment,
-# log-normal speeds, 80% availability; Auxo splits at cohort epochs SPLIT_EPOCHS.
-COMMON=(--model "$MODEL" --local-steps "$LOCAL_STEPS" --batch 20 --lr 0.05
-  --overcommit 1.3 --speed-sigma 0.5 --availability 0.8
-  --eval-every 25 --split-epochs "$SPLIT_EPOCHS" --quiet)
+# log-normal speeds, 80% availability.
+COMMON=(--model "$MODEL" --local-steps "$LOCAL_STEPS" --batch 20 --lr 0.05 --overcommit 1.3
+  --speed-sigma 0.5 --availability 0.8 --eval-every 25 --quiet)
 
 # Per algorithm over the seeds: mean, standard deviation and minimum of the final mean accuracy,
 # mean of worst-10% and bias; then Auxo minus its baseline, seed by seed (paired: same seed, same
@@ -69,48 +83,75 @@ spread_summary() {  # rows file: algorithm seed mean worst10 bias
                if (n > 0) printf "auxo+%s - %s: mean %+.4f over %d seeds;%s\n", b, b, da / n, n, line } }' "$1"
 }
 
-accuracy_table() {  # title dataset-args rounds participants
-  local title="$1" rounds="$3" participants="$4"
+# accuracy_table title "dataset args" rounds participants "auxo args" "seeds": one run per
+# algorithm and seed (JOBS at a time), a row each, then mean [min..max] over the seeds.
+accuracy_table() {
+  local title="$1" rounds="$3" participants="$4" seeds="$6"
   read -r -a data_args <<<"$2"
-  local rows="$OUT/rows-$RANDOM"
-  : >"$rows"
-  echo "== $title: $rounds rounds, $participants participants/round, seeds: $SEEDS =="
-  printf '%-16s %5s %9s %9s %9s %8s %7s %7s %9s %8s %8s\n' algorithm seed mean_acc worst10 bias \
-    cohorts ari purity rejected cpu_s wall_s
+  read -r -a auxo_args <<<"$5"
+  echo "== $title: $rounds rounds, $participants participants/round, seeds: $seeds =="
+  local runs=()
   for algo in $ALGORITHMS; do
-    for seed in $SEEDS; do
+    for seed in $seeds; do
       local args=("${data_args[@]}" "${COMMON[@]}" --participants "$participants"
         --rounds "$rounds" --seed "$seed")
       case "$algo" in
-        auxo+*) args+=(--auxo) ;;
+        auxo+*) args+=(--auxo "${auxo_args[@]}") ;;
       esac
       case "$algo" in
         *fedprox) args+=(--algorithm fedprox --mu 0.01) ;;
       esac
-      local dir="$OUT/$algo-$seed"
-      nice -n 10 "$J" fl "${args[@]}" --out "$dir" >/dev/null
-      printf '%-16s %5s %9s %9s %9s %8s %7s %7s %9s %8s %8s\n' "$algo" "$seed" \
-        "$(field "$dir" final_mean_accuracy)" "$(field "$dir" final_worst10_accuracy)" \
-        "$(field "$dir" final_accuracy_stddev)" "$(field "$dir" cohorts)" \
-        "$(jq -r '.ari // "-"' "$dir/summary.json")" "$(jq -r '.purity // "-"' "$dir/summary.json")" \
-        "$(field "$dir" rejected_updates)" "$(field "$dir" cpu_s)" "$(field "$dir" wall_s)"
-      echo "$algo $seed $(field "$dir" final_mean_accuracy) $(field "$dir" final_worst10_accuracy)" \
-        "$(field "$dir" final_accuracy_stddev)" >>"$rows"
+      local dir="$OUT/${data_args[1]}-$algo-$seed"
+      runs+=("$algo $seed $dir")
+      [[ -f "$dir/summary.json" ]] && continue
+      while (($(jobs -rp | wc -l) >= JOBS)); do wait -n; done
+      nice -n 10 "$J" fl "${args[@]}" --out "$dir" >/dev/null &
     done
   done
+  wait
+  printf '%-16s %5s %9s %9s %9s %8s %7s %7s %9s %8s %8s\n' algorithm seed mean_acc worst10 bias \
+    cohorts ari purity rejected cpu_s wall_s
+  local rows="$OUT/rows-$RANDOM"
+  : >"$rows"
+  for run in "${runs[@]}"; do
+    read -r algo seed dir <<<"$run"
+    printf '%-16s %5s %9s %9s %9s %8s %7s %7s %9s %8s %8s\n' "$algo" "$seed" \
+      "$(field "$dir" final_mean_accuracy)" "$(field "$dir" final_worst10_accuracy)" \
+      "$(field "$dir" final_accuracy_stddev)" "$(field "$dir" cohorts)" \
+      "$(jq -r '.ari // "-"' "$dir/summary.json")" "$(jq -r '.purity // "-"' "$dir/summary.json")" \
+      "$(jq -r '.rejected_updates // "-"' "$dir/summary.json")" "$(field "$dir" cpu_s)" \
+      "$(field "$dir" wall_s)"
+    echo "$algo $seed $(field "$dir" final_mean_accuracy) $(field "$dir" final_worst10_accuracy)" \
+      "$(field "$dir" final_accuracy_stddev)" >>"$rows"
+  done
   spread_summary "$rows"
+  echo "-- mean [min..max] over seeds $seeds"
+  printf '%-16s %21s %21s %21s %13s %21s %21s\n' algorithm mean_acc worst10 bias cohorts ari \
+    purity
+  for algo in $ALGORITHMS; do
+    local files=()
+    for seed in $seeds; do files+=("$OUT/${data_args[1]}-$algo-$seed/summary.json"); done
+    jq -s -r --arg a "$algo" '
+      def stat(f): (map(f) | map(select(. != null))) as $v |
+        if ($v | length) == 0 then "-" else
+        "\($v | add / length * 1000 | round / 1000) [\($v | min)..\($v | max)]" end;
+      [$a, stat(.final_mean_accuracy), stat(.final_worst10_accuracy),
+       stat(.final_accuracy_stddev), stat(.cohorts), stat(.ari), stat(.purity)] | join("|")' \
+      "${files[@]}" |
+      awk -F'|' '{printf "%-16s %21s %21s %21s %13s %21s %21s\n", $1, $2, $3, $4, $5, $6, $7}'
+  done
   echo
 }
 
 if [[ -z "${SKIP_ACCURACY:-}" ]]; then
   if [[ " $ACCURACY_SETS " == *" femnist "* ]]; then
     accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS" \
-      "$FEMNIST_PARTICIPANTS"
+      "$FEMNIST_PARTICIPANTS" "--split-epochs $SPLIT_EPOCHS" "$SEEDS"
   fi
   if [[ " $ACCURACY_SETS " == *" groups "* ]]; then
-    accuracy_table "Fashion-MNIST, 4 label-permutation groups x 50 clients" \
-      "--dataset fashion-groups --clients 200 --groups 4 --samples-per-client 200 --test-per-client 50" \
-      "$GROUP_ROUNDS" "$PARTICIPANTS"
+    accuracy_table "Fashion-MNIST, 4 label-permutation groups, $GROUP_CLIENTS clients" \
+      "--dataset fashion-groups --clients $GROUP_CLIENTS --groups 4 --samples-per-client 200 --test-per-client 50" \
+      "$GROUP_ROUNDS" "$GROUP_PARTICIPANTS" "$GROUP_AUXO" "$GROUP_SEEDS"
   fi
 fi
 

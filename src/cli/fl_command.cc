@@ -48,6 +48,8 @@ struct FlCommandOptions {
   // Adaptive split rules added to the reference's (cohort_table.h); 0 turns each off.
   double min_side_separation = 3.0;
   int rebipartition_epochs = 50;
+  // Adaptive split test: the sides' size ratio must lie in (1 / this, this) (the reference: 2).
+  double max_side_ratio = 2.0;
   int threads = 1;
   std::string out = "out/fl";
   bool quiet = false;
@@ -259,6 +261,8 @@ int RunBlobs(FlCommandOptions options) {
   if (!(options.min_side_separation >= 0) || options.rebipartition_epochs < 0) {
     throw UsageError("--min-side-separation and --rebipartition-epochs must be >= 0");
   }
+  if (!(options.max_side_ratio > 1.0)) throw UsageError("--max-side-ratio must be above 1");
+  options.run.cohort.max_side_ratio = options.max_side_ratio;
   options.run.cohort.seed = options.run.seed;
   options.run.cohort.min_side_separation = options.min_side_separation;
   options.run.cohort.rebipartition_epochs = options.rebipartition_epochs;
@@ -287,6 +291,7 @@ int RunBlobs(FlCommandOptions options) {
   json["split_epochs"] = result.split_epochs;
   json["min_side_separation"] = options.min_side_separation;
   json["rebipartition_epochs"] = options.rebipartition_epochs;
+  json["max_side_ratio"] = options.max_side_ratio;
   WriteJsonFile(options.out + "/summary.json", json);
   std::string clients = "client,group,cohort\n";
   for (int c = 0; c < options.clients; ++c) {
@@ -322,6 +327,8 @@ int RunFl(FlCommandOptions options) {
   if (!(options.min_side_separation >= 0) || options.rebipartition_epochs < 0) {
     throw UsageError("--min-side-separation and --rebipartition-epochs must be >= 0");
   }
+  if (!(options.max_side_ratio > 1.0)) throw UsageError("--max-side-ratio must be above 1");
+  options.run.cohort.max_side_ratio = options.max_side_ratio;
   // Batched training uses the threads for whole stacks of clients (one LibTorch thread each);
   // sequential training for LibTorch's intra-operator parallelism.
   if (options.run.batched_training && SupportsBatchedTraining(options.run.model)) {
@@ -560,6 +567,11 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--rebipartition-epochs", options->rebipartition_epochs,
                    "Auxo adaptive split: redraw a cohort's sides after this many cohort epochs "
                    "without a split (0: never, as the reference)")
+      ->capture_default_str();
+  command
+      ->add_option("--max-side-ratio", options->max_side_ratio,
+                   "Auxo adaptive split: after the first split, the sides' size ratio must lie "
+                   "in (1/R, R) (the reference: 2, which refuses a 1-vs-2 split of 3 equal groups)")
       ->capture_default_str();
   command
       ->add_option("--blob-separation", options->blob_separation,

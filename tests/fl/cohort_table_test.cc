@@ -183,6 +183,24 @@ TEST(CohortTable, SeparationGateSplitsClustersNotHalvesOfOne) {
   EXPECT_TRUE(KnownSecondCohortTable(options, line).ShouldSplit(0));
 }
 
+// The side-size ratio bar after the first split: sides of 3 and 7 clients (ratio 0.43; a cohort
+// of three equal groups cut 1-vs-2 gives about 0.5) fail the reference's (0.5, 2) and pass (1/3,
+// 3).
+TEST(CohortTable, SideRatioBarDecidesAOneVersusTwoSplit) {
+  Rows rows;
+  for (int i = 0; i < 10; ++i) rows.push_back({i < 3 ? 0.0f : 10.0f + 0.1f * i, 0.0f});
+  CohortOptions options;
+  options.known_clients = 1;
+  options.min_cohort_clients = 4;
+  const CohortTable reference = KnownSecondCohortTable(options, rows);
+  ASSERT_NE(reference.PreferredSide(0, 0), 2);
+  EXPECT_EQ(reference.PreferredSide(0, 0), reference.PreferredSide(2, 0));
+  EXPECT_NE(reference.PreferredSide(0, 0), reference.PreferredSide(3, 0));
+  EXPECT_FALSE(reference.ShouldSplit(0));
+  options.max_side_ratio = 3.0;
+  EXPECT_TRUE(KnownSecondCohortTable(options, rows).ShouldSplit(0));
+}
+
 // The running separation: first value as is, then 0.9 * old + 0.1 * new; rounds with one side
 // missing leave it unchanged.
 TEST(CohortTable, SeparationIsARunningMeanOverRounds) {

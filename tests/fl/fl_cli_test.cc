@@ -63,6 +63,7 @@ TEST_F(FlCliTest, UsageErrorsExit2) {
   EXPECT_EQ(Run("--split-epochs 5,x --dataset blobs --out " + (dir_ / "o").string()), 2);
   EXPECT_EQ(Run("--min-side-separation -1 --dataset blobs --out " + (dir_ / "o").string()), 2);
   EXPECT_EQ(Run("--rebipartition-epochs -5 --dataset blobs --out " + (dir_ / "o").string()), 2);
+  EXPECT_EQ(Run("--max-side-ratio 1 --dataset blobs --out " + (dir_ / "o").string()), 2);
 }
 
 TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
