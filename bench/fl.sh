@@ -109,6 +109,10 @@ accuracy_table() {
     done
   done
   wait
+  for run in "${runs[@]}"; do
+    read -r algo seed dir <<<"$run"
+    [[ -f "$dir/summary.json" ]] || { echo "bench/fl.sh: run $algo seed $seed failed (no $dir/summary.json; its error is above)" >&2; exit 1; }
+  done
   printf '%-16s %5s %9s %9s %9s %8s %7s %7s %9s %8s %8s\n' algorithm seed mean_acc worst10 bias \
     cohorts ari purity rejected cpu_s wall_s
   local rows="$OUT/rows-$RANDOM"
