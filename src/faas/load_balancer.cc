@@ -49,7 +49,7 @@ void LoadBalancer::SetPoolMemory(PoolMemory memory) {
 uint64_t LoadBalancer::Footprint(uint32_t dag, double cores) const {
   if (!memory_set_) return 0;
   const double functions = std::max<uint32_t>(1, memory_.dag_functions[dag]);
-  const double sandboxes = std::max(functions, std::ceil(std::min(cores, 1e9) - 1e-9));
+  const double sandboxes = functions + std::ceil(std::clamp(cores, 0.0, 1e9) - 1e-9);
   return static_cast<uint64_t>(
       std::llround(static_cast<double>(memory_.dag_sandbox_bytes[dag]) / functions * sandboxes));
 }

@@ -18,8 +18,10 @@
 // calm_epochs consecutive epochs, and that has not scaled out within calm_epochs, leaves the SGS it
 // joined last.
 // Pool memory (SetPoolMemory; without it memory is not looked at): a DAG on an SGS keeps
-// Footprint(dag, cores) of its pool's sandbox memory resident: one sandbox per function, or one
-// per core it keeps busy there if more (cores = demand / epoch_s), at its functions' mean size.
+// Footprint(dag, cores) of its pool's sandbox memory resident: one sandbox per function plus one
+// per core it keeps busy there (cores = demand / epoch_s, rounded up), at its functions' mean
+// size. Concurrent tasks need sandboxes beside the warm ones of its other functions, and one
+// sandbox per function alone let a 1GB pool admit 15 of 16 sandboxes and churn (session 7).
 // Scale-out adds a DAG only to an SGS whose pool holds the DAG's footprint (at its total cores
 // split evenly over the enlarged set) beside the footprints of the DAGs already there; the least
 // loaded SGS that fits joins. Scale-in also happens under memory pressure, whatever the load: on

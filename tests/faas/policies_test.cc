@@ -391,27 +391,27 @@ TEST(LoadBalancer, NoScaleOutWhenEverySgsIsHot) {
   EXPECT_EQ(lb.scale_outs(), 0u);
 }
 
-// Pool memory: pools of 1000 bytes; DAG 0 has 2 functions (400 bytes, one sandbox each), DAG 1
+// Pool memory: pools of 2000 bytes; DAG 0 has 2 functions (400 bytes, one sandbox each), DAG 1
 // 3 (600), DAG 2 one of 700. A scripted scenario with the exact decisions.
 TEST(LoadBalancer, ScaleOutCountsPoolMemoryAndMemoryPressureScalesIn) {
   PoolMemory memory;
-  memory.pool_bytes = {1000, 1000, 1000};
+  memory.pool_bytes = {2000, 2000, 2000};
   memory.dag_sandbox_bytes = {400, 600, 700};
   memory.dag_functions = {2, 3, 1};
   memory.epoch_s = 1;
   LoadBalancer lb(/*dags=*/3, /*sgs=*/3, LoadBalancerOptions{});
   LoadBalancer unaware(3, 3, LoadBalancerOptions{});
   lb.SetPoolMemory(memory);
-  // One sandbox per function, or one per busy core if more, at the DAG's mean sandbox size.
+  // One sandbox per function plus one per busy core (rounded up), at the DAG's mean size.
   EXPECT_EQ(lb.Footprint(0, 0), 400u);
-  EXPECT_EQ(lb.Footprint(0, 2.0), 400u);
-  EXPECT_EQ(lb.Footprint(0, 2.5), 600u);
-  EXPECT_EQ(lb.Footprint(2, 0.5), 700u);
+  EXPECT_EQ(lb.Footprint(0, 2.0), 800u);
+  EXPECT_EQ(lb.Footprint(0, 2.5), 1000u);
+  EXPECT_EQ(lb.Footprint(2, 0.5), 1400u);
   EXPECT_EQ(unaware.Footprint(0, 5), 0u);
   const std::vector<char> usable(3, 1);
   // SGS 0 is past capacity with DAG 0 (3 cores). SGS 2 is the least loaded but holds DAG 2's
-  // 700 bytes: DAG 0 at 1.5 cores per SGS (400 bytes) does not fit there; SGS 1 holds DAG 1's
-  // 600 + 400 = 1000: it fits, and joins. Without pool memory SGS 2 would have joined.
+  // 1400 bytes (0.5 cores): DAG 0 at 1.5 cores per SGS (800 bytes) does not fit there; SGS 1
+  // holds DAG 1's 800 + 800 = 1600: it fits, and joins. Without pool memory SGS 2 would have.
   std::vector<double> demand(9, 0);
   demand[0 * 3 + 0] = 3;
   demand[1 * 3 + 1] = 0.5;
@@ -423,7 +423,7 @@ TEST(LoadBalancer, ScaleOutCountsPoolMemoryAndMemoryPressureScalesIn) {
   EXPECT_EQ(unaware.SgsOf(0), (std::vector<uint32_t>{0, 2}));
   EXPECT_EQ(lb.memory_refusals(), 1u);
   EXPECT_EQ(lb.scale_outs(), 1u);
-  // DAG 1 now keeps 4 cores busy on SGS 1 (800 bytes) beside DAG 0's 1.5 (400): 1200 > 1000.
+  // DAG 1 now keeps 4 cores busy on SGS 1 (1400 bytes) beside DAG 0's 1.5 (800): 2200 > 2000.
   // At loads between the thresholds (no load-based scale-in), the DAG with the least demand
   // there that has another SGS leaves it: DAG 0 (DAG 1 has no other SGS).
   std::vector<double> pressed(9, 0);
