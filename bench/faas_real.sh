@@ -21,6 +21,9 @@
 # The I/O-bound, skewed workload, where the baseline's home-SGS hot spot shows (about 4 min wall):
 #   DAGS=bench/faas_real_io_dags.json SGS=4 SLOTS=2 MEMORY=2GB RUN_S=28 WARMUP_S=8 \
 #     CONNECTIONS=256 HTTP_THREADS=256 bench/faas_real.sh ../shared/data 120 130 140 160
+# Archipelago's memory-aware LB with small pools (about 1 min wall):
+#   DAGS=bench/faas_real_io_dags.json SGS=4 SLOTS=2 MEMORY=1GB RUN_S=28 WARMUP_S=8 \
+#     CONNECTIONS=256 HTTP_THREADS=256 PLATFORMS=archipelago bench/faas_real.sh ../shared/data 130 150
 # The machine is shared: every run prints the load average; CPU seconds of the platform come from
 # /proc (utime + stime of the LB, SGS and sandbox processes, children included after exit).
 set -euo pipefail

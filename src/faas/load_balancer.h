@@ -17,6 +17,17 @@
 // (hysteresis): a DAG on several SGSs whose mean SGS load stayed under scale_in_load for
 // calm_epochs consecutive epochs, and that has not scaled out within calm_epochs, leaves the SGS it
 // joined last.
+// Pool memory (SetPoolMemory; without it memory is not looked at): a DAG on an SGS keeps
+// Footprint(dag, cores) of its pool's sandbox memory resident: one sandbox per function plus one
+// per core it keeps busy there (cores = demand / epoch_s, rounded up), at its functions' mean
+// size. Concurrent tasks need sandboxes beside the warm ones of its other functions, and one
+// sandbox per function alone let a 1GB pool admit 15 of 16 sandboxes and churn (session 7).
+// Scale-out adds a DAG only to an SGS whose pool holds the DAG's footprint (at its total cores
+// split evenly over the enlarged set) beside the footprints of the DAGs already there; the least
+// loaded SGS that fits joins. Scale-in also happens under memory pressure, whatever the load: on
+// an SGS whose DAGs' footprints exceed its pool, the DAG with the least demand there among those
+// with other SGSs leaves it (one per SGS per epoch) and may not rejoin it for calm_epochs epochs
+// (session 7: with 1GB pools every DAG had joined every SGS and the pools churned, 0 % met).
 #ifndef JIGSAW_FAAS_LOAD_BALANCER_H_
 #define JIGSAW_FAAS_LOAD_BALANCER_H_
 
@@ -33,6 +44,14 @@ struct LoadBalancerOptions {
   double spill_load = 1.0;
 };
 
+// What the SGS pools can hold and what each DAG's sandboxes take (see Footprint).
+struct PoolMemory {
+  std::vector<uint64_t> pool_bytes;         // per SGS
+  std::vector<uint64_t> dag_sandbox_bytes;  // per DAG: one sandbox of each of its functions
+  std::vector<uint32_t> dag_functions;      // per DAG
+  double epoch_s = 1;                       // demand (core-seconds per epoch) / epoch_s = cores
+};
+
 class LoadBalancer {
  public:
   LoadBalancer(uint32_t dags, uint32_t sgs_count, LoadBalancerOptions options);
@@ -44,12 +63,24 @@ class LoadBalancer {
   void EndEpoch(const std::vector<double>& load, const std::vector<double>& demand,
                 const std::vector<char>& usable);
 
+  // Throws std::invalid_argument when the sizes do not match the DAG and SGS counts.
+  void SetPoolMemory(PoolMemory memory);
+  // Bytes of sandboxes `dag` keeps resident on an SGS where it keeps `cores` cores busy.
+  uint64_t Footprint(uint32_t dag, double cores) const;
+
   const std::vector<uint32_t>& SgsOf(uint32_t dag) const { return sgs_of_[dag]; }
   uint64_t scale_outs() const { return scale_outs_; }
   uint64_t scale_ins() const { return scale_ins_; }
   size_t max_sgs_per_dag() const { return max_sgs_per_dag_; }
+  uint64_t memory_scale_ins() const { return memory_scale_ins_; }
+  // SGSs a scale-out passed over because their pool could not hold the DAG's sandboxes.
+  uint64_t memory_refusals() const { return memory_refusals_; }
 
  private:
+  uint64_t Resident(uint32_t s, const std::vector<double>& demand) const;
+  bool Fits(uint32_t dag, uint32_t s, double dag_cores, const std::vector<double>& demand) const;
+  void MemoryScaleIn(const std::vector<double>& demand, const std::vector<char>& usable);
+
   LoadBalancerOptions options_;
   uint32_t sgs_count_;
   std::vector<std::vector<uint32_t>> sgs_of_;
@@ -58,6 +89,12 @@ class LoadBalancer {
   uint64_t scale_outs_ = 0;
   uint64_t scale_ins_ = 0;
   size_t max_sgs_per_dag_ = 1;
+  PoolMemory memory_;
+  bool memory_set_ = false;
+  int64_t epoch_ = 0;
+  std::vector<int64_t> barred_until_;  // dag * sgs_count + s: no rejoin before this epoch
+  uint64_t memory_scale_ins_ = 0;
+  uint64_t memory_refusals_ = 0;
 };
 
 }  // namespace jigsaw::faas

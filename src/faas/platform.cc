@@ -17,12 +17,14 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
 
 #include "core/error.h"
 #include "core/output.h"
+#include "faas/openwhisk_balancer.h"
 #include "serve/bounded_task_queue.h"
 
 namespace jigsaw::faas {
@@ -216,7 +218,23 @@ class Balancer {
         load_(ports_.size(), 0),
         in_flight_(ports_.size(), 0),
         usable_(ports_.size(), 1),
-        last_stats_(ports_.size(), Json::object()) {}
+        last_stats_(ports_.size(), Json::object()) {
+    PoolMemory memory;
+    memory.pool_bytes.assign(ports_.size(), options.sgs.memory);
+    for (const Dag& dag : catalog.dags) {
+      uint64_t bytes = 0;
+      for (FunctionId f : dag.nodes) bytes += catalog.functions[f].memory;
+      memory.dag_sandbox_bytes.push_back(bytes);
+      memory.dag_functions.push_back(static_cast<uint32_t>(dag.nodes.size()));
+    }
+    memory.epoch_s = static_cast<double>(options.epoch) / static_cast<double>(net::kSecond);
+    request_bytes_ = memory.dag_sandbox_bytes;
+    if (options.platform == "openwhisk") {
+      openwhisk_ = std::make_unique<OpenWhiskBalancer>(
+          std::vector<uint64_t>(ports_.size(), options.sgs.memory), /*seed=*/1);
+    }
+    lb_.SetPoolMemory(std::move(memory));
+  }
 
   int Start() {
     server_.new_task_queue = [this] {
@@ -337,6 +355,12 @@ class Balancer {
     j["scale_outs"] = lb_.scale_outs();
     j["scale_ins"] = lb_.scale_ins();
     j["max_sgs_per_dag"] = lb_.max_sgs_per_dag();
+    j["memory_scale_ins"] = lb_.memory_scale_ins();
+    j["memory_refusals"] = lb_.memory_refusals();
+    if (openwhisk_) {
+      j["openwhisk_spilled"] = openwhisk_->spilled();
+      j["openwhisk_forced"] = openwhisk_->forced();
+    }
     Json sets = Json::object();
     for (DagId d = 0; d < catalog_.dags.size(); ++d) sets[catalog_.dags[d].name] = lb_.SgsOf(d);
     j["sgs_of_dag"] = sets;
@@ -378,7 +402,15 @@ class Balancer {
         for (size_t i = 0; i < ports_.size(); ++i) {
           load[i] = load_[i] + static_cast<double>(in_flight_[i]) / options_.sgs.slots;
         }
-        s = lb_.Route(dag, load, usable_);
+        if (openwhisk_) {
+          // ShardingContainerPoolBalancer with the DAG as the action: its request holds its
+          // functions' sandbox memory in the SGS's slots until answered.
+          const int invoker = openwhisk_->Acquire(dag, request_bytes_[dag], usable_);
+          if (invoker < 0) break;
+          s = static_cast<uint32_t>(invoker);
+        } else {
+          s = lb_.Route(dag, load, usable_);
+        }
         ++in_flight_[s];
         ++counters_["forwarded"];
         if (attempt > 0) ++counters_["resent"];
@@ -392,6 +424,7 @@ class Balancer {
       auto reply = client.Post("/run/" + dag_name, body, "application/octet-stream");
       std::lock_guard<std::mutex> lock(mu_);
       --in_flight_[s];
+      if (openwhisk_) openwhisk_->Release(s, request_bytes_[dag]);
       if (reply) {
         ++counters_["answered_" + std::to_string(reply->status)];
         res.status = reply->status;
@@ -472,6 +505,8 @@ class Balancer {
   std::condition_variable epoch_cv_;
   bool running_ = false;
   LoadBalancer lb_;
+  std::unique_ptr<OpenWhiskBalancer> openwhisk_;  // platform "openwhisk" only
+  std::vector<uint64_t> request_bytes_;           // per DAG: one sandbox of each function
   std::vector<double> load_;
   std::vector<int> in_flight_;
   std::vector<char> usable_;

@@ -14,9 +14,13 @@
 // garbled answer keeps the SGS's last state; an answer makes it usable again) and (platform
 // "archipelago") calls
 // LoadBalancer::EndEpoch with their loads and per-DAG demand: scale-out and hysteretic scale-in.
-// Platform "openwhisk" is the OpenWhisk-like baseline on the same processes: each DAG stays on
-// its home SGS (DAG index mod K; overflow as in Route), the SGSs run FIFO without proactive
-// sandboxes (reactive cold starts, fixed keep-alive).
+// Platform "openwhisk" is the OpenWhisk-like baseline on the same processes: faas::
+// OpenWhiskBalancer places each request with its DAG as the action (home SGS = hash, then along
+// the DAG's step), holding the DAG's sandbox memory (one sandbox per function) in the SGS's memory
+// slots (its pool memory) until answered, so it spills only when the home SGS's memory is full;
+// the SGSs run FIFO without proactive sandboxes (reactive cold starts, fixed keep-alive). Unlike
+// OpenWhisk (and faas-sim's baseline) the home is per DAG, not per function: an SGS runs whole
+// DAGs.
 // SGS processes are forked by a single-threaded supervisor process (itself forked before the LB
 // starts any thread): an SGS that dies abnormally (signal or nonzero exit) is marked unusable at
 // once and restarted on a new port, at most `max_sgs_restarts` times per SGS; the requests it

@@ -10,6 +10,7 @@
 #include "core/stats.h"
 #include "faas/admission.h"
 #include "faas/estimator.h"
+#include "faas/openwhisk_balancer.h"
 #include "faas/worker.h"
 #include "faas/workload.h"
 #include "net/event_queue.h"
@@ -172,6 +173,8 @@ class Sim {
 
   // OpenWhisk.
   std::vector<ReadyQueue> invoker_queues_;
+  std::unique_ptr<OpenWhiskBalancer> invokers_;  // memory slots, home and step per function
+  std::vector<char> invoker_usable_;
   // Sparrow.
   std::vector<std::deque<uint32_t>> reservations_;
   std::vector<Pending> pendings_;
@@ -227,6 +230,23 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
       for (uint32_t s = 0; s < sgs_count_; ++s) sgs_queues_.emplace_back(options.queue_policy);
       sgs_busy_.assign(sgs_count_, 0);
       lb_ = std::make_unique<LoadBalancer>(dags, sgs_count_, options.lb_options);
+      {
+        PoolMemory memory;
+        for (uint32_t s = 0; s < sgs_count_; ++s) {
+          uint64_t bytes = 0;
+          for (uint32_t w = PoolBegin(s); w < PoolEnd(s); ++w) bytes += workers_[w].memory();
+          memory.pool_bytes.push_back(bytes);
+        }
+        for (const Dag& dag : catalog.dags) {
+          uint64_t bytes = 0;
+          for (FunctionId f : dag.nodes) bytes += catalog.functions[f].memory;
+          memory.dag_sandbox_bytes.push_back(bytes);
+          memory.dag_functions.push_back(static_cast<uint32_t>(dag.nodes.size()));
+        }
+        memory.epoch_s = static_cast<double>(options.tick * options.ticks_per_epoch) /
+                         static_cast<double>(net::kSecond);
+        lb_->SetPoolMemory(std::move(memory));
+      }
       sgs_dag_rate_ =
           std::make_unique<RateEstimator>(static_cast<size_t>(sgs_count_) * dags, options.tick);
       sgs_dag_last_seen_.assign(static_cast<size_t>(sgs_count_) * dags, -1);
@@ -246,6 +266,9 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
       break;
     case Platform::kOpenWhisk:
       for (int w = 0; w < worker_count; ++w) invoker_queues_.emplace_back(QueuePolicy::kFifo);
+      invokers_ = std::make_unique<OpenWhiskBalancer>(
+          std::vector<uint64_t>(worker_count, options.worker_memory), options.seed);
+      invoker_usable_.assign(worker_count, 1);
       break;
     case Platform::kSparrow:
       reservations_.resize(worker_count);
@@ -460,21 +483,15 @@ void Sim::Enqueue(const ReadyTask& task) {
       break;
     }
     case Platform::kOpenWhisk: {
-      const uint32_t n = static_cast<uint32_t>(workers_.size());
-      const uint32_t home = static_cast<uint32_t>((task.function * 2654435761ULL) % n);
-      uint32_t chosen = UINT32_MAX;
-      for (uint32_t step = 0; step < n; ++step) {
-        const uint32_t i = (home + step) % n;
-        const Worker& w = workers_[i];
-        if (!w.alive()) continue;
-        if (chosen == UINT32_MAX) chosen = i;  // home, or the first live one after it
-        const int committed =
-            (w.cores() - w.free_cores()) + static_cast<int>(invoker_queues_[i].size());
-        if (committed < w.cores()) {
-          chosen = i;
-          break;
-        }
+      // ShardingContainerPoolBalancer: the function's home invoker, or the next along its step
+      // whose memory slots hold the activation; none: a random one (faas/openwhisk_balancer.h).
+      const int invoker =
+          invokers_->Acquire(task.function, function_memory_[task.function], invoker_usable_);
+      if (invoker < 0) {
+        FailRequest(task.request);
+        break;
       }
+      const uint32_t chosen = static_cast<uint32_t>(invoker);
       invoker_queues_[chosen].Push(task);
       DispatchInvoker(chosen);
       break;
@@ -685,6 +702,9 @@ void Sim::OnFinish(uint32_t slot, uint32_t token) {
   worker.Release(run.function, now_);
   durations_.Observe(run.function, run.duration);
   if (options_.platform == Platform::kArchipelago) --sgs_busy_[SgsOfWorker(run.worker)];
+  if (options_.platform == Platform::kOpenWhisk) {
+    invokers_->Release(run.worker, function_memory_[run.function]);
+  }
   CompleteNode(run.request, run.node);
   DispatchAfterChange(run.worker);
 }
@@ -771,6 +791,8 @@ void Sim::OnKill(uint32_t worker_index) {
   }
   // Queued work bound to the dead worker moves to live ones (it never started: no retry counted).
   if (options_.platform == Platform::kOpenWhisk) {
+    invoker_usable_[worker_index] = 0;
+    invokers_->Clear(worker_index);  // what it held is retried or re-acquired elsewhere
     ReadyQueue& queue = invoker_queues_[worker_index];
     while (!queue.empty()) retry.push_back(queue.Pop());
   } else if (options_.platform == Platform::kSparrow) {

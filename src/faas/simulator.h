@@ -14,9 +14,11 @@
 //    of cold-starting when its estimated duration is below the setup, at most one waiter per such
 //    sandbox. Before each dispatch, tasks that can no longer meet their deadline go behind the
 //    feasible ones (ReadyQueue::DemoteLate; demote_late).
-//  - openwhisk: a function's invocations go to its home invoker (hash of the function), or the next
-//    one with spare capacity when it is full; per-invoker FIFO; reactive cold starts; idle
-//    sandboxes live keep_alive after their last use.
+//  - openwhisk: OpenWhiskBalancer (ShardingContainerPoolBalancer) places each invocation: the
+//    function's home invoker (hash), or the next along its step, whose memory slots (the
+//    worker's memory) hold the function's memory until it finishes; none: a random live one.
+//    Invokers take work beyond their cores while memory has room; per-invoker FIFO; reactive
+//    cold starts; idle sandboxes live keep_alive after their last use.
 //  - sparrow: each ready function probes `sparrow_probes` random live workers and leaves a
 //    reservation at each; the first to have a free core runs it (late binding); reactive cold
 //    starts and keep-alive as openwhisk.

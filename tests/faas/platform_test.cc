@@ -186,6 +186,45 @@ TEST(FaasPlatform, DagRequestEndToEndThroughLbSgsAndSandboxes) {
   EXPECT_EQ(summary["platform"]["sgs"].size(), 2u);
 }
 
+// The OpenWhisk-like baseline places requests with OpenWhiskBalancer, the DAG as the action: a
+// request holds its DAG's sandbox memory (2 x 100MB) in its SGS's memory slots (200MB per SGS)
+// until answered. The home of DAG 0 is SGS 0 (hash 0 % 2); one request in flight fills it, so a
+// second one sent meanwhile spills to SGS 1; once the first is answered the home takes requests
+// again. The first request waits 5 s in its sandbox, so the second is routed while it holds SGS 0.
+TEST(FaasPlatform, OpenWhiskBaselineSpillsOnlyWhenTheHomeSgsMemorySlotsAreFull) {
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "slow", "deadline": "60s", "functions": [
+      {"name": "a", "duration": "5ms", "code": "sha256:1KiB", "memory": "100MB"},
+      {"name": "b", "duration": "5s", "code": "sha256:1KiB+wait:5s", "after": ["a"],
+       "memory": "100MB"}]}]})";
+  Platform platform("openwhisk", dags, {"--platform", "openwhisk", "--memory", "200MB"});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  auto first = std::async(std::launch::async, [&] { return platform.Invoke("slow", "one"); });
+  // Bounded wait until the LB has routed the first request (it is in flight on SGS 0).
+  bool routed = false;
+  for (int i = 0; i < 600 && !routed; ++i) {
+    const json stats = platform.Stats();
+    routed = stats.contains("sgs") && stats["sgs"][0]["lb"]["in_flight"].get<int>() == 1;
+    if (!routed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(routed) << platform.Stderr();
+  auto second = platform.Invoke("slow", "two");
+  ASSERT_TRUE(second) << platform.Stderr();
+  ASSERT_EQ(second->status, 200) << second->body;
+  EXPECT_EQ(second->get_header_value("X-Faas-Sgs"), "1");
+  auto one = first.get();
+  ASSERT_TRUE(one);
+  ASSERT_EQ(one->status, 200) << one->body;
+  EXPECT_EQ(one->get_header_value("X-Faas-Sgs"), "0");
+  // Both answered: the home's slots are free again.
+  auto third = platform.Invoke("slow", "three");
+  ASSERT_TRUE(third);
+  EXPECT_EQ(third->get_header_value("X-Faas-Sgs"), "0");
+  const json stats = platform.Stats();
+  EXPECT_EQ(stats["openwhisk_spilled"], 1);
+  EXPECT_EQ(stats["openwhisk_forced"], 0);
+}
+
 // Polls the platform until some sandbox other than `not_pid` is busy; returns its pid (0 if the
 // request finished first).
 int BusySandbox(const Platform& platform, std::future<httplib::Result>& pending, int not_pid) {

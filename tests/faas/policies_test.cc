@@ -3,11 +3,13 @@
 // load balancer's scale-out and hysteretic scale-in, and workers' LRU eviction.
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <vector>
 
 #include "faas/admission.h"
 #include "faas/estimator.h"
 #include "faas/load_balancer.h"
+#include "faas/openwhisk_balancer.h"
 #include "faas/proactive.h"
 #include "faas/ready_queue.h"
 #include "faas/worker.h"
@@ -387,6 +389,113 @@ TEST(LoadBalancer, NoScaleOutWhenEverySgsIsHot) {
   lb.EndEpoch({0.95, 0.9}, demand, {1, 1});
   EXPECT_EQ(lb.SgsOf(0).size(), 1u);
   EXPECT_EQ(lb.scale_outs(), 0u);
+}
+
+// Pool memory: pools of 2000 bytes; DAG 0 has 2 functions (400 bytes, one sandbox each), DAG 1
+// 3 (600), DAG 2 one of 700. A scripted scenario with the exact decisions.
+TEST(LoadBalancer, ScaleOutCountsPoolMemoryAndMemoryPressureScalesIn) {
+  PoolMemory memory;
+  memory.pool_bytes = {2000, 2000, 2000};
+  memory.dag_sandbox_bytes = {400, 600, 700};
+  memory.dag_functions = {2, 3, 1};
+  memory.epoch_s = 1;
+  LoadBalancer lb(/*dags=*/3, /*sgs=*/3, LoadBalancerOptions{});
+  LoadBalancer unaware(3, 3, LoadBalancerOptions{});
+  lb.SetPoolMemory(memory);
+  // One sandbox per function plus one per busy core (rounded up), at the DAG's mean size.
+  EXPECT_EQ(lb.Footprint(0, 0), 400u);
+  EXPECT_EQ(lb.Footprint(0, 2.0), 800u);
+  EXPECT_EQ(lb.Footprint(0, 2.5), 1000u);
+  EXPECT_EQ(lb.Footprint(2, 0.5), 1400u);
+  EXPECT_EQ(unaware.Footprint(0, 5), 0u);
+  const std::vector<char> usable(3, 1);
+  // SGS 0 is past capacity with DAG 0 (3 cores). SGS 2 is the least loaded but holds DAG 2's
+  // 1400 bytes (0.5 cores): DAG 0 at 1.5 cores per SGS (800 bytes) does not fit there; SGS 1
+  // holds DAG 1's 800 + 800 = 1600: it fits, and joins. Without pool memory SGS 2 would have.
+  std::vector<double> demand(9, 0);
+  demand[0 * 3 + 0] = 3;
+  demand[1 * 3 + 1] = 0.5;
+  demand[2 * 3 + 2] = 0.5;
+  const std::vector<double> hot = {1.5, 0.2, 0.1};
+  lb.EndEpoch(hot, demand, usable);
+  unaware.EndEpoch(hot, demand, usable);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(unaware.SgsOf(0), (std::vector<uint32_t>{0, 2}));
+  EXPECT_EQ(lb.memory_refusals(), 1u);
+  EXPECT_EQ(lb.scale_outs(), 1u);
+  // DAG 1 now keeps 4 cores busy on SGS 1 (1400 bytes) beside DAG 0's 1.5 (800): 2200 > 2000.
+  // At loads between the thresholds (no load-based scale-in), the DAG with the least demand
+  // there that has another SGS leaves it: DAG 0 (DAG 1 has no other SGS).
+  std::vector<double> pressed(9, 0);
+  pressed[0 * 3 + 0] = 1.5;
+  pressed[0 * 3 + 1] = 1.5;
+  pressed[1 * 3 + 1] = 4;
+  lb.EndEpoch({0.5, 0.5, 0.5}, pressed, usable);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(lb.SgsOf(1), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(lb.memory_scale_ins(), 1u);
+  EXPECT_EQ(lb.scale_ins(), 1u);
+  // Hot again: SGS 1 is barred for DAG 0 for calm_epochs (5) epochs and SGS 2 does not fit, so
+  // DAG 0 stays alone through epochs 3-6 and SGS 1 takes it back in epoch 7.
+  for (int epoch = 3; epoch <= 6; ++epoch) {
+    lb.EndEpoch(hot, demand, usable);
+    EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0})) << "epoch " << epoch;
+  }
+  lb.EndEpoch(hot, demand, usable);
+  EXPECT_EQ(lb.SgsOf(0), (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(lb.scale_outs(), 2u);
+  EXPECT_EQ(lb.memory_refusals(), 6u);  // SGS 2 passed over in epochs 1 and 3-7
+  // Sizes that do not match the DAG and SGS counts are refused.
+  PoolMemory wrong = memory;
+  wrong.pool_bytes.pop_back();
+  EXPECT_THROW(lb.SetPoolMemory(wrong), std::invalid_argument);
+}
+
+// ShardingContainerPoolBalancer's placement, with exact decisions. 5 invokers: the steps are the
+// pairwise coprime numbers up to 5 that are coprime with 5: {1, 2, 3}. Action 1 hashes to
+// 2654435761: home 1, step {1, 2, 3}[2654435761 % 3 = 1] = 2, so it tries 1, 3, 0, 2, 4.
+TEST(OpenWhiskBalancer, HomesEachActionAndSpillsWhenTheHomesMemorySlotsAreFull) {
+  OpenWhiskBalancer ow(std::vector<uint64_t>(5, 1000), /*seed=*/7);
+  EXPECT_EQ(ow.Home(0), 0u);
+  EXPECT_EQ(ow.Step(0), 1u);
+  EXPECT_EQ(ow.Home(1), 1u);
+  EXPECT_EQ(ow.Step(1), 2u);
+  EXPECT_EQ(ow.Home(2), 2u);
+  EXPECT_EQ(ow.Step(2), 3u);
+  std::vector<char> usable(5, 1);
+  // Memory slots, not cores: the home takes activations while its memory holds them.
+  EXPECT_EQ(ow.Acquire(1, 400, usable), 1);
+  EXPECT_EQ(ow.Acquire(1, 400, usable), 1);
+  EXPECT_EQ(ow.used(1), 800u);
+  EXPECT_EQ(ow.spilled(), 0u);
+  // 200 bytes left at home: the next along the step (3) takes it.
+  EXPECT_EQ(ow.Acquire(1, 400, usable), 3);
+  EXPECT_EQ(ow.spilled(), 1u);
+  // An unusable invoker is skipped: 1 is full, 3 unusable, then 0.
+  usable[3] = 0;
+  EXPECT_EQ(ow.Acquire(1, 400, usable), 0);
+  // A release frees the home's slots again.
+  ow.Release(1, 400);
+  EXPECT_EQ(ow.used(1), 400u);
+  EXPECT_EQ(ow.Acquire(1, 400, usable), 1);
+  EXPECT_EQ(ow.spilled(), 2u);
+  // Every usable invoker full: a random usable one is forced past its memory. With seed 7 the
+  // first splitmix64 draw is 1 mod 4: the second of the usable {0, 1, 2, 4}, invoker 1.
+  EXPECT_EQ(ow.Acquire(2, 1000, usable), 2);  // fills invoker 2 (home of action 2)
+  EXPECT_EQ(ow.Acquire(0, 1000, usable), 4);  // action 0: 0 (600 free), 1, 2 full, 3 off, 4
+  EXPECT_EQ(ow.Acquire(0, 600, usable), 0);   // fills invoker 0
+  EXPECT_EQ(ow.Acquire(1, 300, usable), 1);
+  EXPECT_EQ(ow.forced(), 1u);
+  EXPECT_EQ(ow.used(1), 1100u);
+  // The invoker is gone: what it held is cleared; with none usable there is no invoker.
+  ow.Clear(1);
+  EXPECT_EQ(ow.used(1), 0u);
+  EXPECT_EQ(ow.Acquire(1, 1, std::vector<char>(5, 0)), -1);
+  // 4 invokers: steps {1, 3}; action 1 (hash odd): home 1, step 3.
+  OpenWhiskBalancer four(std::vector<uint64_t>(4, 10), 1);
+  EXPECT_EQ(four.Home(1), 1u);
+  EXPECT_EQ(four.Step(1), 3u);
+  EXPECT_THROW(OpenWhiskBalancer(std::vector<uint64_t>{}, 1), std::invalid_argument);
 }
 
 TEST(Workload, GeneratedDagsAreValidAndScaledToTheLoad) {
