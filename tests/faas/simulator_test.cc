@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "faas/dag_reader.h"
 #include "faas/workload.h"
 
@@ -111,11 +113,9 @@ TEST(FaasSimulator, MissesAreBrokenDownByDagAndByBurstPeriod) {
   }
 }
 
-// Admission control refuses requests only past the cluster's capacity, and every refused one is
-// an explicit failure; below capacity the run is the same as without it.
-TEST(FaasSimulator, AdmissionControlRefusesOnlyInOverloadAndExplicitly) {
-  SimOptions with = Small(Platform::kArchipelago);
-  with.admission_control = true;
+// An admission rule refuses nothing below the cluster's capacity (the run is the same as without
+// it, with the policy name suffixed) and refuses explicitly, as failures, under overload.
+void ExpectRefusesOnlyInOverload(const SimOptions& with, const std::string& suffix) {
   const Catalog light = SmallWorkload(0.3);
   const SimResult a = Simulate(light, with);
   const SimResult b = Simulate(light, Small(Platform::kArchipelago));
@@ -123,7 +123,7 @@ TEST(FaasSimulator, AdmissionControlRefusesOnlyInOverloadAndExplicitly) {
   EXPECT_EQ(a.refused, 0u);
   EXPECT_EQ(a.measured_met, b.measured_met);
   EXPECT_EQ(a.events, b.events);
-  EXPECT_EQ(a.policy, b.policy + "-ac");
+  EXPECT_EQ(a.policy, b.policy + suffix);
   const SimResult over = Simulate(SmallWorkload(1.5), with);
   ExpectAccounted(over, 20'000);
   EXPECT_GT(over.refused, 0u);
@@ -131,24 +131,18 @@ TEST(FaasSimulator, AdmissionControlRefusesOnlyInOverloadAndExplicitly) {
   EXPECT_LT(over.refused, over.requests);
 }
 
-// Hopeless-at-arrival admission refuses nothing while queues stay short (the run is the same as
-// without it) and refuses explicitly under overload.
+TEST(FaasSimulator, AdmissionControlRefusesOnlyInOverloadAndExplicitly) {
+  SimOptions with = Small(Platform::kArchipelago);
+  with.admission_control = true;
+  ExpectRefusesOnlyInOverload(with, "-ac");
+}
+
+// Hopeless-at-arrival admission: a request is refused when the work queued ahead of it exceeds
+// its slack, which short queues never do.
 TEST(FaasSimulator, HopelessAdmissionRefusesOnlyWhenTheQueueAheadExceedsTheSlack) {
   SimOptions with = Small(Platform::kArchipelago);
   with.hopeless_admission = true;
-  const Catalog light = SmallWorkload(0.3);
-  const SimResult a = Simulate(light, with);
-  const SimResult b = Simulate(light, Small(Platform::kArchipelago));
-  ExpectAccounted(a, 20'000);
-  EXPECT_EQ(a.refused, 0u);
-  EXPECT_EQ(a.measured_met, b.measured_met);
-  EXPECT_EQ(a.events, b.events);
-  EXPECT_EQ(a.policy, b.policy + "-ha");
-  const SimResult over = Simulate(SmallWorkload(1.5), with);
-  ExpectAccounted(over, 20'000);
-  EXPECT_GT(over.refused, 0u);
-  EXPECT_GE(over.failed, over.refused);
-  EXPECT_LT(over.refused, over.requests);
+  ExpectRefusesOnlyInOverload(with, "-ha");
 }
 
 TEST(FaasSimulator, SameSeedSameResult) {
