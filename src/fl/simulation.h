@@ -42,7 +42,7 @@ struct FlOptions {
   // Updates farther from their cohort's model than this many times the round's median distance
   // (or the cohort's previous one, where smaller) are rejected (update_guard.h); <= 0: only
   // non-finite updates are.
-  double max_update_ratio = 10.0;
+  double max_update_ratio = 100.0;
   uint64_t seed = 1;
   // Simulation: train a cohort's clients of a round together (batched_training.h) when the model
   // supports it; false: one after the other with TrainLocally (same weights up to float rounding).
