@@ -165,6 +165,33 @@ TEST(KnnCache, PrunedLookupAnswersAsTheFullSearch) {
   EXPECT_GT(misses, 50);
 }
 
+// Answers of `cache` against the full search (Probe + bound rule) and a cache without any
+// lower bound, over queries from `query`; counts hits and misses.
+template <typename Query>
+void ExpectFullSearchAnswers(KnnCache& cache, KnnCache& plain, const std::vector<double>& bounds,
+                             int queries, Query query, int* hits, int* misses) {
+  for (const double bound : bounds) {
+    cache.set_max_distance(2, bound);
+    plain.set_max_distance(2, bound);
+    for (int q = 0; q < queries; ++q) {
+      const std::vector<float> row = query();
+      const std::optional<KnnCache::Probed> probed = cache.Probe(2, row);
+      const bool expect_hit = probed && probed->mean_distance <= bound;
+      const std::optional<CacheAnswer> answer = cache.Lookup(2, row);
+      const std::optional<CacheAnswer> reference = plain.Lookup(2, row);
+      ASSERT_EQ(answer.has_value(), expect_hit) << "bound " << bound << " query " << q;
+      ASSERT_EQ(answer.has_value(), reference.has_value()) << "bound " << bound << " query " << q;
+      if (answer) {
+        EXPECT_EQ(answer->label, probed->label);
+        EXPECT_EQ(answer->label, reference->label);
+        ++*hits;
+      } else {
+        ++*misses;
+      }
+    }
+  }
+}
+
 // Wide rows (16 groups of 25, as LeNet's 16x5x5 map) engage the group-sum lower bound; Lookup
 // must answer exactly as the full search (Probe + bound rule) and as a cache without the bound.
 TEST(KnnCache, GroupSumLowerBoundAnswersAsTheFullSearch) {
@@ -192,26 +219,9 @@ TEST(KnnCache, GroupSumLowerBoundAnswersAsTheFullSearch) {
   }
   EXPECT_GT(cache.MemoryBytes(), plain.MemoryBytes());  // the group sums are stored
   int hits = 0, misses = 0;
-  for (const double bound : {3.0, 4.5, 5.5, 7.0, 20.0}) {
-    cache.set_max_distance(2, bound);
-    plain.set_max_distance(2, bound);
-    for (int q = 0; q < 150; ++q) {
-      const std::vector<float> query = sample(rng.Uniform(-0.5, 2.5), rng.Uniform(0.3, 0.8));
-      const std::optional<KnnCache::Probed> probed = cache.Probe(2, query);
-      const bool expect_hit = probed && probed->mean_distance <= bound;
-      const std::optional<CacheAnswer> answer = cache.Lookup(2, query);
-      const std::optional<CacheAnswer> reference = plain.Lookup(2, query);
-      ASSERT_EQ(answer.has_value(), expect_hit) << "bound " << bound << " query " << q;
-      ASSERT_EQ(answer.has_value(), reference.has_value()) << "bound " << bound << " query " << q;
-      if (answer) {
-        EXPECT_EQ(answer->label, probed->label);
-        EXPECT_EQ(answer->label, reference->label);
-        ++hits;
-      } else {
-        ++misses;
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectFullSearchAnswers(
+      cache, plain, {3.0, 4.5, 5.5, 7.0, 20.0}, 150,
+      [&] { return sample(rng.Uniform(-0.5, 2.5), rng.Uniform(0.3, 0.8)); }, &hits, &misses));
   EXPECT_GT(hits, 50);  // both outcomes exercised
   EXPECT_GT(misses, 50);
 }
@@ -269,33 +279,6 @@ TEST(KnnCache, PooledLayersCompareGroupSums) {
   EXPECT_GT(misses, 20);
   EXPECT_FALSE(pooled.Lookup(2, std::vector<float>(16, 0.0f)));  // the input width is 400
   EXPECT_THROW(pooled.Insert(2, std::vector<float>(16, 0.0f), 0, kNoLogits), std::invalid_argument);
-}
-
-// Answers of `cache` against the full search (Probe + bound rule) and a cache without any
-// lower bound, over queries from `query`; counts hits and misses.
-template <typename Query>
-void ExpectFullSearchAnswers(KnnCache& cache, KnnCache& plain, const std::vector<double>& bounds,
-                             int queries, Query query, int* hits, int* misses) {
-  for (const double bound : bounds) {
-    cache.set_max_distance(2, bound);
-    plain.set_max_distance(2, bound);
-    for (int q = 0; q < queries; ++q) {
-      const std::vector<float> row = query();
-      const std::optional<KnnCache::Probed> probed = cache.Probe(2, row);
-      const bool expect_hit = probed && probed->mean_distance <= bound;
-      const std::optional<CacheAnswer> answer = cache.Lookup(2, row);
-      const std::optional<CacheAnswer> reference = plain.Lookup(2, row);
-      ASSERT_EQ(answer.has_value(), expect_hit) << "bound " << bound << " query " << q;
-      ASSERT_EQ(answer.has_value(), reference.has_value()) << "bound " << bound << " query " << q;
-      if (answer) {
-        EXPECT_EQ(answer->label, probed->label);
-        EXPECT_EQ(answer->label, reference->label);
-        ++*hits;
-      } else {
-        ++*misses;
-      }
-    }
-  }
 }
 
 // FitLowerBound swaps the block sums for the rows' principal directions (a much tighter bound
