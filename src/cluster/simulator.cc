@@ -431,16 +431,25 @@ struct Simulator::Impl {
     return view_buffer;
   }
 
+  // One job's part of a reset: its deficit gains what it was owed since the last reset less what
+  // it received, and its time since reset restarts at half a round.
+  void ResetJobTime(Job& job, double elapsed) {
+    const double received = job.time_since_reset - config.round_s / 2.0;
+    const double owed = job.has_allocation ? job.allocation * elapsed : 0.0;
+    job.deficit += owed - received;
+    job.time_since_reset = config.round_s / 2.0;
+    worker_time_since_reset += job.time_since_reset;
+  }
+
+  static void SetAllocation(Job& job, double fraction) {
+    job.allocation = std::clamp(fraction, 0.0, 1.0);
+    job.has_allocation = true;
+  }
+
   void ResetTimeSinceReset(double now) {
     const double elapsed = now - last_reset_s;
     worker_time_since_reset = 0;
-    for (auto& job : active) {
-      const double received = job->time_since_reset - config.round_s / 2.0;
-      const double owed = job->has_allocation ? job->allocation * elapsed : 0.0;
-      job->deficit += owed - received;
-      job->time_since_reset = config.round_s / 2.0;
-      worker_time_since_reset += job->time_since_reset;
-    }
+    for (auto& job : active) ResetJobTime(*job, elapsed);
     if (hetero) {
       std::fill(worker_type_time.begin(), worker_type_time.end(), 0.0);
       for (auto& job : active) {
@@ -476,10 +485,7 @@ struct Simulator::Impl {
       return;
     }
     const std::vector<double> fractions = policy->Allocate(Context(now), PolicyView(now));
-    for (size_t i = 0; i < active.size(); ++i) {
-      active[i]->allocation = std::clamp(fractions.at(i), 0.0, 1.0);
-      active[i]->has_allocation = true;
-    }
+    for (size_t i = 0; i < active.size(); ++i) SetAllocation(*active[i], fractions.at(i));
     ++*reallocations;
   }
 
@@ -656,7 +662,6 @@ struct Simulator::Impl {
     const std::vector<double> fractions = policy->Allocate(Context(now), PolicyView(now));
     ++*reallocations;
     const double elapsed = now - last_reset_s;
-    const double unrun_time = config.round_s / 2.0;
     worker_time_since_reset = 0;
     rank_heap.clear();
     stale_entries = 0;
@@ -669,13 +674,8 @@ struct Simulator::Impl {
         __builtin_prefetch(ahead + offsetof(Job, order));
       }
       Job& job = *active[i];
-      const double received = job.time_since_reset - unrun_time;
-      const double owed = job.has_allocation ? job.allocation * elapsed : 0.0;
-      job.deficit += owed - received;
-      job.time_since_reset = unrun_time;
-      worker_time_since_reset += job.time_since_reset;
-      job.allocation = std::clamp(fractions.at(i), 0.0, 1.0);
-      job.has_allocation = true;
+      ResetJobTime(job, elapsed);
+      SetAllocation(job, fractions.at(i));
       if (job.allocation != 0 && job.throughput > 0) {
         rank_heap.push_back(RankEntryOf(&job));
       } else {
