@@ -64,6 +64,9 @@ TEST_F(FlCliTest, UsageErrorsExit2) {
   EXPECT_EQ(Run("--min-side-separation -1 --dataset blobs --out " + (dir_ / "o").string()), 2);
   EXPECT_EQ(Run("--rebipartition-epochs -5 --dataset blobs --out " + (dir_ / "o").string()), 2);
   EXPECT_EQ(Run("--max-side-ratio 1 --dataset blobs --out " + (dir_ / "o").string()), 2);
+  EXPECT_EQ(Run("--max-update-ratio -1 --dataset femnist --data-dir " + (dir_ / "none").string() +
+                " --out " + (dir_ / "o").string()),
+            2);
 }
 
 TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
