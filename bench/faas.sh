@@ -6,13 +6,19 @@
 # tables; outputs stay under $OUT_ROOT (each run's per_dag.csv says which DAGs miss, and
 # summary.json when: misses per burst period). Run it under `nice -n 10` on a shared machine;
 # times are CPU seconds (user + system) of the faas-sim process, with the load average.
-# The issue's targets are then evaluated per seed at the highest load of a finer grid
-# (TARGET_LOADS) where a baseline still meets > 90 % of deadlines (Archipelago and OpenWhisk-like
-# at each grid load; runs of the seed spread at the same load are reused, with Sparrow-like too).
+# The issue's targets are then evaluated per seed (TARGET_SEEDS) at the issue's load: the highest
+# load of a 0.025 grid in [TARGET_MIN, TARGET_MAX] where ANY baseline (OpenWhisk-like or
+# Sparrow-like) still meets > 90 % of deadlines, found by bisection over the grid (it assumes a
+# baseline's met % falls as the load rises; each probe runs both baselines), then Archipelago
+# (rlsf) there: > 99 % met and p99 >= 10x lower than OpenWhisk-like; and where each platform's
+# p99 comes from (the requests above it: waiting, cold-start setup, resuming paused sandboxes,
+# execution floor; summary.json "tail_above_p99").
 # Usage: bench/faas.sh [loads...]   (default: 0.3 0.5 0.6 0.7 0.8)
 # Env: REQUESTS (1000000), CORES (1000), SEEDS ("1 2 3 4 5 6 7 8"), SEED_LOADS ("0.5 0.6 0.7"),
-# TARGET_LOADS ("0.6 0.625 ... 0.775"; empty: no target section),
-# OUT_ROOT (/tmp/jigsaw_faas_bench). About 480 CPU-s in all (session 6; 22 min wall at load 4-8).
+# TARGET_SEEDS ("1 2 ... 12"; empty: no target section), TARGET_MIN (0.025), TARGET_MAX (0.8),
+# TARGET_ONLY=1 (only the target section), SIM_ARGS (extra faas-sim arguments for every run, e.g.
+# "--duration-model short"), OUT_ROOT (/tmp/jigsaw_faas_bench). The target section costs about
+# 21 CPU-s per seed (254 CPU-s for seeds 1-12, session 8); the rest about 480 CPU-s (session 6).
 # The real platform (`jigsaw faas` on loopback at a few rates, and faas-sim on the same DAG file
 # with the measured durations): REAL_DATA=../shared/data adds bench/faas_real.sh's rows at the
 # end; REAL_ONLY=1 runs only those.
@@ -25,7 +31,10 @@ JIGSAW=build/jigsaw
 REQUESTS=${REQUESTS:-1000000}
 CORES=${CORES:-1000}
 SEEDS=${SEEDS:-"1 2 3 4 5 6 7 8"}
-TARGET_LOADS=${TARGET_LOADS-"0.6 0.625 0.65 0.675 0.7 0.725 0.75 0.775"}
+TARGET_SEEDS=${TARGET_SEEDS-"1 2 3 4 5 6 7 8 9 10 11 12"}
+TARGET_MIN=${TARGET_MIN:-0.025}
+TARGET_MAX=${TARGET_MAX:-0.8}
+read -r -a SIM_EXTRA <<<"${SIM_ARGS:-}"
 OUT_ROOT=${OUT_ROOT:-/tmp/jigsaw_faas_bench}
 LOADS=("$@")
 [ ${#LOADS[@]} -eq 0 ] && LOADS=(0.3 0.5 0.6 0.7 0.8)
@@ -35,7 +44,7 @@ run() {  # name, extra args...
   local name=$1
   shift
   /usr/bin/time -f '%U %S' -o "$OUT_ROOT/$name.time" "$JIGSAW" faas-sim --requests "$REQUESTS" \
-    --cores "$CORES" --quiet --out "$OUT_ROOT/$name" "$@" >"$OUT_ROOT/$name.txt"
+    --cores "$CORES" --quiet --out "$OUT_ROOT/$name" "${SIM_EXTRA[@]}" "$@" >"$OUT_ROOT/$name.txt"
   echo "$name: $(awk '{printf "%.2f", $1 + $2}' "$OUT_ROOT/$name.time") CPU-s for all runs in it" \
     "(load average $(cut -d' ' -f1 /proc/loadavg))" >&2
 }
@@ -57,6 +66,91 @@ header() {
   printf '%5s %-12s %-16s %8s %9s %10s %10s %7s %8s %8s %6s %5s %4s\n' load platform policy \
     'met%' p50_ms p99_ms p99.9_ms 'cold%' memGB_avg memGB_pk failed outs sgs
 }
+
+# The issue's load per seed (bisection over the 0.025 grid for the highest load where a baseline
+# meets > 90 %), Archipelago there, and where each platform's p99 comes from.
+target_section() {
+  echo
+  echo "== targets per seed at the highest load of the 0.025 grid in [$TARGET_MIN, $TARGET_MAX]"
+  echo "   where any baseline meets > 90 % of deadlines; there Archipelago (rlsf) > 99 % met and"
+  echo "   p99 >= 10x lower than OpenWhisk-like ${SIM_ARGS:+(faas-sim $SIM_ARGS)} =="
+  local seed lo hi mid load
+  rm -f "$OUT_ROOT/edges.txt"
+  for seed in $TARGET_SEEDS; do
+    # Grid indices (load = index x 0.025). lo: a baseline meets > 90 % there (assumed at the
+    # grid's start); hi: none does (assumed one step past its end).
+    lo=$(python3 -c "print(round($TARGET_MIN / 0.025))")
+    hi=$(python3 -c "print(round($TARGET_MAX / 0.025) + 1)")
+    while [ $((hi - lo)) -gt 1 ]; do
+      mid=$(((lo + hi) / 2))
+      load=$(python3 -c "print(f'{$mid * 0.025:.3f}')")
+      [ -f "$OUT_ROOT/edge_${seed}_$load/summary.json" ] ||
+        run "edge_${seed}_$load" --load "$load" --seed "$seed" --platforms openwhisk,sparrow
+      if python3 -c 'import json, sys
+rs = json.load(open(sys.argv[1]))["results"]
+sys.exit(0 if max(r["deadline_met_pct"] for r in rs) > 90 else 1)' \
+        "$OUT_ROOT/edge_${seed}_$load/summary.json"; then
+        lo=$mid
+      else
+        hi=$mid
+      fi
+    done
+    load=$(python3 -c "print(f'{$lo * 0.025:.3f}')")
+    [ -f "$OUT_ROOT/edge_${seed}_$load/summary.json" ] ||
+      run "edge_${seed}_$load" --load "$load" --seed "$seed" --platforms openwhisk,sparrow
+    [ -f "$OUT_ROOT/arch_${seed}_$load/summary.json" ] ||
+      run "arch_${seed}_$load" --load "$load" --seed "$seed" --platforms archipelago
+    echo "$seed $load" >>"$OUT_ROOT/edges.txt"
+  done
+  python3 - "$OUT_ROOT" "$TARGET_MIN" <<'PY'
+import json, sys
+root, grid_start = sys.argv[1], float(sys.argv[2])
+edges = [line.split() for line in open(f"{root}/edges.txt")]
+def results(name):
+    return {r["platform"]: r for r in json.load(open(f"{root}/{name}/summary.json"))["results"]}
+print(f"{'seed':>4} {'load':>6} {'Sparrow met%/p99 ms':>21} {'OpenWhisk met%/p99 ms':>23} "
+      f"{'Archipelago met%/p99 ms':>24} {'floor p99':>9} {'ratio':>7}  targets (>99%, >=10x)")
+rows, tails = [], []
+for seed, load in edges:
+    r = results(f"edge_{seed}_{load}")
+    r.update(results(f"arch_{seed}_{load}"))
+    sp, ow, ar = r["sparrow"], r["openwhisk"], r["archipelago"]
+    ratio = ow["p99_ms"] / ar["p99_ms"]
+    met = "met" if ar["deadline_met_pct"] > 99 else "MISSED"
+    tail = "met" if ratio >= 10 else "MISSED"
+    edge = " (grid start: no baseline > 90 % may be)" if float(load) <= grid_start + 1e-9 else ""
+    rows.append((ar["deadline_met_pct"] > 99, ratio >= 10, ratio))
+    print(f"{seed:>4} {load:>6} {sp['deadline_met_pct']:10.3f}/{sp['p99_ms']:10.1f} "
+          f"{ow['deadline_met_pct']:11.3f}/{ow['p99_ms']:11.1f} "
+          f"{ar['deadline_met_pct']:12.3f}/{ar['p99_ms']:11.1f} {ar['p99_floor_ms']:9.1f} "
+          f"{ratio:6.1f}x  {met}, {tail}{edge}")
+    tails.append((seed, r))
+ratios = sorted(x[2] for x in rows)
+n = len(ratios)
+median = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+print(f"> 99 % met on {sum(x[0] for x in rows)}/{n} seeds; p99 >= 10x on {sum(x[1] for x in rows)}"
+      f"/{n} (ratio min {ratios[0]:.1f}x, median {median:.1f}x, max {ratios[-1]:.1f}x)")
+print()
+print("where the p99 comes from: the requests above each platform's p99, means per request in ms "
+      "(summed over its functions); floor = its execution alone (longest path of its run times)")
+print(f"{'seed':>4} {'platform':>12} {'p99':>9} {'tail mean':>9} {'wait':>9} {'setup':>8} "
+      f"{'resume':>7} {'floor':>8} {'floor p99':>9} {'cold/req':>8} {'DAGs':>5} {'top DAG':>8}")
+for seed, r in tails:
+    for name in ("archipelago", "openwhisk", "sparrow"):
+        x = r[name]
+        t = x["tail_above_p99"]
+        per = max(t["requests"], 1)
+        print(f"{seed:>4} {name:>12} {x['p99_ms']:9.1f} {t['mean_latency_ms']:9.1f} "
+              f"{t['mean_wait_ms']:9.1f} {t['mean_setup_ms']:8.1f} {t['mean_unpause_ms']:7.1f} "
+              f"{t['mean_floor_ms']:8.1f} {x['p99_floor_ms']:9.1f} {t['cold_starts'] / per:8.2f} "
+              f"{t['dags']:5d} {100 * t['top_dag_share']:7.1f}%")
+PY
+}
+
+if [ "${TARGET_ONLY:-0}" = 1 ]; then
+  target_section
+  exit 0
+fi
 
 echo "== simulator, $CORES cores, $REQUESTS requests per run, seed 1 =="
 header
@@ -83,51 +177,8 @@ for load in $SEED_LOADS; do
   done
 done
 
-if [ -n "$TARGET_LOADS" ]; then
-  echo
-  echo "== targets per seed: the highest load of {$TARGET_LOADS} where a baseline meets > 90 % of"
-  echo "   deadlines; there Archipelago (rlsf) > 99 % met and p99 >= 10x lower than OpenWhisk-like =="
-  for seed in $SEEDS; do
-    for load in $TARGET_LOADS; do
-      [ -f "$OUT_ROOT/seed_${seed}_load_$load/summary.json" ] && continue
-      run "target_${seed}_load_$load" --load "$load" --seed "$seed" \
-        --platforms archipelago,openwhisk
-    done
-  done
-  python3 - "$OUT_ROOT" "$TARGET_LOADS" $SEEDS <<'PY'
-import json, os, sys
-root, loads, seeds = sys.argv[1], sys.argv[2].split(), sys.argv[3:]
-print(f"{'seed':>4} {'load':>6} {'best baseline':>24} {'Archipelago met%':>17} "
-      f"{'p99 OpenWhisk-like':>18} {'p99 Archipelago':>15} {'ratio':>7}  targets (>99%, >=10x)")
-for seed in seeds:
-    best = None
-    for load in loads:
-        path = None
-        for name in (f"seed_{seed}_load_{load}", f"target_{seed}_load_{load}"):
-            if os.path.exists(f"{root}/{name}/summary.json"):
-                path = f"{root}/{name}/summary.json"
-                break
-        if path is None:
-            continue
-        rs = json.load(open(path))["results"]
-        base = max((r for r in rs if r["platform"] != "archipelago"),
-                   key=lambda r: r["deadline_met_pct"])
-        if base["deadline_met_pct"] > 90:
-            best = (float(load), base, rs)
-    if best is None:
-        print(f"{seed:>4} no load of the grid has a baseline above 90 %")
-        continue
-    load, base, rs = best
-    arch = next(r for r in rs if r["platform"] == "archipelago" and r["policy"] == "rlsf")
-    ow = next(r for r in rs if r["platform"] == "openwhisk")
-    ratio = ow["p99_ms"] / arch["p99_ms"]
-    edge = " (grid end)" if load == max(map(float, loads)) else ""
-    met = "met" if arch["deadline_met_pct"] > 99 else "MISSED"
-    tail = "met" if ratio >= 10 else "MISSED"
-    label = base["platform"] + " " + f"{base['deadline_met_pct']:.3f}"
-    print(f"{seed:>4} {load:6.3f} {label:>24} {arch['deadline_met_pct']:17.3f} "
-          f"{ow['p99_ms']:18.1f} {arch['p99_ms']:15.1f} {ratio:6.1f}x  {met}, {tail}{edge}")
-PY
+if [ -n "$TARGET_SEEDS" ]; then
+  target_section
 fi
 
 echo

@@ -37,6 +37,8 @@ struct FaasSimOptions {
   std::vector<std::string> kills;
   std::string durations;
   std::string dispatch_overhead = "0s";
+  std::string ow_pause_grace = "50ms", ow_unpause_cost = "15ms", invoker_memory;
+  std::string duration_model = "azure";
   bool no_proactive_ablation = false;
   bool no_demote_ablation = false;
   bool admission_control = false;
@@ -80,6 +82,20 @@ Json ResultJson(const faas::SimResult& r) {
   j["invocations"] = r.invocations;
   j["cold_starts"] = r.cold_starts;
   j["cold_start_pct"] = RoundTo(r.cold_start_pct, 3);
+  j["unpauses"] = r.unpauses;
+  j["p99_floor_ms"] = RoundTo(r.p99_floor_ms, 3);
+  Json tail;
+  tail["requests"] = r.tail.requests;
+  tail["mean_latency_ms"] = RoundTo(r.tail.latency_ms, 3);
+  tail["mean_wait_ms"] = RoundTo(r.tail.wait_ms, 3);
+  tail["mean_setup_ms"] = RoundTo(r.tail.setup_ms, 3);
+  tail["mean_unpause_ms"] = RoundTo(r.tail.unpause_ms, 3);
+  tail["mean_floor_ms"] = RoundTo(r.tail.floor_ms, 3);
+  tail["cold_starts"] = r.tail.cold_starts;
+  tail["dags"] = r.tail.dags;
+  tail["top_dag"] = r.tail.top_dag;
+  tail["top_dag_share"] = RoundTo(r.tail.top_dag_share, 4);
+  j["tail_above_p99"] = tail;
   j["sandbox_memory_avg_gb"] = RoundTo(r.sandbox_memory_avg_gb, 2);
   j["sandbox_memory_peak_gb"] = RoundTo(r.sandbox_memory_peak_gb, 2);
   j["sandboxes_created"] = r.sandboxes_created;
@@ -110,6 +126,18 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   sim.dispatch_overhead = Duration("--dispatch-overhead", o.dispatch_overhead, false);
   if (sim.dispatch_overhead > 10 * net::kSecond) {
     throw UsageError("--dispatch-overhead must be at most 10s");
+  }
+  sim.ow_pause_grace = Duration("--ow-pause-grace", o.ow_pause_grace, false);
+  sim.ow_unpause_cost = Duration("--ow-unpause-cost", o.ow_unpause_cost, false);
+  if (sim.ow_unpause_cost > 10 * net::kSecond) {
+    throw UsageError("--ow-unpause-cost must be at most 10s");
+  }
+  if (!o.invoker_memory.empty() &&
+      (!net::ParseBytes(o.invoker_memory, &sim.invoker_memory) || sim.invoker_memory == 0)) {
+    throw UsageError("--invoker-memory '" + o.invoker_memory + "': expected a size like 1GiB");
+  }
+  if (!faas::ParseDurationModel(o.duration_model, &o.workload.duration_model)) {
+    throw UsageError("--duration-model '" + o.duration_model + "': expected azure or short");
   }
   o.workload.setup_median = Duration("--setup-median", o.setup_median, true);
   o.workload.duration_median = Duration("--duration-median", o.duration_median, true);
@@ -218,9 +246,13 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   inputs["burst_sigma"] = sim.burst_sigma;
   inputs["durations"] = o.durations.empty() ? "lognormal(duration, duration_cv)" : o.durations;
   inputs["dispatch_overhead"] = o.dispatch_overhead;
+  inputs["ow_pause_grace"] = o.ow_pause_grace;
+  inputs["ow_unpause_cost"] = o.ow_unpause_cost;
+  inputs["invoker_memory"] = o.invoker_memory.empty() ? o.worker_memory : o.invoker_memory;
   if (o.dags.empty()) {
     inputs["apps"] = o.workload.dags;
     inputs["setup_median"] = o.setup_median;
+    inputs["duration_model"] = faas::DurationModelName(o.workload.duration_model);
     inputs["duration_median"] = o.duration_median;
   }
   summary["inputs"] = inputs;
@@ -403,6 +435,18 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
                       "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");
   command->add_option("--dispatch-overhead", o->dispatch_overhead,
                       "constant per-task dispatch overhead, holding the core before the run");
+  command->add_option("--ow-pause-grace", o->ow_pause_grace,
+                      "OpenWhisk-like: a warm sandbox idle longer than this is paused (OpenWhisk's "
+                      "pause-grace, 50ms)");
+  command->add_option("--ow-unpause-cost", o->ow_unpause_cost,
+                      "OpenWhisk-like: resuming a paused sandbox holds the core this long before "
+                      "the run (0s: no pausing; docs/faas.md)");
+  command->add_option("--invoker-memory", o->invoker_memory,
+                      "OpenWhisk-like: memory slots per invoker (OpenWhisk's user-memory; default: "
+                      "--worker-memory)");
+  command->add_option("--duration-model", o->duration_model,
+                      "generated durations: azure (lognormal, median --duration-median, sigma 1) "
+                      "or short (log-uniform 10-100 ms; docs/faas.md)");
   command->add_flag("--quiet", o->quiet, "no progress on stderr");
   command->add_option("--out", o->out, "output folder")->required();
   command->callback(

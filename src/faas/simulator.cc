@@ -54,6 +54,8 @@ struct Request {
   Time finished;  // when completed
   Time waited;    // summed over its functions: ready until started
   Time cold;      // summed cold-start setup of its functions
+  Time unpaused;  // summed resume time of paused sandboxes (openwhisk)
+  Time floor;     // its execution floor so far: the longest path of its finished runs' durations
   uint32_t cold_starts;
   uint32_t dag;
   uint32_t pending_offset;  // into Sim::pending_
@@ -104,7 +106,7 @@ class Sim {
   void MakeReady(uint32_t request, uint32_t node);
   void Enqueue(const ReadyTask& task);
   bool Start(const ReadyTask& task, uint32_t worker);
-  void CompleteNode(uint32_t request, uint32_t node);
+  void CompleteNode(uint32_t request, uint32_t node, Time duration);
   void DispatchSgs(uint32_t sgs);
   void DispatchInvoker(uint32_t invoker);
   void DispatchSparrowWorker(uint32_t worker);
@@ -131,6 +133,7 @@ class Sim {
   bool Measured(uint32_t request) const { return requests_[request].measured; }
   DagPeriodOutcome& DagPeriod(uint32_t dag, Time at);
   void FinishDagPeriods();
+  void FinishTail();
   uint32_t RandomLiveWorker();
 
   const Catalog& catalog_;
@@ -146,6 +149,7 @@ class Sim {
 
   std::vector<Request> requests_;
   std::vector<uint16_t> pending_;  // per request node: predecessors not yet done
+  std::vector<Time> node_floor_;   // per request node: latest execution floor of its predecessors
   std::vector<Execution> runs_;
   std::vector<uint32_t> free_runs_;
   std::vector<Warming> warmings_;
@@ -267,7 +271,9 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
     case Platform::kOpenWhisk:
       for (int w = 0; w < worker_count; ++w) invoker_queues_.emplace_back(QueuePolicy::kFifo);
       invokers_ = std::make_unique<OpenWhiskBalancer>(
-          std::vector<uint64_t>(worker_count, options.worker_memory), options.seed);
+          std::vector<uint64_t>(worker_count, options.invoker_memory > 0 ? options.invoker_memory
+                                                                         : options.worker_memory),
+          options.seed);
       invoker_usable_.assign(worker_count, 1);
       break;
     case Platform::kSparrow:
@@ -346,6 +352,42 @@ void Sim::FinishDagPeriods() {
   }
 }
 
+void Sim::FinishTail() {
+  std::vector<double> floors_ms;
+  std::vector<uint64_t> per_dag(catalog_.dags.size(), 0);
+  TailBreakdown& t = result_.tail;
+  const double ms = static_cast<double>(net::kMillisecond);
+  for (const Request& r : requests_) {
+    if (!r.measured || r.state != RequestState::kCompleted) continue;
+    floors_ms.push_back(static_cast<double>(r.floor) / ms);
+    const double latency_ms = static_cast<double>(r.finished - r.arrival) / ms;
+    if (latency_ms <= result_.p99_ms) continue;
+    ++t.requests;
+    t.latency_ms += latency_ms;
+    t.wait_ms += static_cast<double>(r.waited) / ms;
+    t.setup_ms += static_cast<double>(r.cold) / ms;
+    t.unpause_ms += static_cast<double>(r.unpaused) / ms;
+    t.floor_ms += static_cast<double>(r.floor) / ms;
+    t.cold_starts += r.cold_starts;
+    if (per_dag[r.dag]++ == 0) ++t.dags;
+  }
+  if (!floors_ms.empty()) {
+    std::sort(floors_ms.begin(), floors_ms.end());
+    const size_t i = static_cast<size_t>(0.99 * (floors_ms.size() - 1) + 0.5);
+    result_.p99_floor_ms = floors_ms[std::min(i, floors_ms.size() - 1)];
+  }
+  if (t.requests == 0) return;
+  const double n = static_cast<double>(t.requests);
+  t.latency_ms /= n;
+  t.wait_ms /= n;
+  t.setup_ms /= n;
+  t.unpause_ms /= n;
+  t.floor_ms /= n;
+  t.top_dag =
+      static_cast<uint32_t>(std::max_element(per_dag.begin(), per_dag.end()) - per_dag.begin());
+  t.top_dag_share = static_cast<double>(per_dag[t.top_dag]) / n;
+}
+
 void Sim::OnArrival(DagId dag_id) {
   if (generated_ >= options_.requests) return;
   const Dag& dag = catalog_.dags[dag_id];
@@ -360,6 +402,7 @@ void Sim::OnArrival(DagId dag_id) {
   r.measured = now_ >= options_.warmup;
   ++DagPeriod(dag_id, now_).arrived;
   for (uint32_t count : dag.predecessor_count) pending_.push_back(static_cast<uint16_t>(count));
+  node_floor_.resize(pending_.size(), 0);
   bool refused = false;
   if (dag_rate_) {
     dag_rate_->Count(dag_id);
@@ -531,7 +574,12 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
   const FunctionId f = task.function;
   const Function& function = catalog_.functions[f];
   bool cold = false;
+  Time unpause = 0;
   if (worker.idle(f) > 0) {
+    if (options_.platform == Platform::kOpenWhisk && options_.ow_unpause_cost > 0 &&
+        now_ - worker.last_used(f) > options_.ow_pause_grace) {
+      unpause = options_.ow_unpause_cost;
+    }
     worker.TakeIdle(f);
   } else {
     uint64_t evicted = 0;
@@ -566,10 +614,13 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
                   : static_cast<Time>(LogNormalMeanCv(rng_, static_cast<double>(function.duration),
                                                       function.duration_cv)));
   run.active = true;
-  events_.Push(now_ + (cold ? function.setup : 0) + options_.dispatch_overhead + run.duration,
-               kFinish, slot, run.token);
+  events_.Push(
+      now_ + (cold ? function.setup : 0) + unpause + options_.dispatch_overhead + run.duration,
+      kFinish, slot, run.token);
   Request& owner = requests_[task.request];
   owner.waited += now_ - task.queued;
+  owner.unpaused += unpause;
+  if (unpause > 0 && Measured(task.request)) ++result_.unpauses;
   if (cold) {
     owner.cold += function.setup;
     ++owner.cold_starts;
@@ -705,15 +756,19 @@ void Sim::OnFinish(uint32_t slot, uint32_t token) {
   if (options_.platform == Platform::kOpenWhisk) {
     invokers_->Release(run.worker, function_memory_[run.function]);
   }
-  CompleteNode(run.request, run.node);
+  CompleteNode(run.request, run.node, run.duration);
   DispatchAfterChange(run.worker);
 }
 
-void Sim::CompleteNode(uint32_t request, uint32_t node) {
+void Sim::CompleteNode(uint32_t request, uint32_t node, Time duration) {
   Request& r = requests_[request];
   if (r.state != RequestState::kRunning) return;
   const Dag& dag = catalog_.dags[r.dag];
+  const Time floor = node_floor_[r.pending_offset + node] + duration;
+  r.floor = std::max(r.floor, floor);
   for (uint32_t next : dag.successors[node]) {
+    Time& next_floor = node_floor_[r.pending_offset + next];
+    next_floor = std::max(next_floor, floor);
     if (--pending_[r.pending_offset + next] == 0) MakeReady(request, next);
   }
   if (--r.remaining > 0) return;
@@ -972,6 +1027,7 @@ SimResult Sim::Run() {
     result_.mean_ms = Mean(latencies_ms_);
   }
   FinishDagPeriods();
+  FinishTail();
   if (result_.invocations > 0) {
     result_.cold_start_pct = 100.0 * result_.cold_starts / result_.invocations;
   }

@@ -18,7 +18,9 @@
 //    function's home invoker (hash), or the next along its step, whose memory slots (the
 //    worker's memory) hold the function's memory until it finishes; none: a random live one.
 //    Invokers take work beyond their cores while memory has room; per-invoker FIFO; reactive
-//    cold starts; idle sandboxes live keep_alive after their last use.
+//    cold starts; idle sandboxes live keep_alive after their last use. A warm sandbox idle longer
+//    than ow_pause_grace is paused (OpenWhisk's ContainerProxy); an invocation that takes it
+//    first resumes it, holding its core for ow_unpause_cost before the run.
 //  - sparrow: each ready function probes `sparrow_probes` random live workers and leaves a
 //    reservation at each; the first to have a free core runs it (late binding); reactive cold
 //    starts and keep-alive as openwhisk.
@@ -73,6 +75,16 @@ struct SimOptions {
   Time tick = 100 * net::kMillisecond;
   int ticks_per_epoch = 10;  // load-balancer epoch
   Time keep_alive = 600 * net::kSecond;
+  // openwhisk: OpenWhisk pauses a warm container idle for longer than its pause grace
+  // (whisk.container-proxy.timeouts.pause-grace, 50 ms by default) and resumes it (runc resume /
+  // docker unpause) before the next activation it takes. The worker knows only when its last idle
+  // sandbox of a function was released, so a taken sandbox counts as paused when that release is
+  // older than the grace (in the baseline's favour when it holds older ones too). Cost 0: off.
+  Time ow_pause_grace = 50 * net::kMillisecond;
+  Time ow_unpause_cost = 15 * net::kMillisecond;
+  // openwhisk: each invoker's memory slots (OpenWhisk's whisk.container-pool.user-memory);
+  // 0: the worker's sandbox memory (worker_memory).
+  uint64_t invoker_memory = 0;
   Time burst_period = 10 * net::kSecond;
   double burst_sigma = 0.5;
   int sparrow_probes = 2;
@@ -117,6 +129,20 @@ struct DagPeriodOutcome {
   uint32_t max_sgs = 0;      // archipelago: most SGSs the DAG had at an epoch end in the period
 };
 
+// Where a run's p99 comes from: the completed measured requests slower than the p99 (the tail), and
+// what their latency is made of, summed over their functions: waiting ready (for a core or a
+// sandbox), cold-start setup, resuming a paused sandbox (openwhisk), and the request's own
+// execution floor (its DAG's longest path of the run times it drew: its latency with no waiting,
+// setup or resume; the rest is waiting for predecessors beyond that path).
+struct TailBreakdown {
+  uint64_t requests = 0;
+  double latency_ms = 0, wait_ms = 0, setup_ms = 0, unpause_ms = 0, floor_ms = 0;  // means
+  uint64_t cold_starts = 0;  // summed over the tail's requests
+  uint32_t dags = 0;         // distinct DAGs among them
+  uint32_t top_dag = 0;      // the DAG with the most of them
+  double top_dag_share = 0;  // its share of the tail
+};
+
 struct SimResult {
   std::string platform;
   std::string policy;
@@ -131,6 +157,11 @@ struct SimResult {
   uint64_t invocations = 0;  // measured requests' function runs
   uint64_t cold_starts = 0;
   double cold_start_pct = 0;
+  uint64_t unpauses = 0;  // openwhisk: measured requests' runs that resumed a paused sandbox
+  // p99 over the measured completed requests of their execution floor (TailBreakdown): what the
+  // p99 would be with no waiting, setup or resume at all.
+  double p99_floor_ms = 0;
+  TailBreakdown tail;
   double sandbox_memory_avg_gb = 0, sandbox_memory_peak_gb = 0;
   uint64_t sandboxes_created = 0, sandboxes_evicted = 0;
   uint64_t retries = 0;

@@ -33,6 +33,8 @@ class Worker {
   int warming(FunctionId f) const { return warming_[f]; }
   int sandboxes(FunctionId f) const { return idle_[f] + busy_[f] + warming_[f]; }
   uint64_t generation() const { return generation_; }
+  // When a sandbox of f last became idle here (0 if none ever did).
+  Time last_used(FunctionId f) const { return last_used_[f]; }
 
   // Core bookkeeping for a run (warm or cold).
   void TakeCore() { --free_cores_; }

@@ -12,6 +12,21 @@ double StandardNormal(Rng& rng) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+bool ParseDurationModel(const std::string& text, DurationModel* model) {
+  if (text == "azure") {
+    *model = DurationModel::kAzure;
+  } else if (text == "short") {
+    *model = DurationModel::kShort;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+const char* DurationModelName(DurationModel model) {
+  return model == DurationModel::kShort ? "short" : "azure";
+}
+
 double LogNormalMeanCv(Rng& rng, double mean, double cv) {
   if (cv <= 0) return mean;
   const double sigma2 = std::log1p(cv * cv);
@@ -99,9 +114,16 @@ Catalog GenerateWorkload(const WorkloadOptions& options) {
       Function f;
       f.name = "f" + std::to_string(node);
       f.dag = id;
-      f.duration =
-          ClampTime(static_cast<double>(options.duration_median) * std::exp(StandardNormal(rng)),
-                    net::kMillisecond, 10 * net::kSecond);
+      const double z = StandardNormal(rng);
+      if (options.duration_model == DurationModel::kShort) {
+        const double u = 0.5 * std::erfc(-z / std::sqrt(2.0));  // uniform in (0, 1)
+        const double lo = std::log(static_cast<double>(options.short_min));
+        const double hi = std::log(static_cast<double>(options.short_max));
+        f.duration = ClampTime(std::exp(lo + u * (hi - lo)), options.short_min, options.short_max);
+      } else {
+        f.duration = ClampTime(static_cast<double>(options.duration_median) * std::exp(z),
+                               net::kMillisecond, 10 * net::kSecond);
+      }
       f.setup =
           ClampTime(static_cast<double>(options.setup_median) * std::exp(0.3 * StandardNormal(rng)),
                     net::kMillisecond, 60 * net::kSecond);

@@ -14,11 +14,15 @@
 //    [1 ms, 10 s]); per invocation, lognormal around it with cv 0.3; setup (cold start) lognormal
 //    with median setup_median and sigma 0.3; memory 128/256/512 MB with weights 0.6/0.3/0.1;
 //  - deadline: the DAG's critical path times U[deadline_factor_lo, deadline_factor_hi].
+// The "short" duration model (an evaluation-style preset, docs/faas.md) draws each function's mean
+// log-uniformly in [short_min, short_max] (10-100 ms) instead, from the same random draw, so every
+// other property (DAG shapes, rates before scaling, setups, memory, deadline factors) is the same.
 // Rates are finally scaled so the offered load (sum of rate x expected work) is load x cores.
 #ifndef JIGSAW_FAAS_WORKLOAD_H_
 #define JIGSAW_FAAS_WORKLOAD_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/rng.h"
@@ -26,12 +30,19 @@
 
 namespace jigsaw::faas {
 
+enum class DurationModel { kAzure, kShort };
+bool ParseDurationModel(const std::string& text, DurationModel* model);
+const char* DurationModelName(DurationModel model);
+
 struct WorkloadOptions {
   uint64_t seed = 1;
   uint32_t dags = 300;
   double load = 0.7;
   int cores = 1000;
   Time duration_median = 50 * net::kMillisecond;
+  DurationModel duration_model = DurationModel::kAzure;
+  Time short_min = 10 * net::kMillisecond;
+  Time short_max = 100 * net::kMillisecond;
   Time setup_median = 500 * net::kMillisecond;
   double popularity_sigma = 2.3;
   double deadline_factor_lo = 2.0;

@@ -122,6 +122,9 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   EXPECT_EQ(RunCli("--out " + out + " --warmup soon").status, 2);
   EXPECT_EQ(RunCli("--out " + out + " --kill x@1s").status, 2);
   EXPECT_EQ(RunCli("--out " + out + " --load 0").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --duration-model long").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --ow-unpause-cost soon").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --invoker-memory 0").status, 2);
   EXPECT_EQ(RunCli("--out " + out + " --worker-memory 1KB --apps 5 --requests 10").status, 2);
   const Result missing = RunCli("--dags /nonexistent/dags.json --out " + out);
   EXPECT_EQ(missing.status, 2);

@@ -525,5 +525,46 @@ TEST(Workload, GeneratedDagsAreValidAndScaledToTheLoad) {
   EXPECT_DOUBLE_EQ(again.dags[17].rate_per_s, c.dags[17].rate_per_s);
 }
 
+// The short duration model changes only the function durations (log-uniform in 10-100 ms): the
+// same DAG shapes, setups and memory come from the same draws.
+TEST(Workload, ShortDurationModelKeepsEverythingButTheDurations) {
+  WorkloadOptions options;
+  options.dags = 200;
+  const Catalog azure = GenerateWorkload(options);
+  options.duration_model = DurationModel::kShort;
+  const Catalog short_model = GenerateWorkload(options);
+  ASSERT_EQ(short_model.functions.size(), azure.functions.size());
+  ASSERT_EQ(short_model.dags.size(), azure.dags.size());
+  int below_30ms = 0, differ = 0;
+  for (size_t f = 0; f < azure.functions.size(); ++f) {
+    const Function& a = azure.functions[f];
+    const Function& s = short_model.functions[f];
+    EXPECT_EQ(s.setup, a.setup);
+    EXPECT_EQ(s.memory, a.memory);
+    EXPECT_EQ(s.dag, a.dag);
+    EXPECT_GE(s.duration, 10 * net::kMillisecond);
+    EXPECT_LE(s.duration, 100 * net::kMillisecond);
+    below_30ms += s.duration < 30 * net::kMillisecond;  // log-uniform: about half below 31.6 ms
+    differ += s.duration != a.duration;
+    // The order of durations is kept: the same draw, a monotone map.
+    if (f > 0) {
+      EXPECT_EQ(s.duration < short_model.functions[f - 1].duration,
+                a.duration < azure.functions[f - 1].duration)
+          << f;
+    }
+  }
+  for (size_t d = 0; d < azure.dags.size(); ++d) {
+    EXPECT_EQ(short_model.dags[d].nodes, azure.dags[d].nodes);
+    EXPECT_EQ(short_model.dags[d].successors, azure.dags[d].successors);
+  }
+  EXPECT_GT(differ, 0);
+  EXPECT_GT(below_30ms, static_cast<int>(azure.functions.size() * 4 / 10));
+  EXPECT_LT(below_30ms, static_cast<int>(azure.functions.size() * 6 / 10));
+  DurationModel model;
+  EXPECT_TRUE(ParseDurationModel("short", &model));
+  EXPECT_EQ(model, DurationModel::kShort);
+  EXPECT_FALSE(ParseDurationModel("long", &model));
+}
+
 }  // namespace
 }  // namespace jigsaw::faas

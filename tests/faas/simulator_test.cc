@@ -186,6 +186,81 @@ TEST(FaasSimulator, LoadBalancerScalesAHotDagOut) {
   EXPECT_GT(r.deadline_met_pct, 90);
 }
 
+// One timer-triggered chain a -> b (10 ms each, no variation) arriving every `period`.
+Catalog PeriodicChain(const std::string& rate) {
+  Catalog c = ParseDagText("chain.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "chain", "deadline": "1s", "rate": )" +
+                                             rate + R"(,
+     "functions": [{"name": "a", "duration": "10ms"}, {"name": "b", "duration": "10ms",
+                    "after": ["a"]}]}]})");
+  c.dags[0].periodic = true;
+  for (Function& f : c.functions) f.duration_cv = 0;
+  return c;
+}
+
+// OpenWhisk pauses a warm container idle for longer than the pause grace (50 ms) and resumes it
+// before the next activation: every run of a request arriving every 500 ms pays the resume
+// (10 + 15 ms per function), a run 10 ms after the last one does not; cost 0 turns it off.
+TEST(FaasSimulator, OpenWhiskResumesSandboxesPausedLongerThanThePauseGrace) {
+  SimOptions o = Small(Platform::kOpenWhisk);
+  o.requests = 100;
+  o.warmup = 5 * kS;  // the first requests' cold starts are not measured
+  const SimResult paused = Simulate(PeriodicChain("2"), o);
+  ExpectAccounted(paused, 100);
+  EXPECT_EQ(paused.cold_starts, 0u);
+  EXPECT_EQ(paused.unpauses, paused.invocations);
+  EXPECT_EQ(paused.invocations, 2 * paused.measured);
+  EXPECT_DOUBLE_EQ(paused.p50_ms, 50.0);
+  EXPECT_DOUBLE_EQ(paused.max_ms, 50.0);
+  EXPECT_DOUBLE_EQ(paused.p99_floor_ms, 20.0);  // the execution alone
+
+  o.ow_unpause_cost = 0;
+  const SimResult off = Simulate(PeriodicChain("2"), o);
+  EXPECT_EQ(off.unpauses, 0u);
+  EXPECT_DOUBLE_EQ(off.max_ms, 20.0);
+
+  // Every 30 ms: a's sandbox was released 20 ms earlier, b's 10 ms earlier: both within 50 ms.
+  o.ow_unpause_cost = 15 * kMs;
+  o.requests = 1'000;
+  const SimResult busy = Simulate(PeriodicChain("33.333333333"), o);
+  EXPECT_EQ(busy.unpauses, 0u);
+  EXPECT_DOUBLE_EQ(busy.max_ms, 20.0);
+
+  // Archipelago does not pause.
+  SimOptions a = Small(Platform::kArchipelago);
+  a.requests = 100;
+  a.warmup = 5 * kS;
+  const SimResult archipelago = Simulate(PeriodicChain("2"), a);
+  EXPECT_EQ(archipelago.unpauses, 0u);
+  EXPECT_DOUBLE_EQ(archipelago.max_ms, 20.0);
+}
+
+// The tail (requests slower than the p99) broken down: for a chain, a request's latency is exactly
+// its waiting + cold-start setup + resumes + execution floor, so the means add up.
+TEST(FaasSimulator, TailBreakdownAddsUpForAChain) {
+  Catalog c = ParseDagText("hot.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "hot", "deadline": "100ms", "rate": 1500,
+     "functions": [{"name": "a", "duration": "10ms"}, {"name": "b", "duration": "10ms",
+                    "after": ["a"]}]}]})");
+  for (Platform p : {Platform::kOpenWhisk, Platform::kArchipelago}) {
+    SimOptions o = Small(p);
+    o.requests = 20'000;
+    const SimResult r = Simulate(c, o);
+    ExpectAccounted(r, 20'000);
+    const TailBreakdown& t = r.tail;
+    ASSERT_GT(t.requests, 0u) << PlatformName(p);
+    EXPECT_LE(t.requests, r.measured / 100 + 1);
+    EXPECT_GT(t.latency_ms, r.p99_ms);
+    EXPECT_NEAR(t.latency_ms, t.wait_ms + t.setup_ms + t.unpause_ms + t.floor_ms, 1e-6)
+        << PlatformName(p);
+    EXPECT_EQ(t.dags, 1u);
+    EXPECT_EQ(t.top_dag, 0u);
+    EXPECT_DOUBLE_EQ(t.top_dag_share, 1.0);
+    EXPECT_GT(r.p99_floor_ms, 20.0);  // two 10 ms runs with cv 0.2
+    EXPECT_LT(r.p99_floor_ms, r.p99_ms);
+  }
+}
+
 // Killing a worker mid-run: its running functions are retried elsewhere, nothing is lost.
 TEST(FaasSimulator, KilledWorkersFunctionsAreRetried) {
   const Catalog c = SmallWorkload(0.5);
