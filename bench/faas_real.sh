@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 18, the real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
-# under `jigsaw faas-load` Poisson requests at a few offered rates, Archipelago and the
+# under `jigsaw faas-load` Poisson (or bursty) requests at a few offered rates, Archipelago and the
 # OpenWhisk-like baseline on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
 # the durations (their measured quantiles, --durations), setup times and dispatch overhead
 # measured by the real run (rates, cores, memory matched), so the two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
@@ -12,7 +12,10 @@
 # run as low ones and sandbox start-up stays in the warm-up), DAGS (bench/faas_real_dags.json),
 # CONNECTIONS (the load generator's, 32) and HTTP_THREADS (the LB's and each SGS's, 64): each holds
 # one request until it is answered, so both must exceed rate x latency or a slow DAG's requests
-# delay every other DAG's in the client and LB queues (bench/faas_real_io_dags.json needs 256).
+# delay every other DAG's in the client and LB queues (bench/faas_real_io_dags.json needs 256),
+# INVOKER_MEMORY (the OpenWhisk-like baseline's memory slots per SGS, `faas --invoker-memory`;
+# unset: MEMORY, as in OpenWhisk), BURST_SIGMA (0: Poisson; > 0: bursty arrivals, `faas-load
+# --burst-sigma`) and BURST_PERIOD (10s). The simulator rows keep Poisson arrivals.
 # The issue's latency targets, on a quiet machine (nothing else running; about 5 min wall):
 #   RUN_S=20 bench/faas_real.sh ../shared/data 30 60 80 100 120
 # (2 single-slot SGSs; the simulator on this DAG file puts the OpenWhisk-like baseline's 90 % edge
@@ -60,8 +63,12 @@ run_real() {  # platform rate
   local platform=$1 rate=$2 dir="$OUT_ROOT/real_$1_$2"
   rm -rf "$dir"
   mkdir -p "$dir"
+  local extra=()
+  if [ "$platform" = openwhisk ] && [ -n "${INVOKER_MEMORY:-}" ]; then
+    extra=(--invoker-memory "$INVOKER_MEMORY")
+  fi
   "$JIGSAW" faas --dags "$DAGS" --platform "$platform" --sgs "$SGS" --slots "$SLOTS" \
-    --memory "$MEMORY" --http-threads "${HTTP_THREADS:-64}" --cifar "$CIFAR" --port 0 --port-file "$dir/port" --out "$dir" \
+    --memory "$MEMORY" "${extra[@]}" --http-threads "${HTTP_THREADS:-64}" --cifar "$CIFAR" --port 0 --port-file "$dir/port" --out "$dir" \
     2>"$dir/platform.log" &
   platform_pid=$!
   for _ in $(seq 600); do [ -s "$dir/port" ] && break; sleep 0.1; done
@@ -69,7 +76,8 @@ run_real() {  # platform rate
   local load_before
   load_before=$(cut -d' ' -f1 /proc/loadavg)
   "$JIGSAW" faas-load --dags "$DAGS" --port "$(cat "$dir/port")" --rate "$rate" \
-    --requests "$REQUESTS" --warmup "$WARMUP" --connections "${CONNECTIONS:-32}" --seed "$SEED" --quiet --out "$dir/load" >/dev/null
+    --requests "$REQUESTS" --warmup "$WARMUP" --connections "${CONNECTIONS:-32}" --seed "$SEED" \
+    --burst-sigma "${BURST_SIGMA:-0}" --burst-period "${BURST_PERIOD:-10s}" --quiet --out "$dir/load" >/dev/null
   echo "$load_before $(cut -d' ' -f1 /proc/loadavg)" >"$dir/loadavg"
   stop_platform
 }
