@@ -17,7 +17,9 @@
 # unset: MEMORY, as in OpenWhisk), BURST_SIGMA (0: Poisson; > 0: bursty arrivals, `faas-load
 # --burst-sigma`) and BURST_PERIOD (10s). The simulator rows get the same arrival process (its
 # --burst-sigma/--burst-period; before session 8 they ran with faas-sim's default sigma 0.5 while
-# the real load was Poisson).
+# the real load was Poisson). OPENWHISK_SLOTS (unset: SLOTS): the baseline's functions run at once
+# per SGS, e.g. its memory / a function's memory, so its sandboxes time-share the host's cores as
+# OpenWhisk's containers do instead of queueing FIFO for SLOTS (its simulator rows keep SLOTS).
 # The latency targets, on a quiet machine (nothing else running; about 5 min wall):
 #   RUN_S=20 bench/faas_real.sh ../shared/data 30 60 80 100 120
 # (2 single-slot SGSs; the simulator on this DAG file puts the OpenWhisk-like baseline's 90 % edge
@@ -65,11 +67,14 @@ run_real() {  # platform rate
   local platform=$1 rate=$2 dir="$OUT_ROOT/real_$1_$2"
   rm -rf "$dir"
   mkdir -p "$dir"
-  local extra=()
+  local extra=() slots=$SLOTS
   if [ "$platform" = openwhisk ] && [ -n "${INVOKER_MEMORY:-}" ]; then
     extra=(--invoker-memory "$INVOKER_MEMORY")
   fi
-  "$JIGSAW" faas --dags "$DAGS" --platform "$platform" --sgs "$SGS" --slots "$SLOTS" \
+  if [ "$platform" = openwhisk ] && [ -n "${OPENWHISK_SLOTS:-}" ]; then
+    slots=$OPENWHISK_SLOTS
+  fi
+  "$JIGSAW" faas --dags "$DAGS" --platform "$platform" --sgs "$SGS" --slots "$slots" \
     --memory "$MEMORY" "${extra[@]}" --http-threads "${HTTP_THREADS:-64}" --cifar "$CIFAR" --port 0 --port-file "$dir/port" --out "$dir" \
     2>"$dir/platform.log" &
   platform_pid=$!
@@ -185,8 +190,10 @@ for rate in "${RATES[@]}"; do
     run_real "$platform" "$rate"
     real_row "$OUT_ROOT/real_${platform}_$rate" "$platform" "$rate"
   done
-  # The simulator on the same DAG file with the Archipelago run's measured durations and setup.
-  sim_dags "$OUT_ROOT/real_archipelago_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
+  # The simulator on the same DAG file with the first platform's measured durations and setup
+  # (Archipelago's by default).
+  first_platform=${PLATFORMS%% *}
+  sim_dags "$OUT_ROOT/real_${first_platform}_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
   warmup_s=$(python3 -c "print(f'{$WARMUP / $rate:.3f}s')")
   "$JIGSAW" faas-sim --dags "$OUT_ROOT/sim_dags_$rate.json" --requests "$REQUESTS" \
     --durations "$OUT_ROOT/sim_dags_${rate}_durations.csv" \

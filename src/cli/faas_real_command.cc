@@ -161,7 +161,8 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   auto load_rate = std::make_shared<std::string>("10");
   auto load_out = std::make_shared<std::string>();
   CLI::App* load_command = app.add_subcommand(
-      "faas-load", "Poisson requests over HTTP to `jigsaw faas`; summary.json (docs/faas.md)");
+      "faas-load",
+      "Poisson or bursty requests over HTTP to `jigsaw faas`; summary.json (docs/faas.md)");
   load_command->add_option("--dags", *load_dags, "the platform's DAG file")->required();
   load_command->add_option("--port", load->port, "load balancer port on 127.0.0.1")->required();
   load_command->add_option("--rate", *load_rate, "requests per second (e.g. 20 or 20/s)");
