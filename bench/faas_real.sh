@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 18, the real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
-# under `jigsaw faas-load` Poisson requests at a few offered rates, Archipelago and the
+# under `jigsaw faas-load` Poisson (or bursty) requests at a few offered rates, Archipelago and the
 # OpenWhisk-like baseline on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
 # the durations (their measured quantiles, --durations), setup times and dispatch overhead
 # measured by the real run (rates, cores, memory matched), so the two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
@@ -12,7 +12,14 @@
 # run as low ones and sandbox start-up stays in the warm-up), DAGS (bench/faas_real_dags.json),
 # CONNECTIONS (the load generator's, 32) and HTTP_THREADS (the LB's and each SGS's, 64): each holds
 # one request until it is answered, so both must exceed rate x latency or a slow DAG's requests
-# delay every other DAG's in the client and LB queues (bench/faas_real_io_dags.json needs 256).
+# delay every other DAG's in the client and LB queues (bench/faas_real_io_dags.json needs 256),
+# INVOKER_MEMORY (the OpenWhisk-like baseline's memory slots per SGS, `faas --invoker-memory`;
+# unset: MEMORY, as in OpenWhisk), BURST_SIGMA (0: Poisson; > 0: bursty arrivals, `faas-load
+# --burst-sigma`) and BURST_PERIOD (10s). The simulator rows get the same arrival process (its
+# --burst-sigma/--burst-period; before session 8 they ran with faas-sim's default sigma 0.5 while
+# the real load was Poisson). OPENWHISK_SLOTS (unset: SLOTS): the baseline's functions run at once
+# per SGS, e.g. its memory / a function's memory, so its sandboxes time-share the host's cores as
+# OpenWhisk's containers do instead of queueing FIFO for SLOTS (its simulator rows keep SLOTS).
 # The issue's latency targets, on a quiet machine (nothing else running; about 5 min wall):
 #   RUN_S=20 bench/faas_real.sh ../shared/data 30 60 80 100 120
 # (2 single-slot SGSs; the simulator on this DAG file puts the OpenWhisk-like baseline's 90 % edge
@@ -60,8 +67,15 @@ run_real() {  # platform rate
   local platform=$1 rate=$2 dir="$OUT_ROOT/real_$1_$2"
   rm -rf "$dir"
   mkdir -p "$dir"
-  "$JIGSAW" faas --dags "$DAGS" --platform "$platform" --sgs "$SGS" --slots "$SLOTS" \
-    --memory "$MEMORY" --http-threads "${HTTP_THREADS:-64}" --cifar "$CIFAR" --port 0 --port-file "$dir/port" --out "$dir" \
+  local extra=() slots=$SLOTS
+  if [ "$platform" = openwhisk ] && [ -n "${INVOKER_MEMORY:-}" ]; then
+    extra=(--invoker-memory "$INVOKER_MEMORY")
+  fi
+  if [ "$platform" = openwhisk ] && [ -n "${OPENWHISK_SLOTS:-}" ]; then
+    slots=$OPENWHISK_SLOTS
+  fi
+  "$JIGSAW" faas --dags "$DAGS" --platform "$platform" --sgs "$SGS" --slots "$slots" \
+    --memory "$MEMORY" "${extra[@]}" --http-threads "${HTTP_THREADS:-64}" --cifar "$CIFAR" --port 0 --port-file "$dir/port" --out "$dir" \
     2>"$dir/platform.log" &
   platform_pid=$!
   for _ in $(seq 600); do [ -s "$dir/port" ] && break; sleep 0.1; done
@@ -69,7 +83,8 @@ run_real() {  # platform rate
   local load_before
   load_before=$(cut -d' ' -f1 /proc/loadavg)
   "$JIGSAW" faas-load --dags "$DAGS" --port "$(cat "$dir/port")" --rate "$rate" \
-    --requests "$REQUESTS" --warmup "$WARMUP" --connections "${CONNECTIONS:-32}" --seed "$SEED" --quiet --out "$dir/load" >/dev/null
+    --requests "$REQUESTS" --warmup "$WARMUP" --connections "${CONNECTIONS:-32}" --seed "$SEED" \
+    --burst-sigma "${BURST_SIGMA:-0}" --burst-period "${BURST_PERIOD:-10s}" --quiet --out "$dir/load" >/dev/null
   echo "$load_before $(cut -d' ' -f1 /proc/loadavg)" >"$dir/loadavg"
   stop_platform
 }
@@ -175,14 +190,17 @@ for rate in "${RATES[@]}"; do
     run_real "$platform" "$rate"
     real_row "$OUT_ROOT/real_${platform}_$rate" "$platform" "$rate"
   done
-  # The simulator on the same DAG file with the Archipelago run's measured durations and setup.
-  sim_dags "$OUT_ROOT/real_archipelago_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
+  # The simulator on the same DAG file with the first platform's measured durations and setup
+  # (Archipelago's by default).
+  first_platform=${PLATFORMS%% *}
+  sim_dags "$OUT_ROOT/real_${first_platform}_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
   warmup_s=$(python3 -c "print(f'{$WARMUP / $rate:.3f}s')")
   "$JIGSAW" faas-sim --dags "$OUT_ROOT/sim_dags_$rate.json" --requests "$REQUESTS" \
     --durations "$OUT_ROOT/sim_dags_${rate}_durations.csv" \
     --dispatch-overhead "$(cat "$OUT_ROOT/sim_dags_${rate}_dispatch_ms.txt")" \
     --cores $((SGS * SLOTS)) --cores-per-worker "$SLOTS" --workers-per-sgs 1 \
     --worker-memory "$MEMORY" --platforms archipelago,openwhisk --warmup "$warmup_s" \
+    --burst-sigma "${BURST_SIGMA:-0}" --burst-period "${BURST_PERIOD:-10s}" \
     --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null
   sim_row "$OUT_ROOT/sim_$rate" "$rate"
 done

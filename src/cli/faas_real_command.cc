@@ -1,6 +1,6 @@
 // The real serverless platform (docs/faas.md): `jigsaw faas` (a load balancer and K SGS processes
 // with sandbox worker pools on 127.0.0.1), `jigsaw faas-sandbox` (one sandbox process, started by
-// an SGS) and `jigsaw faas-load` (Poisson requests over HTTP, summary.json).
+// an SGS) and `jigsaw faas-load` (Poisson or bursty requests over HTTP, summary.json).
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,6 +27,7 @@ struct FaasOptions {
   faas::PlatformOptions platform;
   std::string policy = "rlsf";
   std::string memory = "1GiB";
+  std::string invoker_memory;  // empty: --memory
   std::string keep_alive = "600s";
   std::string epoch = "500ms";
   std::string request_timeout = "60s";
@@ -60,6 +61,13 @@ int RunFaas(FaasOptions o) {
   if (!ParseBytes(o.memory, &sgs.memory) || sgs.memory == 0) {
     throw UsageError("--memory '" + o.memory + "': expected a size like 1GiB");
   }
+  if (!o.invoker_memory.empty() && (!ParseBytes(o.invoker_memory, &o.platform.invoker_memory) ||
+                                    o.platform.invoker_memory == 0)) {
+    throw UsageError("--invoker-memory '" + o.invoker_memory + "': expected a size like 2GiB");
+  }
+  if (!o.invoker_memory.empty() && o.platform.platform != "openwhisk") {
+    throw UsageError("--invoker-memory applies to --platform openwhisk only");
+  }
   if (sgs.slots < 1 || sgs.slots > 64) throw UsageError("--slots must be in 1..64");
   if (o.max_retries < 0 || o.max_retries > 10) throw UsageError("--max-retries must be in 0..10");
   sgs.max_attempts = 1 + o.max_retries;
@@ -81,6 +89,10 @@ int RunFaas(FaasOptions o) {
     needs_cifar = needs_cifar || f.code.rfind("resize", 0) == 0;
     if (f.memory > sgs.memory) {
       throw UsageError("function '" + f.name + "' declares more memory than --memory " + o.memory);
+    }
+    if (o.platform.invoker_memory > 0 && f.memory > o.platform.invoker_memory) {
+      throw UsageError("function '" + f.name + "' declares more memory than --invoker-memory " +
+                       o.invoker_memory);
     }
   }
   if (needs_cifar) {
@@ -108,6 +120,9 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--slots", o->platform.sgs.slots, "concurrent invocations per SGS");
   command->add_option("--memory", o->memory,
                       "sandbox memory per SGS pool, in the DAG file's declared sizes");
+  command->add_option("--invoker-memory", o->invoker_memory,
+                      "openwhisk: memory slots per SGS for the balancer (OpenWhisk's invoker user "
+                      "memory; default: --memory, as in OpenWhisk where one number is both)");
   command->add_option("--policy", o->policy, "SGS queue: lsf, edf, fifo or rlsf (archipelago)");
   command->add_flag("--no-proactive", o->no_proactive, "no proactive sandbox allocation");
   command->add_option("--keep-alive", o->keep_alive, "idle sandbox keep-alive");
@@ -146,7 +161,8 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   auto load_rate = std::make_shared<std::string>("10");
   auto load_out = std::make_shared<std::string>();
   CLI::App* load_command = app.add_subcommand(
-      "faas-load", "Poisson requests over HTTP to `jigsaw faas`; summary.json (docs/faas.md)");
+      "faas-load",
+      "Poisson or bursty requests over HTTP to `jigsaw faas`; summary.json (docs/faas.md)");
   load_command->add_option("--dags", *load_dags, "the platform's DAG file")->required();
   load_command->add_option("--port", load->port, "load balancer port on 127.0.0.1")->required();
   load_command->add_option("--rate", *load_rate, "requests per second (e.g. 20 or 20/s)");
@@ -154,6 +170,12 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   load_command->add_option("--warmup", load->warmup, "first requests sent but not measured");
   load_command->add_option("--connections", load->connections, "concurrent connections");
   load_command->add_option("--seed", load->seed, "seed of arrivals and DAG choice");
+  auto load_burst_period = std::make_shared<std::string>("10s");
+  load_command->add_option("--burst-sigma", load->burst_sigma,
+                           "bursty arrivals: log-sd of each DAG's per-period lognormal rate "
+                           "factor (mean 1), as faas-sim's generator; 0: Poisson (default)");
+  load_command->add_option("--burst-period", *load_burst_period,
+                           "bursty arrivals: length of one burst period (10s)");
   load_command->add_flag("--quiet", load->quiet, "no progress on stderr");
   load_command->add_option("--out", *load_out, "output folder")->required();
   load_command->callback([=] {
@@ -164,6 +186,13 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
       load->rate_per_s = std::strtod(rate.c_str(), &end);
       if (rate.empty() || *end != '\0' || !(load->rate_per_s > 0) || load->rate_per_s > 1e5) {
         throw UsageError("--rate '" + *load_rate + "': expected requests per second like 20/s");
+      }
+      if (!net::ParseDuration(*load_burst_period, &load->burst_period) || load->burst_period <= 0) {
+        throw UsageError("--burst-period '" + *load_burst_period +
+                         "': expected a positive duration like 10s");
+      }
+      if (!(load->burst_sigma >= 0 && load->burst_sigma <= 5)) {
+        throw UsageError("--burst-sigma must be in [0, 5]");
       }
       const faas::Catalog catalog = faas::ReadDagFile(*load_dags);
       std::string csv;

@@ -3,6 +3,7 @@
 #include <httplib.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -16,6 +17,7 @@
 #include "core/progress.h"
 #include "core/rng.h"
 #include "core/stats.h"
+#include "faas/workload.h"
 
 namespace jigsaw::faas {
 namespace {
@@ -46,16 +48,52 @@ Json Latencies(std::vector<double> values) {
 
 }  // namespace
 
+std::vector<ScheduledArrival> ScheduleArrivals(const Catalog& catalog, const LoadOptions& options) {
+  std::vector<double> weights;
+  double weight_sum = 0;
+  for (const Dag& d : catalog.dags) {
+    weights.push_back(d.rate_per_s);
+    weight_sum += d.rate_per_s;
+  }
+  std::vector<ScheduledArrival> schedule;
+  schedule.reserve(static_cast<size_t>(std::max<int64_t>(0, options.requests)));
+  if (options.burst_sigma <= 0) {
+    Rng rng(options.seed);
+    double at_s = 0;
+    for (int64_t i = 0; i < options.requests; ++i) {
+      at_s += rng.Exponential(1.0 / options.rate_per_s);
+      const DagId dag = static_cast<DagId>(rng.WeightedIndex(weights));
+      schedule.push_back({static_cast<Time>(at_s * net::kSecond), dag});
+    }
+    return schedule;
+  }
+  // One ArrivalProcess per DAG at its share of the rate, merged in time order.
+  Catalog shares = catalog;
+  for (Dag& d : shares.dags) d.rate_per_s = options.rate_per_s * d.rate_per_s / weight_sum;
+  ArrivalProcess arrivals(shares, options.seed, options.burst_period, options.burst_sigma);
+  std::vector<Time> next(shares.dags.size());
+  for (DagId d = 0; d < shares.dags.size(); ++d) next[d] = arrivals.Next(d, 0);
+  for (int64_t i = 0; i < options.requests; ++i) {
+    DagId dag = 0;
+    for (DagId d = 1; d < next.size(); ++d) {
+      if (next[d] < next[dag]) dag = d;
+    }
+    schedule.push_back({next[dag], dag});
+    next[dag] = arrivals.Next(dag, next[dag]);
+  }
+  return schedule;
+}
+
 Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* csv_rows) {
+  if (!(options.burst_sigma >= 0 && options.burst_sigma <= 5) || options.burst_period <= 0) {
+    throw UsageError("faas-load: need --burst-sigma in [0, 5] and --burst-period > 0");
+  }
   if (options.rate_per_s <= 0 || options.requests < 1 || options.connections < 1 ||
       options.warmup < 0 || options.warmup >= options.requests) {
     throw UsageError(
         "faas-load: need --rate > 0, --requests >= 1, --connections >= 1 and "
         "0 <= --warmup < --requests");
   }
-  std::vector<double> weights;
-  for (const Dag& d : catalog.dags) weights.push_back(d.rate_per_s);
-  Rng rng(options.seed);
   struct Arrival {
     int64_t index;
     DagId dag;
@@ -119,10 +157,11 @@ Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* cs
   const Clock::time_point start = Clock::now();
   Clock::time_point at = start;
   int64_t dropped = 0;
+  const std::vector<ScheduledArrival> schedule = ScheduleArrivals(catalog, options);
   for (int64_t i = 0; i < options.requests; ++i) {
-    at += std::chrono::duration_cast<Clock::duration>(
-        std::chrono::duration<double>(rng.Exponential(1.0 / options.rate_per_s)));
-    const DagId dag = static_cast<DagId>(rng.WeightedIndex(weights));
+    const DagId dag = schedule[i].dag;
+    at = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                     static_cast<double>(schedule[i].at) / net::kSecond));
     std::this_thread::sleep_until(at);
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -196,6 +235,8 @@ Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* cs
   summary["warmup"] = options.warmup;
   summary["measured"] = measured;
   summary["seed"] = options.seed;
+  summary["burst_sigma"] = options.burst_sigma;
+  summary["burst_period_s"] = static_cast<double>(options.burst_period) / net::kSecond;
   summary["ok"] = ok;
   Json by_status = Json::object();
   for (const auto& [status, count] : statuses) by_status[status] = count;

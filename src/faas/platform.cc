@@ -13,9 +13,11 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -228,10 +230,11 @@ class Balancer {
       memory.dag_functions.push_back(static_cast<uint32_t>(dag.nodes.size()));
     }
     memory.epoch_s = static_cast<double>(options.epoch) / static_cast<double>(net::kSecond);
-    request_bytes_ = memory.dag_sandbox_bytes;
     if (options.platform == "openwhisk") {
-      openwhisk_ = std::make_unique<OpenWhiskBalancer>(
-          std::vector<uint64_t>(ports_.size(), options.sgs.memory), /*seed=*/1);
+      const uint64_t slots =
+          options.invoker_memory > 0 ? options.invoker_memory : options.sgs.memory;
+      openwhisk_ = std::make_unique<OpenWhiskBalancer>(std::vector<uint64_t>(ports_.size(), slots),
+                                                       /*seed=*/1);
     }
     lb_.SetPoolMemory(std::move(memory));
   }
@@ -383,6 +386,10 @@ class Balancer {
       Reply(res, 404, {{"error", "unknown DAG '" + Excerpt(dag_name) + "'"}});
       return;
     }
+    if (openwhisk_) {
+      InvokeComposition(dag, body, res);
+      return;
+    }
     // A request whose SGS cannot be reached, or dies or hangs up before answering, is sent once
     // more to another usable SGS (functions are pure: a partial first run is harmless); with
     // none left it fails with an explicit 502. Never dropped silently.
@@ -402,15 +409,7 @@ class Balancer {
         for (size_t i = 0; i < ports_.size(); ++i) {
           load[i] = load_[i] + static_cast<double>(in_flight_[i]) / options_.sgs.slots;
         }
-        if (openwhisk_) {
-          // ShardingContainerPoolBalancer with the DAG as the action: its request holds its
-          // functions' sandbox memory in the SGS's slots until answered.
-          const int invoker = openwhisk_->Acquire(dag, request_bytes_[dag], usable_);
-          if (invoker < 0) break;
-          s = static_cast<uint32_t>(invoker);
-        } else {
-          s = lb_.Route(dag, load, usable_);
-        }
+        s = lb_.Route(dag, load, usable_);
         ++in_flight_[s];
         ++counters_["forwarded"];
         if (attempt > 0) ++counters_["resent"];
@@ -424,7 +423,6 @@ class Balancer {
       auto reply = client.Post("/run/" + dag_name, body, "application/octet-stream");
       std::lock_guard<std::mutex> lock(mu_);
       --in_flight_[s];
-      if (openwhisk_) openwhisk_->Release(s, request_bytes_[dag]);
       if (reply) {
         ++counters_["answered_" + std::to_string(reply->status)];
         res.status = reply->status;
@@ -440,6 +438,157 @@ class Balancer {
     }
     Count("failed_no_sgs");
     Reply(res, 502, {{"error", why.empty() ? "no usable SGS" : why}});
+  }
+
+  // One function of a composition, as OpenWhisk's controller invokes an action: placed by the
+  // OpenWhiskBalancer (the function is the action; it holds the function's memory in the
+  // invoker's slots until answered) and sent to that SGS's POST /fn; an SGS that cannot be reached
+  // or hangs up is marked unusable and the function is placed once more. Returns the SGS's
+  // answer (status 0: none) and the SGS that gave it.
+  struct FunctionAnswer {
+    int status = 0;
+    std::string body;
+    int sgs = -1;
+    int attempts = 0;
+  };
+  FunctionAnswer InvokeFunction(DagId dag, uint32_t node, const std::string& payload) {
+    const Dag& d = catalog_.dags[dag];
+    const FunctionId f = d.nodes[node];
+    const uint64_t bytes = catalog_.functions[f].memory;
+    FunctionAnswer answer;
+    std::string why = "no usable SGS";
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      int s = -1;
+      int port = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        bool any = false;
+        for (char u : usable_) any = any || u;
+        if (!any && attempt > 0) break;
+        if (!any) std::fill(usable_.begin(), usable_.end(), 1);
+        s = openwhisk_->Acquire(f, bytes, usable_);
+        if (s < 0) break;
+        ++in_flight_[s];
+        ++counters_["forwarded_functions"];
+        if (attempt > 0) ++counters_["resent"];
+        port = ports_[s];
+      }
+      answer.attempts = attempt + 1;
+      httplib::Client client("127.0.0.1", port);
+      client.set_connection_timeout(2, 0);
+      client.set_tcp_nodelay(true);
+      client.set_read_timeout(static_cast<time_t>(options_.sgs.request_timeout / net::kSecond) + 5,
+                              0);
+      auto reply = client.Post("/fn/" + d.name + "/" + catalog_.functions[f].name, payload,
+                               "application/octet-stream");
+      std::lock_guard<std::mutex> lock(mu_);
+      --in_flight_[s];
+      openwhisk_->Release(static_cast<uint32_t>(s), bytes);
+      if (reply) {
+        ++counters_["answered_function_" + std::to_string(reply->status)];
+        answer.status = reply->status;
+        answer.body = reply->body;
+        answer.sgs = s;
+        return answer;
+      }
+      why = "SGS " + std::to_string(s) + " (port " + std::to_string(port) +
+            ") unreachable or gone before answering: " + httplib::to_string(reply.error());
+      usable_[s] = 0;
+      ++counters_["sgs_unreachable"];
+    }
+    answer.body = Json{{"error", why}}.dump();
+    return answer;
+  }
+
+  // Platform "openwhisk": the LB is the controller of a composition. Each function whose
+  // predecessors have answered is invoked on its own (InvokeFunction, one thread each, so a
+  // fan-out runs in parallel); the functions read the request's payload, and their outputs come
+  // back through the controller into the answer. The first function that fails fails the request
+  // with its SGS's status and error (its successors are not invoked).
+  void InvokeComposition(DagId dag, const std::string& payload, httplib::Response& res) {
+    const auto begin = std::chrono::steady_clock::now();
+    const Dag& d = catalog_.dags[dag];
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<uint32_t> waiting = d.predecessor_count;
+    std::vector<int> sgs_of(d.nodes.size(), -1);
+    std::vector<std::thread> threads;
+    int running = 0;
+    uint32_t done = 0;
+    int failed_status = 0;
+    Json failed_body;
+    Json outputs = Json::object();
+    int cold_starts = 0, retries = 0;
+    std::function<void(uint32_t)> launch;  // with mu held
+    launch = [&](uint32_t node) {
+      ++running;
+      threads.emplace_back([&, node] {
+        FunctionAnswer answer = InvokeFunction(dag, node, payload);
+        Json body;
+        try {
+          body = Json::parse(answer.body);
+        } catch (const std::exception&) {
+          body = Json{{"error", "unreadable answer from SGS " + std::to_string(answer.sgs)}};
+          if (answer.status == 200) answer.status = 502;
+        }
+        std::lock_guard<std::mutex> lock(mu);
+        --running;
+        sgs_of[node] = answer.sgs;
+        if (body.is_object()) {
+          cold_starts += body.value("cold_starts", 0);
+          retries += body.value("retries", 0) + answer.attempts - 1;
+        }
+        if (answer.status != 200) {
+          if (failed_status == 0) {
+            failed_status = answer.status == 0 ? 502 : answer.status;
+            failed_body = body.is_object() ? body : Json::object();
+            failed_body["function"] = catalog_.functions[d.nodes[node]].name;
+          }
+        } else if (failed_status == 0) {
+          const std::string& name = catalog_.functions[d.nodes[node]].name;
+          if (body.contains("outputs") && body["outputs"].contains(name)) {
+            outputs[name] = body["outputs"][name];
+          }
+          ++done;
+          for (uint32_t next : d.successors[node]) {
+            if (--waiting[next] == 0) launch(next);
+          }
+        }
+        cv.notify_all();
+      });
+    };
+    std::unique_lock<std::mutex> lock(mu);
+    for (uint32_t node = 0; node < d.nodes.size(); ++node) {
+      if (d.predecessor_count[node] == 0) launch(node);
+    }
+    cv.wait(lock, [&] { return running == 0; });
+    lock.unlock();
+    for (std::thread& t : threads) t.join();
+    std::string placement;
+    for (int s : sgs_of) {
+      if (!placement.empty()) placement += ",";
+      placement += std::to_string(s);
+    }
+    res.set_header("X-Faas-Sgs", placement);
+    const double latency_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    if (failed_status != 0 || done != d.nodes.size()) {
+      Count("failed_composition");
+      failed_body["dag"] = d.name;
+      failed_body["cold_starts"] = cold_starts;
+      failed_body["retries"] = retries;
+      if (!failed_body.contains("error")) failed_body["error"] = "the composition did not finish";
+      Reply(res, failed_status != 0 ? failed_status : 502, failed_body);
+      return;
+    }
+    Count("answered_200");
+    Reply(res, 200,
+          {{"dag", d.name},
+           {"latency_ms", latency_ms},
+           {"tasks", d.nodes.size()},
+           {"cold_starts", cold_starts},
+           {"retries", retries},
+           {"outputs", outputs}});
   }
 
   void Count(const std::string& name) {
@@ -506,7 +655,6 @@ class Balancer {
   bool running_ = false;
   LoadBalancer lb_;
   std::unique_ptr<OpenWhiskBalancer> openwhisk_;  // platform "openwhisk" only
-  std::vector<uint64_t> request_bytes_;           // per DAG: one sandbox of each function
   std::vector<double> load_;
   std::vector<int> in_flight_;
   std::vector<char> usable_;

@@ -14,13 +14,18 @@
 // garbled answer keeps the SGS's last state; an answer makes it usable again) and (platform
 // "archipelago") calls
 // LoadBalancer::EndEpoch with their loads and per-DAG demand: scale-out and hysteretic scale-in.
-// Platform "openwhisk" is the OpenWhisk-like baseline on the same processes: faas::
-// OpenWhiskBalancer places each request with its DAG as the action (home SGS = hash, then along
-// the DAG's step), holding the DAG's sandbox memory (one sandbox per function) in the SGS's memory
-// slots (its pool memory) until answered, so it spills only when the home SGS's memory is full;
-// the SGSs run FIFO without proactive sandboxes (reactive cold starts, fixed keep-alive). Unlike
-// OpenWhisk (and faas-sim's baseline) the home is per DAG, not per function: an SGS runs whole
-// DAGs.
+// Platform "openwhisk" is the OpenWhisk-like baseline on the same processes. The LB is the
+// controller of a composition: it invokes each function of the DAG on its own once its
+// predecessors have answered (a fan-out in parallel), as OpenWhisk's controller drives a sequence
+// or conductor action; faas::OpenWhiskBalancer places each function as an action (home SGS = hash
+// of the function, then along its step), holding the function's memory in the SGS's memory slots
+// (`invoker_memory`: OpenWhisk's invoker user memory; default the SGS's pool memory, the one number
+// OpenWhisk uses for both) until that function answers, so a function spills only when its home's
+// slots are full. The function runs with POST /fn/{dag}/{function} on the SGS; the outputs come
+// back through the LB into the answer, X-Faas-Sgs lists each function's SGS in DAG order. A
+// function whose SGS cannot be reached is placed once more; the first function that fails fails
+// the request with its SGS's status. The SGSs run FIFO without proactive sandboxes (reactive cold
+// starts, fixed keep-alive).
 // SGS processes are forked by a single-threaded supervisor process (itself forked before the LB
 // starts any thread): an SGS that dies abnormally (signal or nonzero exit) is marked unusable at
 // once and restarted on a new port, at most `max_sgs_restarts` times per SGS; the requests it
@@ -47,7 +52,8 @@ struct PlatformOptions {
   std::string out;
   Time epoch = 500 * net::kMillisecond;
   int http_threads = 64;
-  int max_sgs_restarts = 5;  // per SGS
+  int max_sgs_restarts = 5;     // per SGS
+  uint64_t invoker_memory = 0;  // "openwhisk": memory slots per SGS; 0: sgs.memory
   LoadBalancerOptions balancer;
   SgsOptions sgs;
 };

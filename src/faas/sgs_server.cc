@@ -82,16 +82,21 @@ class SgsServer::Impl {
     server_->set_keep_alive_timeout(5);
     server_->set_tcp_nodelay(true);
     server_->Post(R"(/run/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-      Run(req.matches[1].str(), req.body, res);
+      Run(req.matches[1].str(), "", req.body, res);
     });
+    server_->Post(R"(/fn/([^/]+)/([^/]+))",
+                  [this](const httplib::Request& req, httplib::Response& res) {
+                    Run(req.matches[1].str(), req.matches[2].str(), req.body, res);
+                  });
     server_->Get("/stats", [this](const httplib::Request& req, httplib::Response& res) {
       Reply(res, 200, Stats(req.has_param("reset")));
     });
     server_->set_error_handler([](const httplib::Request&, httplib::Response& res) {
       if (res.body.empty()) {
-        Reply(res, res.status,
-              {{"error", "HTTP " + std::to_string(res.status) +
-                             ": expected POST /run/{dag} or GET /stats"}});
+        Reply(
+            res, res.status,
+            {{"error", "HTTP " + std::to_string(res.status) +
+                           ": expected POST /run/{dag}, POST /fn/{dag}/{function} or GET /stats"}});
       }
     });
     port_ = port == 0 ? server_->bind_to_any_port("127.0.0.1")
@@ -165,6 +170,7 @@ class SgsServer::Impl {
     std::vector<uint32_t> waiting;  // unfinished predecessors per node
     std::vector<int> attempts;      // per node
     uint32_t done = 0;
+    uint32_t total = 0;  // nodes to run: the whole DAG, or 1 for POST /fn
     int cold_starts = 0, retries = 0;
     bool finished = false;
     int status = 0;
@@ -180,7 +186,9 @@ class SgsServer::Impl {
   }
 
   // ---- HTTP side ----
-  void Run(const std::string& dag_name, const std::string& payload, httplib::Response& res) {
+  // `function` empty: the whole DAG; else only that function of it (its successors are not run).
+  void Run(const std::string& dag_name, const std::string& function, const std::string& payload,
+           httplib::Response& res) {
     const Time arrival = Now();
     DagId dag = 0;
     bool found = false;
@@ -193,6 +201,18 @@ class SgsServer::Impl {
     if (!found) {
       Reply(res, 404, {{"error", "unknown DAG '" + Excerpt(dag_name) + "'"}});
       return;
+    }
+    const Dag& d = catalog_.dags[dag];
+    int only = -1;
+    if (!function.empty()) {
+      for (uint32_t node = 0; node < d.nodes.size() && only < 0; ++node) {
+        if (catalog_.functions[d.nodes[node]].name == function) only = static_cast<int>(node);
+      }
+      if (only < 0) {
+        Reply(res, 404,
+              {{"error", "DAG '" + d.name + "' has no function '" + Excerpt(function) + "'"}});
+        return;
+      }
     }
     std::unique_lock<std::mutex> lock(mu_);
     ++counters_["requests"];
@@ -209,16 +229,17 @@ class SgsServer::Impl {
     request->dag = dag;
     request->payload = payload;
     request->arrival = arrival;
-    const Dag& d = catalog_.dags[dag];
     request->deadline = arrival + d.deadline;
     request->waiting = d.predecessor_count;
     request->attempts.assign(d.nodes.size(), 0);
+    request->total = only < 0 ? static_cast<uint32_t>(d.nodes.size()) : 1;
     requests_[request->id] = request;
     const std::vector<Time> path = CriticalPathFrom(d, durations_.estimates());
     for (uint32_t node = 0; node < d.nodes.size(); ++node) {
+      if (only >= 0 && node != static_cast<uint32_t>(only)) continue;
       rates_.Count(d.nodes[node]);
       used_at_[d.nodes[node]] = arrival;
-      if (d.predecessor_count[node] == 0)
+      if (only >= 0 || d.predecessor_count[node] == 0)
         PushTask(*request, node, path[node], Longest(path), arrival);
     }
     cv_.notify_all();
@@ -233,7 +254,7 @@ class SgsServer::Impl {
     if (status == 200) {
       body = {{"dag", d.name},
               {"latency_ms", Ms(Now() - arrival)},
-              {"tasks", d.nodes.size()},
+              {"tasks", request->total},
               {"cold_starts", request->cold_starts},
               {"retries", request->retries},
               {"outputs", request->outputs}};
@@ -500,7 +521,7 @@ class SgsServer::Impl {
       }
       r->outputs[catalog_.functions[f].name] = result;
       const Dag& d = catalog_.dags[r->dag];
-      if (++r->done == d.nodes.size()) {
+      if (++r->done == r->total) {
         Finish(*r, 200, "");
         continue;
       }

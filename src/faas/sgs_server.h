@@ -1,6 +1,9 @@
 // One semi-global scheduler (SGS) of the real platform: an HTTP server on 127.0.0.1 that runs
 // whole DAG requests on its own pool of sandbox processes (faas/sandbox_process.h).
 //
+// POST /fn/{dag}/{function} (body: the request payload) runs that one function of the DAG as a
+// request of its own (tasks 1; its successors are not run; deadline and critical path as for the
+// whole DAG): the OpenWhisk-like controller drives a DAG one function at a time this way.
 // POST /run/{dag} (body: the request payload, at most 1 MiB): the DAG's entry functions become
 // ready tasks in a ReadyQueue (least slack first, EDF or FIFO, with the same overload control as
 // the simulator); a scheduler thread starts each task on an idle sandbox of its function, or on a

@@ -1,5 +1,6 @@
 // `jigsaw faas-sim` end to end: outputs in --out, byte-identical reruns, and exit 2 with file:line
-// for a malformed DAG file and with the option's name for bad options.
+// for a malformed DAG file and with the option's name for bad options; the real platform's and
+// faas-load's option checks.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -31,13 +32,14 @@ std::string Slurp(const std::string& path) {
   return text.str();
 }
 
-Result RunCli(const std::string& args) {
+Result RunJigsaw(const std::string& args) {
   const std::string out = TempPath("stdout.txt"), err = TempPath("stderr.txt");
-  const std::string command =
-      std::string(JIGSAW_BINARY) + " faas-sim " + args + " >" + out + " 2>" + err;
+  const std::string command = std::string(JIGSAW_BINARY) + " " + args + " >" + out + " 2>" + err;
   const int raw = std::system(command.c_str());
   return {WEXITSTATUS(raw), Slurp(out), Slurp(err)};
 }
+
+Result RunCli(const std::string& args) { return RunJigsaw("faas-sim " + args); }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = TempPath(name);
@@ -167,3 +169,35 @@ TEST(FaasSimCli, MeasuredDurationsAndDispatchOverhead) {
 }
 
 }  // namespace
+
+// The real platform's and faas-load's options that are refused before anything starts: the
+// OpenWhisk-like invoker memory (openwhisk only, at least every function's memory) and bursty
+// arrivals' sigma and period.
+TEST(FaasRealCli, RefusesBadInvokerMemoryAndBurstOptions) {
+  const std::string dags = WriteFile("real.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "h", "deadline": "1s", "functions": [
+      {"name": "f", "duration": "5ms", "code": "sha256:1KiB", "memory": "100MB"}]}]})");
+  const Result small =
+      RunJigsaw("faas --dags " + dags + " --platform openwhisk --invoker-memory 50MB --port 0");
+  EXPECT_EQ(small.status, 2);
+  EXPECT_NE(small.stderr_text.find("more memory than --invoker-memory 50MB"), std::string::npos)
+      << small.stderr_text;
+  const Result garbled =
+      RunJigsaw("faas --dags " + dags + " --platform openwhisk --invoker-memory lots --port 0");
+  EXPECT_EQ(garbled.status, 2);
+  EXPECT_NE(garbled.stderr_text.find("--invoker-memory 'lots'"), std::string::npos);
+  const Result wrong = RunJigsaw("faas --dags " + dags + " --invoker-memory 1GB --port 0");
+  EXPECT_EQ(wrong.status, 2);
+  EXPECT_NE(wrong.stderr_text.find("openwhisk only"), std::string::npos) << wrong.stderr_text;
+  const std::string out = TempPath("load");
+  const Result sigma =
+      RunJigsaw("faas-load --dags " + dags + " --port 1 --burst-sigma 9 --out " + out);
+  EXPECT_EQ(sigma.status, 2);
+  EXPECT_NE(sigma.stderr_text.find("--burst-sigma"), std::string::npos) << sigma.stderr_text;
+  const Result period =
+      RunJigsaw("faas-load --dags " + dags + " --port 1 --burst-period 0s --out " + out);
+  EXPECT_EQ(period.status, 2);
+  EXPECT_NE(period.stderr_text.find("--burst-period '0s'"), std::string::npos)
+      << period.stderr_text;
+  std::filesystem::remove(dags);
+}

@@ -1,6 +1,7 @@
 // The real platform on loopback: `jigsaw faas` (LB + 2 SGS processes + sandbox processes) started
 // as a child process and stopped by pid with SIGTERM. A DAG request end to end (outputs checked
-// against the functions run here), faas-load's summary, a sandbox killed with SIGKILL mid-request
+// against the functions run here), faas-load's summary, the OpenWhisk-like baseline's per-function
+// placement, a sandbox killed with SIGKILL mid-request
 // (retried, or failed explicitly after the last attempt; never lost), and malformed HTTP refused
 // while other requests are served. Nothing here asserts on time: waits are bounded only so that a
 // broken platform fails the test instead of hanging it.
@@ -186,43 +187,87 @@ TEST(FaasPlatform, DagRequestEndToEndThroughLbSgsAndSandboxes) {
   EXPECT_EQ(summary["platform"]["sgs"].size(), 2u);
 }
 
-// The OpenWhisk-like baseline places requests with OpenWhiskBalancer, the DAG as the action: a
-// request holds its DAG's sandbox memory (2 x 100MB) in its SGS's memory slots (200MB per SGS)
-// until answered. The home of DAG 0 is SGS 0 (hash 0 % 2); one request in flight fills it, so a
-// second one sent meanwhile spills to SGS 1; once the first is answered the home takes requests
-// again. The first request waits 5 s in its sandbox, so the second is routed while it holds SGS 0.
-TEST(FaasPlatform, OpenWhiskBaselineSpillsOnlyWhenTheHomeSgsMemorySlotsAreFull) {
+// The OpenWhisk-like baseline drives a DAG one function at a time from the LB (the controller),
+// each function placed by OpenWhiskBalancer as its own action: home SGS = hash of its function id
+// % 2 (pair/a: 0, pair/b: 1, slow/s: 0), holding its 100MB in the SGS's 100MB memory slots until
+// it answers. So one request's functions run on different SGS processes, the outputs come back
+// through the LB; while slow/s (a 5-s wait) holds SGS 0, pair/a spills to SGS 1 and pair/b stays
+// at home; once it is answered the homes take their functions again.
+TEST(FaasPlatform, OpenWhiskBaselineHomesEachFunctionAndSpillsOnlyWhenItsHomesSlotsAreFull) {
   const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
-    {"name": "slow", "deadline": "60s", "functions": [
+    {"name": "pair", "deadline": "60s", "functions": [
       {"name": "a", "duration": "5ms", "code": "sha256:1KiB", "memory": "100MB"},
-      {"name": "b", "duration": "5s", "code": "sha256:1KiB+wait:5s", "after": ["a"],
-       "memory": "100MB"}]}]})";
-  Platform platform("openwhisk", dags, {"--platform", "openwhisk", "--memory", "200MB"});
+      {"name": "b", "duration": "5ms", "code": "sha256:2KiB", "after": ["a"],
+       "memory": "100MB"}]},
+    {"name": "slow", "deadline": "60s", "functions": [
+      {"name": "s", "duration": "5s", "code": "sha256:1KiB+wait:5s", "memory": "100MB"}]}]})";
+  Platform platform("openwhisk", dags,
+                    {"--platform", "openwhisk", "--memory", "200MB", "--invoker-memory", "100MB"});
   ASSERT_GT(platform.port(), 0) << platform.Stderr();
-  auto first = std::async(std::launch::async, [&] { return platform.Invoke("slow", "one"); });
-  // Bounded wait until the LB has routed the first request (it is in flight on SGS 0).
-  bool routed = false;
-  for (int i = 0; i < 600 && !routed; ++i) {
+  auto pair = [&](const std::string& payload, const std::string& placement) {
+    auto res = platform.Invoke("pair", payload);
+    ASSERT_TRUE(res) << platform.Stderr();
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(res->get_header_value("X-Faas-Sgs"), placement) << payload;
+    const json body = json::parse(res->body);
+    EXPECT_EQ(body["tasks"], 2);
+    EXPECT_EQ(body["outputs"]["a"], Expected("sha256:1KiB", payload + "#a"));
+    EXPECT_EQ(body["outputs"]["b"], Expected("sha256:2KiB", payload + "#b"));
+  };
+  pair("one", "0,1");
+  auto slow = std::async(std::launch::async, [&] { return platform.Invoke("slow", "x"); });
+  // Bounded wait until the LB has placed slow/s (it is in flight on SGS 0).
+  bool placed = false;
+  for (int i = 0; i < 600 && !placed; ++i) {
     const json stats = platform.Stats();
-    routed = stats.contains("sgs") && stats["sgs"][0]["lb"]["in_flight"].get<int>() == 1;
-    if (!routed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    placed = stats.contains("sgs") && stats["sgs"][0]["lb"]["in_flight"].get<int>() == 1;
+    if (!placed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ASSERT_TRUE(routed) << platform.Stderr();
-  auto second = platform.Invoke("slow", "two");
-  ASSERT_TRUE(second) << platform.Stderr();
-  ASSERT_EQ(second->status, 200) << second->body;
-  EXPECT_EQ(second->get_header_value("X-Faas-Sgs"), "1");
-  auto one = first.get();
-  ASSERT_TRUE(one);
-  ASSERT_EQ(one->status, 200) << one->body;
-  EXPECT_EQ(one->get_header_value("X-Faas-Sgs"), "0");
-  // Both answered: the home's slots are free again.
-  auto third = platform.Invoke("slow", "three");
-  ASSERT_TRUE(third);
-  EXPECT_EQ(third->get_header_value("X-Faas-Sgs"), "0");
+  ASSERT_TRUE(placed) << platform.Stderr();
+  pair("two", "1,1");
+  auto s = slow.get();
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->status, 200) << s->body;
+  EXPECT_EQ(s->get_header_value("X-Faas-Sgs"), "0");
+  pair("three", "0,1");
   const json stats = platform.Stats();
   EXPECT_EQ(stats["openwhisk_spilled"], 1);
   EXPECT_EQ(stats["openwhisk_forced"], 0);
+  EXPECT_EQ(stats["counters"]["forwarded_functions"], 7);
+  // Each SGS ran single functions (POST /fn): SGS 0 ran a twice and s once, SGS 1 b three times
+  // and a once.
+  EXPECT_EQ(stats["sgs"][0]["counters"]["completed"], 3);
+  EXPECT_EQ(stats["sgs"][1]["counters"]["completed"], 4);
+  EXPECT_EQ(stats["sgs"][0]["functions"]["pair/a"]["runs"], 2);
+  EXPECT_EQ(stats["sgs"][1]["functions"]["pair/b"]["runs"], 3);
+}
+
+// An SGS's POST /fn runs one function of a DAG; unknown functions are refused with a clear error.
+TEST(SgsServerTest, FunctionEndpointRunsOneFunctionOfADag) {
+  const Catalog catalog = ParseDagText("inline.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "chain", "deadline": "60s", "functions": [
+      {"name": "a", "duration": "5ms", "code": "sha256:1KiB"},
+      {"name": "b", "duration": "5ms", "code": "sha256:2KiB", "after": ["a"]}]}]})");
+  SgsOptions options;
+  options.jigsaw_exe = JIGSAW_BINARY;
+  options.slots = 1;
+  options.proactive = false;
+  SgsServer server(catalog, options);
+  const int port = server.Start(0);
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(120, 0);
+  auto res = client.Post("/fn/chain/b", "p", "application/octet-stream");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json body = json::parse(res->body);
+  EXPECT_EQ(body["tasks"], 1);
+  EXPECT_EQ(body["outputs"].size(), 1u);
+  EXPECT_EQ(body["outputs"]["b"], Expected("sha256:2KiB", "p#b"));
+  auto missing = client.Post("/fn/chain/zz", "p", "application/octet-stream");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_NE(missing->body.find("no function 'zz'"), std::string::npos) << missing->body;
+  server.Stop();
 }
 
 // Polls the platform until some sandbox other than `not_pid` is busy; returns its pid (0 if the

@@ -1,14 +1,17 @@
 // The policy classes shared by the simulator and the platform: SGS queue order (least slack,
 // EDF, FIFO), online estimates, proactive sandbox allocation on a scripted arrival pattern, the
-// load balancer's scale-out and hysteretic scale-in, and workers' LRU eviction.
+// load balancer's scale-out and hysteretic scale-in, workers' LRU eviction, and faas-load's
+// arrival schedule (Poisson and bursty).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
 #include "faas/admission.h"
 #include "faas/estimator.h"
 #include "faas/load_balancer.h"
+#include "faas/load_client.h"
 #include "faas/openwhisk_balancer.h"
 #include "faas/proactive.h"
 #include "faas/ready_queue.h"
@@ -564,6 +567,86 @@ TEST(Workload, ShortDurationModelKeepsEverythingButTheDurations) {
   EXPECT_TRUE(ParseDurationModel("short", &model));
   EXPECT_EQ(model, DurationModel::kShort);
   EXPECT_FALSE(ParseDurationModel("long", &model));
+}
+
+}  // namespace
+}  // namespace jigsaw::faas
+
+namespace jigsaw::faas {
+namespace {
+
+Catalog ThreeDags() {
+  Catalog catalog;
+  const double weights[] = {6, 3, 1};
+  for (int i = 0; i < 3; ++i) {
+    Dag d;
+    d.name = "d" + std::to_string(i);
+    d.rate_per_s = weights[i];
+    catalog.dags.push_back(d);
+  }
+  return catalog;
+}
+
+// Counts per `period` of the schedule: var / mean (1 for Poisson).
+double DispersionIndex(const std::vector<ScheduledArrival>& schedule, Time period) {
+  std::vector<double> counts(static_cast<size_t>(schedule.back().at / period), 0);
+  for (const ScheduledArrival& a : schedule) {
+    const size_t k = static_cast<size_t>(a.at / period);
+    if (k < counts.size()) ++counts[k];
+  }
+  double mean = 0, var = 0;
+  for (double c : counts) mean += c;
+  mean /= counts.size();
+  for (double c : counts) var += (c - mean) * (c - mean);
+  var /= counts.size();
+  return var / mean;
+}
+
+TEST(LoadSchedule, PoissonByDefaultAndBurstyWithTheSimulatorsArrivalProcess) {
+  const Catalog catalog = ThreeDags();
+  LoadOptions options;
+  options.rate_per_s = 100;
+  options.requests = 20000;
+  options.seed = 5;
+  // Default: the Poisson stream of one generator, exponential gaps then a weighted DAG draw.
+  const std::vector<ScheduledArrival> poisson = ScheduleArrivals(catalog, options);
+  ASSERT_EQ(poisson.size(), 20000u);
+  Rng rng(5);
+  double at_s = 0;
+  for (size_t i = 0; i < 50; ++i) {
+    at_s += rng.Exponential(1.0 / 100);
+    const DagId dag = static_cast<DagId>(rng.WeightedIndex({6, 3, 1}));
+    EXPECT_EQ(poisson[i].at, static_cast<Time>(at_s * net::kSecond));
+    EXPECT_EQ(poisson[i].dag, dag);
+  }
+  // Bursty: each DAG's arrivals are exactly faas-sim's ArrivalProcess at its share of the rate
+  // (60, 30, 10 /s), merged in time order; the same seed gives the same schedule.
+  options.burst_sigma = 1.0;
+  options.burst_period = net::kSecond;
+  const std::vector<ScheduledArrival> bursty = ScheduleArrivals(catalog, options);
+  ASSERT_EQ(bursty.size(), 20000u);
+  Catalog shares = catalog;
+  shares.dags[0].rate_per_s = 60;
+  shares.dags[1].rate_per_s = 30;
+  shares.dags[2].rate_per_s = 10;
+  ArrivalProcess reference(shares, 5, net::kSecond, 1.0);
+  std::vector<Time> last(3, 0);
+  for (size_t i = 0; i < bursty.size(); ++i) {
+    if (i > 0) {
+      EXPECT_LE(bursty[i - 1].at, bursty[i].at);
+    }
+    const DagId d = bursty[i].dag;
+    last[d] = reference.Next(d, last[d]);
+    ASSERT_EQ(bursty[i].at, last[d]) << "arrival " << i;
+  }
+  const std::vector<ScheduledArrival> again = ScheduleArrivals(catalog, options);
+  EXPECT_EQ(again.back().at, bursty.back().at);
+  // The mean rate stays near 100/s (the factors have mean 1), and the counts per burst period
+  // are overdispersed, unlike Poisson's (index about 1). Deterministic for these seeds.
+  const double span_s = static_cast<double>(bursty.back().at) / net::kSecond;
+  EXPECT_NEAR(20000 / span_s, 100, 25);
+  EXPECT_LT(DispersionIndex(poisson, net::kSecond), 2);
+  EXPECT_GT(DispersionIndex(bursty, net::kSecond), 10);
 }
 
 }  // namespace
