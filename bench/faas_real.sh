@@ -17,7 +17,8 @@
 # unset: MEMORY, as in OpenWhisk), BURST_SIGMA (0: Poisson; > 0: bursty arrivals, `faas-load
 # --burst-sigma`) and BURST_PERIOD (10s). The simulator rows get the same arrival process (its
 # --burst-sigma/--burst-period; before session 8 they ran with faas-sim's default sigma 0.5 while
-# the real load was Poisson). OPENWHISK_SLOTS (unset: SLOTS): the baseline's functions run at once
+# the real load was Poisson), the same invoker memory, and no pausing (`--ow-unpause-cost 0s`:
+# the real baseline does not pause its sandboxes). OPENWHISK_SLOTS (unset: SLOTS): the baseline's functions run at once
 # per SGS, e.g. its memory / a function's memory, so its sandboxes time-share the host's cores as
 # OpenWhisk's containers do instead of queueing FIFO for SLOTS (its simulator rows keep SLOTS).
 # The latency targets, on a quiet machine (nothing else running; about 5 min wall):
@@ -201,6 +202,7 @@ for rate in "${RATES[@]}"; do
     --cores $((SGS * SLOTS)) --cores-per-worker "$SLOTS" --workers-per-sgs 1 \
     --worker-memory "$MEMORY" --platforms archipelago,openwhisk --warmup "$warmup_s" \
     --burst-sigma "${BURST_SIGMA:-0}" --burst-period "${BURST_PERIOD:-10s}" \
+    --invoker-memory "${INVOKER_MEMORY:-$MEMORY}" --ow-unpause-cost 0s \
     --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null
   sim_row "$OUT_ROOT/sim_$rate" "$rate"
 done
