@@ -58,7 +58,7 @@ class D2rBfsModes : public ::testing::TestWithParam<BfsMode> {};
 // under shortest, waypoint and waypoint + avoidance policies, a packet every 10 us (some arrive
 // mid-computation); `check` sees each result. Returns how many scenarios ran.
 template <typename Check>
-int ForEachRecoverableLinkFailure(BfsMode bfs, HoldRule hold, Check check) {
+int ForEachRecoverableLinkFailure(BfsMode bfs, HoldRule hold, Check check, int backup_trees = 0) {
   Rng rng(3);
   int scenarios = 0;
   for (int trial = 0; trial < 12; ++trial) {
@@ -69,6 +69,7 @@ int ForEachRecoverableLinkFailure(BfsMode bfs, HoldRule hold, Check check) {
     StudyOptions options = Options(policy, "100kpps");
     options.timing.bfs = bfs;
     options.timing.hold = hold;
+    options.timing.backup_trees = backup_trees;
     Study study(options, t);
     for (int link = 0; link < study.topology().num_links(); ++link) {
       Scenario scenario;
@@ -111,6 +112,27 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
     EXPECT_GT(d2r_held, 0);
   }
   EXPECT_EQ(controller_lost, scenarios);
+
+  // With precomputed single-failure trees (the default; on 8 switches radius 1 covers most
+  // links), the switches near the failure switch trees instead of computing: still nothing lost,
+  // violated or left unrestored, the same final routes, and some switches hold nothing at all.
+  int switched = 0, with_backups = 0;
+  ForEachRecoverableLinkFailure(
+      GetParam(), HoldRule::kPort,
+      [&](const ScenarioResult& result) {
+        const SchemeResult& d2r = Scheme(result, "d2r");
+        const SchemeResult& controller = Scheme(result, "controller");
+        EXPECT_EQ(d2r.lost, 0);
+        EXPECT_EQ(d2r.violating_flows, 0);
+        EXPECT_EQ(d2r.not_restored, 0);
+        EXPECT_GE(controller.recovery, 100 * d2r.recovery);
+        EXPECT_DOUBLE_EQ(d2r.stretch_sum, controller.stretch_sum);
+        switched += d2r.totals["backup_tree_switches"].get<int64_t>() > 0;
+        ++with_backups;
+      },
+      StudyOptions().timing.backup_trees);
+  EXPECT_EQ(with_backups, scenarios);
+  EXPECT_EQ(switched, scenarios);
 }
 
 // The same scenarios under the default stale hold rule: nothing lost or violated, holds shorter
@@ -184,6 +206,7 @@ TEST(Schemes, NoticesFloodAndComputationsAreCharged) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.detection = 5 * net::kMicrosecond;
   timing.bfs = BfsMode::kEntry;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
@@ -222,6 +245,7 @@ TEST(Schemes, LevelBfsChargesOnePassPerLevelAndSerialisesReplicas) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.bfs = BfsMode::kLevel;
   timing.replica_gap = 10 * net::kNanosecond;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
@@ -265,6 +289,7 @@ TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;        // the BFS itself: no precomputed single-failure trees
   timing.hold = HoldRule::kPort;  // the stale rule would hold the packet from 0 too
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
   D2rScheme d2r(context);
@@ -332,6 +357,7 @@ TEST(Schemes, BufferBoundTurnsHeldPacketsIntoLosses) {
   StudyOptions options = Options("shortest", "1Mpps");
   options.timing.buffer_packets = 2;
   options.timing.pass = 10 * net::kMicrosecond;
+  options.timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   Study study(options, t);
   ScenarioResult result = study.Run(Fail(study.topology(), {{0, 1}}), false);
   const SchemeResult& d2r = Scheme(result, "d2r");
@@ -375,6 +401,7 @@ TEST(Schemes, NewsOfAFailureTravelsNoFasterThanPropagation) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.detection = 5 * net::kMicrosecond;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
   const net::Time link = 100 * net::kMicrosecond;
@@ -395,6 +422,7 @@ TEST(Schemes, NewsOfEachFailureCrossesOnlySurvivingLinks) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
   const net::Time link = 100 * net::kMicrosecond;
   ASSERT_EQ(context.news_of.size(), 2u);
@@ -425,6 +453,7 @@ TEST(Schemes, ASwitchThatCannotKnowOfTheSecondFailureIsNotAWayOut) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.ttl = 4;
   ASSERT_EQ(timing.hold, HoldRule::kStale);
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 3}, {2, 3}}));
@@ -471,6 +500,7 @@ StudyOptions StrandedOptions(HoldRule hold) {
   options.timing.bfs = BfsMode::kLevel;
   options.timing.replica_gap = 0;
   options.timing.hold = hold;
+  options.timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   return options;
 }
 
@@ -533,6 +563,7 @@ TEST(Schemes, StaleHoldRuleHoldsPacketsWhoseOldRouteCrossesAKnownFailure) {
   net::Time change;
   for (HoldRule hold : {HoldRule::kPort, HoldRule::kStale}) {
     Timing timing;
+    timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
     timing.hold = hold;
     ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
     D2rScheme d2r(context);
@@ -569,6 +600,7 @@ TEST(Schemes, StaleHoldRuleReadsTheLastLabelledTreeWhileNewLabelsAreSwept) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.hold = HoldRule::kStale;
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
@@ -622,6 +654,7 @@ TEST(Schemes, ASecondFailureTheBfsHasCrossedRollsItBackToThatLevel) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {3, 4}}));
@@ -674,6 +707,7 @@ TEST(Schemes, ASecondFailureTheBfsHasNotCrossedYetJoinsIt) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
@@ -707,6 +741,7 @@ TEST(Schemes, AComputationResumesTheTreeInForceAtTheFirstLevelThatCrossedTheFail
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
@@ -757,6 +792,7 @@ TEST(Schemes, TwoSwitchHoldsAreShorterWhenEachSwitchResumesItsTree) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}, {5, 6}}));
@@ -806,6 +842,7 @@ TEST(Schemes, InBandControlGoesRoundTheFailure) {
   const net::Time hop = net::kMicrosecond + 100 * net::kMicrosecond;
   for (bool in_band : {true, false}) {
     Timing timing;
+    timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
     timing.in_band_control = in_band;
     const ControlPlacement placement = PlaceControllers(t, timing);
     ASSERT_EQ(placement.controller[0], 0);
