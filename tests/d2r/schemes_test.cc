@@ -833,6 +833,148 @@ TEST(Schemes, TwoSwitchHoldsAreShorterWhenEachSwitchResumesItsTree) {
   EXPECT_TRUE(checked);
 }
 
+TEST(Schemes, ASwitchNearTheFailureSwitchesToItsPrecomputedTree) {
+  // The graph of the test above (0-1-2-3-4 plus 2-5-6-4; links 0-1, 1-2, 2-3, 3-4, 2-5, 5-6, 6-4
+  // are ids 0..6), 10 us links, passes of 20 us, no replica gap; 3-4 fails. Switch 3's nodes
+  // within one hop are 3, 2, 4: its candidates, nearer end first then by id, are 2-3, 3-4 (its
+  // own), 1-2, 2-5, 6-4, all edges of its failure-free tree ({3}: 2, 4; {2, 4}: 1, 5, 6; {1}: 0).
+  // With 16 slots it has all five; with 2, links 2 and 3; with 1, only 2-3.
+  Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {2, 5}, {5, 6}, {6, 4}},
+                         10 * net::kMicrosecond);
+  EXPECT_EQ(CandidateBackupLinks(t, 3, 1), (std::vector<int>{2, 3, 1, 4, 6}));
+  EXPECT_EQ(CandidateBackupLinks(t, 0, 1), (std::vector<int>{0, 1}));
+  EXPECT_EQ(CandidateBackupLinks(t, 3, 0), (std::vector<int>{2, 3}));
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  ASSERT_EQ(timing.backup_trees, 16);
+  ASSERT_EQ(timing.backup_radius, 1);
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  const net::Time us = net::kMicrosecond;
+  net::Time change;
+  auto to = [](int dst) { return Packet{dst, 0, 0, INT32_MAX}; };
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
+    D2rScheme d2r(context);
+    EXPECT_EQ(d2r.BackupLinks(3), (std::vector<int>{1, 2, 3, 4, 6}));
+    // Switch 3 learns at 0 and switches trees in the notice pass: a packet for 4 goes 3-2-5-6-4
+    // at once, nothing held, no BFS.
+    const Decision at3 = d2r.Decide(3, to(4), 0, &change);
+    EXPECT_EQ(at3.kind, Decision::kForward);
+    EXPECT_EQ(at3.next, 2);
+    // Switch 0 (candidates 0-1 and 1-2 only) learns at 90 us and computes as in the test above.
+    EXPECT_EQ(d2r.Decide(0, to(4), 90 * us, &change).until, 170 * us);
+    const Json per_switch = d2r.PerSwitch();
+    for (const Json& entry : per_switch) {
+      if (entry["switch"] == "N3" || entry["switch"] == "N4") {
+        EXPECT_EQ(entry["backup_tree_switches"], 1) << entry.dump();
+        EXPECT_EQ(entry["tree_recomputations"], 0) << entry.dump();
+        EXPECT_EQ(entry["bfs_passes"], 0) << entry.dump();
+      }
+      if (entry["switch"] == "N0") EXPECT_EQ(entry["tree_recomputations"], 1);
+    }
+  }
+  // Two slots: 2-3 and 3-4, still a switch. One slot (2-3 only): switch 3 runs its BFS for 3-4
+  // down, which crosses 3-4 in level 0 (nothing to resume): {3}: 2 (0-20 us); {2}: 1, 5 (20-40);
+  // {1, 5}: 0, 6 (40-60); {0, 6}: 4 (found at 80 us).
+  timing.backup_trees = 2;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
+    D2rScheme d2r(context);
+    EXPECT_EQ(d2r.BackupLinks(3), (std::vector<int>{2, 3}));
+    EXPECT_EQ(d2r.Decide(3, to(4), 0, &change).kind, Decision::kForward);
+  }
+  timing.backup_trees = 1;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
+    D2rScheme d2r(context);
+    EXPECT_EQ(d2r.BackupLinks(3), (std::vector<int>{2}));
+    const Decision held = d2r.Decide(3, to(4), 0, &change);
+    ASSERT_EQ(held.kind, Decision::kHold);
+    EXPECT_EQ(held.until, 80 * us);
+  }
+  // A second failure is never precomputed: a switch whose tree in force is a precomputed one
+  // resumes it like any other (3-4 and 0-1: switch 3 learns of 0-1 later and computes).
+  timing.backup_trees = 16;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}, {0, 1}}));
+    D2rScheme d2r(context);
+    int switched = 0, computed = 0;
+    for (const Json& entry : d2r.PerSwitch()) {
+      if (entry["switch"] == "N3") {
+        switched = entry["backup_tree_switches"].get<int>();
+        computed = entry["tree_recomputations"].get<int>();
+      }
+    }
+    EXPECT_EQ(switched, 1);
+    EXPECT_EQ(computed, 1);
+  }
+  // Registers: the most candidates of any switch is 6 (switch 2: 0-1, 1-2, 2-3, 3-4, 2-5, 5-6);
+  // per slot and product node dist 16 + parent 3 + first hop 8 + queue 2 x 3 + labels 2 x 3 = 39
+  // bits, 7 product nodes: 6 x 7 x 39 = 1,638 bits; with 2 slots 546; with none 0.
+  timing.backup_trees = 16;
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_trees, 6);
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_bits, 1638);
+  timing.backup_trees = 2;
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_bits, 546);
+  timing.backup_trees = 0;
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_bits, 0);
+}
+
+TEST(Schemes, AHeldPacketWithAWaypointAheadLeavesWhenTheBfsReachesTheWaypoint) {
+  // 0-1-2-3-4 plus a detour 0-5-6-2, waypoint 2, 10 us links, passes of 20 us, no replica gap,
+  // no precomputed trees; 1-2 fails and switch 0 learns at 20 + 10 = 30 us. Its failure-free tree
+  // for state 0 crosses 1-2 in level 1 ((2,1) from (1,0)); re-issuing that level's two probes
+  // (40 us) is not sooner than level 0 (20 us), so the BFS restarts at 30 us: {(0,0)}: (1,0),
+  // (5,0) (30-50 us); {(1,0), (5,0)}: (6,0) (50-70); {(6,0)}: (2,1) (found at 90); {(2,1)}: (3,1),
+  // (6,1) (110); {(3,1), (6,1)}: (4,1), (5,1) (130); {(4,1), (5,1)}: (0,1) (150); {(0,1)}: (1,1)
+  // (170). Every destination's tree path runs through (2,1): a packet in state 0 for 4, 3 or 1
+  // leaves at 90 us via 5 (without the rule: at 130, 110 and 170 us).
+  Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 5}, {5, 6}, {6, 2}},
+                         10 * net::kMicrosecond);
+  Policy policy = Policy::Parse("waypoint:N2", t, 1);
+  Router router(t, policy), plain(t, Policy(t));
+  Timing timing;
+  timing.backup_trees = 0;
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  ASSERT_TRUE(timing.early_waypoint_release);
+  const net::Time us = net::kMicrosecond;
+  net::Time change;
+  auto to = [](int dst) { return Packet{dst, 0, 0, INT32_MAX}; };
+  const std::pair<int, net::Time> cases[] = {{4, 130 * us}, {3, 110 * us}, {1, 170 * us}};
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
+    D2rScheme d2r(context);
+    ASSERT_EQ(d2r.LearnTime(0, 0), 30 * us);
+    for (const auto& [dst, late] : cases) {
+      SCOPED_TRACE(dst);
+      const Decision held = d2r.Decide(0, to(dst), 30 * us, &change);
+      ASSERT_EQ(held.kind, Decision::kHold);
+      EXPECT_EQ(held.until, 90 * us);
+      const Decision released = d2r.Decide(0, to(dst), held.until, &change);
+      EXPECT_EQ(released.kind, Decision::kForward);
+      EXPECT_EQ(released.next, 5);
+    }
+    // A packet past its waypoint (state 1) waits for its own destination: (4,1) in the tree
+    // rooted at (0,1) of the BFS for 1-2 down ({(0,1)}: (1,1), (5,1); {(5,1)}: (6,1); {(6,1)}:
+    // (2,1); {(2,1)}: (3,1), found at 110; {(3,1)}: (4,1), found at 130 us).
+    const Decision after = d2r.Decide(0, Packet{4, 1, 0, INT32_MAX}, 30 * us, &change);
+    ASSERT_EQ(after.kind, Decision::kHold);
+    EXPECT_EQ(after.until, 130 * us);
+  }
+  timing.early_waypoint_release = false;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
+    D2rScheme d2r(context);
+    for (const auto& [dst, late] : cases) {
+      SCOPED_TRACE(dst);
+      EXPECT_EQ(d2r.Decide(0, to(dst), 30 * us, &change).until, late);
+    }
+  }
+}
+
 TEST(Schemes, InBandControlGoesRoundTheFailure) {
   // Ring 0-1-2-3-0 (100 us links, 1 us switch latency): the controller sits at 0. After 0-1
   // fails, its rules reach 1 the long way round in band (3 hops), in one hop out of band.
