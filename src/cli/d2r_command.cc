@@ -89,6 +89,12 @@ void Resolve(D2rOptions* o) {
     throw UsageError("--d2r-hold '" + o->hold + "': expected port or stale");
   }
   if (t.buffer_packets < 0) throw UsageError("--d2r-buffer must not be negative");
+  if (t.backup_trees < 0 || t.backup_trees > 1024) {
+    throw UsageError("--d2r-backup-trees must be 0..1024");
+  }
+  if (t.backup_radius < 0 || t.backup_radius > 16) {
+    throw UsageError("--d2r-backup-radius must be 0..16");
+  }
   if (t.ttl < 1 || t.ttl > 255) throw UsageError("--ttl must be 1..255");
   if (o->study.max_flows < 1) throw UsageError("--max-flows must be at least 1");
 }
@@ -202,6 +208,14 @@ void AddD2rCommand(CLI::App& app, CommandAction* action) {
                       "D2R level BFS: one probe replica on the recirculation port (6.72ns)");
   command->add_option("--d2r-buffer", o->study.timing.buffer_packets,
                       "D2R: packets a switch can hold while computing (4096)");
+  command->add_option("--d2r-backup-trees", o->study.timing.backup_trees,
+                      "D2R: single-failure trees each switch precomputes for links near it; 0: "
+                      "none (16)");
+  command->add_option("--d2r-backup-radius", o->study.timing.backup_radius,
+                      "D2R: those links have an end within this many hops of the switch (1)");
+  command->add_option("--d2r-waypoint-release", o->study.timing.early_waypoint_release,
+                      "D2R: a held packet with a waypoint ahead leaves when the BFS reaches that "
+                      "waypoint (its first hop is every destination's) (true)");
   command->add_option("--controller-compute", o->controller_compute,
                       "controller: route recomputation (10ms)");
   command->add_option("--rule-install", o->rule_install,

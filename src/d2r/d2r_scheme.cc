@@ -18,7 +18,36 @@ int64_t BitsFor(int64_t values) {
 
 }  // namespace
 
-RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule hold) {
+std::vector<int> CandidateBackupLinks(const Topology& topology, int x, int radius) {
+  const int n = topology.num_nodes();
+  std::vector<int> hops(n, -1);
+  std::vector<int> frontier = {x};
+  hops[x] = 0;
+  for (int h = 0; h < radius && !frontier.empty(); ++h) {
+    std::vector<int> next;
+    for (int y : frontier) {
+      for (const Adjacent& adjacent : topology.adjacency[y]) {
+        if (hops[adjacent.node] >= 0) continue;
+        hops[adjacent.node] = h + 1;
+        next.push_back(adjacent.node);
+      }
+    }
+    frontier = std::move(next);
+  }
+  std::vector<std::pair<int, int>> near;  // (hops of the nearer end, link)
+  for (int link = 0; link < topology.num_links(); ++link) {
+    const int a = hops[topology.links[link].a], b = hops[topology.links[link].b];
+    if (a < 0 && b < 0) continue;
+    near.emplace_back(a < 0 ? b : (b < 0 ? a : std::min(a, b)), link);
+  }
+  std::sort(near.begin(), near.end());
+  std::vector<int> links;
+  for (const auto& entry : near) links.push_back(entry.second);
+  return links;
+}
+
+RegisterState D2rRegisters(const Topology& topology, int num_states, const Timing& timing) {
+  const HoldRule hold = timing.hold;
   const int64_t n = topology.num_nodes(), e = topology.num_links(), q = num_states;
   const int64_t node_bits = BitsFor(n), link_bits = BitsFor(e), product_bits = BitsFor(n * q);
   RegisterState state;
@@ -37,6 +66,21 @@ RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule ho
   // Per tree, the queue of the BFS that built it (one product node id per slot, in BFS order) and
   // the first slot of each level: kept until the tree's next computation resumes it (kLevel).
   state.queue_bits = q * 2 * n * q * product_bits;
+  // Precomputed single-failure trees: one slot per candidate link of the switch with the most,
+  // at most timing.backup_trees; per slot Q trees of n x Q entries (no second bank, no path
+  // filter: a precomputed tree is only ever the tree in force, never a BFS under way).
+  if (timing.backup_trees > 0) {
+    int64_t most = 0;
+    for (int x = 0; x < n; ++x) {
+      most = std::max<int64_t>(
+          most,
+          static_cast<int64_t>(CandidateBackupLinks(topology, x, timing.backup_radius).size()));
+    }
+    state.backup_trees = std::min<int64_t>(most, timing.backup_trees);
+    const int64_t per_entry = 16 + product_bits + 8 + 2 * product_bits +
+                              (hold == HoldRule::kStale ? 2 * product_bits : 0);
+    state.backup_bits = state.backup_trees * q * n * q * per_entry;
+  }
   state.policy_entries = n * q;
   state.multicast_groups = n * q;
   state.multicast_replicas = 2 * e * q;
@@ -52,6 +96,8 @@ D2rScheme::D2rScheme(ScenarioContext& context) : context_(context), q_(context.r
   }
   epochs_.assign(static_cast<size_t>(n) * q_, {});
   work_.assign(n, {});
+  backups_.assign(n, {});
+  backups_known_.assign(n, false);
   Flood();
   for (int x = 0; x < n; ++x) {
     for (int q = 0; q < q_; ++q) PlanTree(x, q);
@@ -195,12 +241,11 @@ std::vector<net::Time> D2rScheme::DiscoveryTimes(const Bfs& bfs, int x, int q,
   return found;
 }
 
-bool D2rScheme::PathFilterShows(int set, int x, int q, int dst, const std::vector<int>& links) {
+bool D2rScheme::PathFilterShows(int set, int x, int q, int target, const std::vector<int>& links) {
   const Topology& topology = *context_.topology;
   const ForwardTree& tree = context_.router->Tree(set, x, q);
   std::vector<bool> bits(kPathFilterBits, false);
-  for (int p = dst * q_ + context_.router->policy().accepting(); tree.parent[p] >= 0;
-       p = tree.parent[p]) {
+  for (int p = target; tree.parent[p] >= 0; p = tree.parent[p]) {
     bits[topology.FindLink(tree.parent[p] / q_, p / q_) % kPathFilterBits] = true;
   }
   for (int link : links) {
@@ -247,28 +292,11 @@ void D2rScheme::PlanTree(int x, int q) {
   const Policy& policy = context_.router->policy();
   if (!policy.NodeAllowed(x) || context_.node_failed[x]) return;
   Router& router = *context_.router;
-  const Topology& topology = *context_.topology;
   std::vector<std::pair<net::Time, int>> learned;
   for (size_t i = 0; i < learn_[x].size(); ++i) {
     if (learn_[x][i] != net::kNever) learned.emplace_back(learn_[x][i], static_cast<int>(i));
   }
   std::sort(learned.begin(), learned.end());
-  // Whether one of `links` is a tree edge of `tree` (the far end's parent is the near end).
-  auto tree_edge = [&](const ForwardTree& tree, const std::vector<int>& links) {
-    for (int link : links) {
-      for (int end = 0; end < 2; ++end) {
-        const int a = end ? topology.links[link].b : topology.links[link].a;
-        const int b = topology.Other(link, a);
-        for (int qa = 0; qa < q_; ++qa) {
-          const int pa = a * q_ + qa;
-          if (tree.dist[pa] != kUnreachable && tree.parent[b * q_ + policy.Step(qa, b)] == pa) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  };
   // The BFS of `epoch` now computes the tree for the known failures.
   auto plan = [&](Epoch* epoch, const std::vector<int>& known) {
     epoch->bfs.set = router.Intern(known);
@@ -296,10 +324,20 @@ void D2rScheme::PlanTree(int x, int q) {
     known.insert(known.end(), fresh.begin(), fresh.end());
     const bool computing = !epochs.empty() && epochs.back().done > t;
     if (!computing) {
-      if (!tree_edge(router.Tree(tree_set, x, q), fresh)) {
+      if (!TreeEdge(router.Tree(tree_set, x, q), fresh)) {
         continue;  // no failed edge in the tree: its paths are all intact
       }
       Epoch epoch{t, t, t, {}, tree_set, Bfs{-1, {Resume{0, t}}}, Bfs{}};
+      const std::vector<int>& backups = BackupLinks(x);
+      if (tree_set == 0 && known.size() == 1 &&
+          std::binary_search(backups.begin(), backups.end(), known[0])) {
+        // The tree for this failure was computed before it: the notice pass selects its bank.
+        epoch.bfs.set = router.Intern(known);
+        epoch.backup = true;
+        epochs.push_back(std::move(epoch));
+        tree_set = epochs.back().bfs.set;
+        continue;
+      }
       if (context_.timing->bfs == BfsMode::kLevel) {
         // The tree in force was built by a BFS whose queue (in BFS order, with each level's first
         // slot) is still in the registers. Its levels before the first one that discovered a node
@@ -367,6 +405,10 @@ void D2rScheme::PlanTree(int x, int q) {
     tree_set = epochs.back().bfs.set;
   }
   for (const Epoch& epoch : epochs) {
+    if (epoch.backup) {
+      ++work_[x].backup_switches;
+      continue;
+    }
     ChargeEpoch(epoch, x, q, &work_[x]);
     for (const auto& release : epoch.release) {
       work_[x].longest_hold = std::max(work_[x].longest_hold, release.second - epoch.start);
@@ -378,15 +420,28 @@ void D2rScheme::PlanTree(int x, int q) {
 void D2rScheme::PlanReleases(Epoch* epoch, int x, int q) {
   Router& router = *context_.router;
   epoch->release.clear();
+  const Policy& policy = router.policy();
   std::vector<int> destinations, targets;
   for (int dst = 0; dst < context_.topology->num_nodes(); ++dst) {
     if (router.NextHop(epoch->old_set, x, q, dst) < 0) continue;
     destinations.push_back(dst);
-    targets.push_back(dst * q_ + router.policy().accepting());
+    targets.push_back(dst * q_ + policy.accepting());
   }
+  // A packet in state q before its next waypoint w: every compliant path from (x, q) enters
+  // (w, q + 1) first, so each destination's tree path runs through that product node and
+  // inherits its first hop: the held packet reads that entry (the automaton table gives w).
+  // Destinations the BFS does not reach keep their release at its end (then dropped).
+  const int release_node =
+      q < policy.accepting() ? policy.waypoints()[static_cast<size_t>(q)] * q_ + q + 1 : -1;
   // When the BFS discovers each destination (the computation's end when never), or the stopped
   // BFS going on beside it, if its path filter shows none of the failures it did not know of.
   std::vector<net::Time> found = DiscoveryTimes(epoch->bfs, x, q, targets, nullptr);
+  if (release_node >= 0 && context_.timing->early_waypoint_release) {
+    const net::Time at = DiscoveryTimes(epoch->bfs, x, q, {release_node}, nullptr)[0];
+    for (net::Time& time : found) {
+      if (time != net::kNever) time = std::min(time, at);
+    }
+  }
   if (epoch->background.set >= 0) {
     const std::vector<int>& known = router.Links(epoch->bfs.set);
     std::vector<int> unknown;
@@ -396,14 +451,59 @@ void D2rScheme::PlanReleases(Epoch* epoch, int x, int q) {
     const std::vector<net::Time> early = DiscoveryTimes(epoch->background, x, q, targets, nullptr);
     for (size_t i = 0; i < destinations.size(); ++i) {
       if (early[i] < found[i] &&
-          !PathFilterShows(epoch->background.set, x, q, destinations[i], unknown)) {
+          !PathFilterShows(epoch->background.set, x, q, targets[i], unknown)) {
         found[i] = early[i];
+      }
+    }
+    if (release_node >= 0 && context_.timing->early_waypoint_release) {
+      const net::Time at = DiscoveryTimes(epoch->background, x, q, {release_node}, nullptr)[0];
+      if (!PathFilterShows(epoch->background.set, x, q, release_node, unknown)) {
+        for (net::Time& time : found) {
+          if (time != net::kNever) time = std::min(time, at);
+        }
       }
     }
   }
   for (size_t i = 0; i < destinations.size(); ++i) {
     epoch->release.emplace_back(destinations[i], std::min(found[i], epoch->done));
   }
+}
+
+bool D2rScheme::TreeEdge(const ForwardTree& tree, const std::vector<int>& links) const {
+  const Topology& topology = *context_.topology;
+  const Policy& policy = context_.router->policy();
+  for (int link : links) {
+    for (int end = 0; end < 2; ++end) {
+      const int a = end ? topology.links[link].b : topology.links[link].a;
+      const int b = topology.Other(link, a);
+      for (int qa = 0; qa < q_; ++qa) {
+        const int pa = a * q_ + qa;
+        if (tree.dist[pa] != kUnreachable && tree.parent[b * q_ + policy.Step(qa, b)] == pa) {
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+const std::vector<int>& D2rScheme::BackupLinks(int x) {
+  if (backups_known_[x]) return backups_[x];
+  backups_known_[x] = true;
+  std::vector<int>& links = backups_[x];
+  const int most = context_.timing->backup_trees;
+  if (most <= 0) return links;
+  for (int link : CandidateBackupLinks(*context_.topology, x, context_.timing->backup_radius)) {
+    if (static_cast<int>(links.size()) >= most) break;
+    for (int q = 0; q < q_; ++q) {
+      if (TreeEdge(context_.router->Tree(0, x, q), {link})) {
+        links.push_back(link);
+        break;
+      }
+    }
+  }
+  std::sort(links.begin(), links.end());
+  return links;
 }
 
 bool D2rScheme::KnowsDown(int x, int link, net::Time t) const {
@@ -493,6 +593,7 @@ Decision D2rScheme::Decide(int x, const Packet& packet, net::Time t, net::Time* 
 
 Json D2rScheme::Totals() const {
   int64_t recomputations = 0, bfs = 0, recirculations = 0, notices = 0, switches = 0;
+  int64_t backup_switches = 0;
   net::Time longest = 0, hold = 0;
   for (const SwitchWork& work : work_) {
     recomputations += work.recomputations;
@@ -500,13 +601,15 @@ Json D2rScheme::Totals() const {
     recirculations += work.recirculations;
     notices += work.notices;
     switches += work.recomputations > 0;
+    backup_switches += work.backup_switches;
     longest = std::max(longest, work.busy);
     hold = std::max(hold, work.longest_hold);
   }
-  const RegisterState registers = D2rRegisters(*context_.topology, q_, context_.timing->hold);
+  const RegisterState registers = D2rRegisters(*context_.topology, q_, *context_.timing);
   Json json;
   json["switches_recomputing"] = switches;
   json["tree_recomputations"] = recomputations;
+  json["backup_tree_switches"] = backup_switches;
   json["bfs_passes"] = bfs;
   json["recirculations"] = recirculations;
   json["notices_processed"] = notices;
@@ -518,17 +621,18 @@ Json D2rScheme::Totals() const {
 
 Json D2rScheme::PerSwitch() const {
   const Topology& topology = *context_.topology;
-  const RegisterState registers = D2rRegisters(topology, q_, context_.timing->hold);
+  const RegisterState registers = D2rRegisters(topology, q_, *context_.timing);
   Json list = Json::array();
   for (int x = 0; x < topology.num_nodes(); ++x) {
     const SwitchWork& work = work_[x];
-    if (work.recomputations == 0) continue;
+    if (work.recomputations == 0 && work.backup_switches == 0) continue;
     net::Time first = net::kNever;
     for (net::Time t : learn_[x]) first = std::min(first, t);
     Json entry;
     entry["switch"] = topology.NodeName(x);
     entry["learned_us"] = RoundTo(net::ToMicroseconds(first), 3);
     entry["tree_recomputations"] = work.recomputations;
+    entry["backup_tree_switches"] = work.backup_switches;
     entry["bfs_passes"] = work.bfs_passes;
     entry["recirculations"] = work.recirculations;
     entry["compute_us"] = RoundTo(net::ToMicroseconds(work.busy), 3);

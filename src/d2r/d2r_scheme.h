@@ -38,9 +38,13 @@
 // that built the tree in force (its queue and level boundaries stay in registers) at the first
 // level that discovered a node across the new failures, when re-issuing that level's frontier
 // (a pass per probe) is sooner than running the levels before: those levels are the new BFS's.
-// Destinations found before the notice keep their release. Forwarding follows the routing rule of
-// routing.h on the failures the switch knows; a packet whose hop budget cannot be met from here is
-// dropped, never forwarded on a non-compliant path.
+// Destinations found before the notice keep their release. Before any failure, each switch
+// computes in idle pipeline time the trees for the failure of each of up to Timing::backup_trees
+// links near it (BackupLinks) and keeps them (with their BFS queues and labels) in registers: when
+// the first failure it learns of is one of them, the notice pass switches the tree in force to
+// that one (a bank-select register write, free like the tree check) and nothing is held. Forwarding
+// follows the routing rule of routing.h on the failures the switch knows; a packet whose hop budget
+// cannot be met from here is dropped, never forwarded on a non-compliant path.
 #ifndef JIGSAW_D2R_D2R_SCHEME_H_
 #define JIGSAW_D2R_D2R_SCHEME_H_
 
@@ -73,16 +77,27 @@ struct RegisterState {
   // HoldRule::kStale: subtree labels (pre-order index and subtree end per product node and tree)
   // and per tree kStaleIntervals label intervals of subtrees cut off by known failures; two banks.
   int64_t label_bits = 0;
+  // Precomputed single-failure trees: per tree slot and automaton state, per product node dist,
+  // parent, first hop, BFS queue slot and level start, and (kStale) subtree labels.
+  int64_t backup_trees = 0;
+  int64_t backup_bits = 0;
   int64_t policy_entries = 0;  // automaton transition table entries (match-action, not registers)
   // BfsMode::kLevel: packet replication engine state (not registers): one multicast group per
   // product node, one replica per adjacency entry of its switch.
   int64_t multicast_groups = 0;
   int64_t multicast_replicas = 0;
   int64_t total_bits() const {
-    return adjacency_bits + link_state_bits + tree_bits + generation_bits + queue_bits + label_bits;
+    return adjacency_bits + link_state_bits + tree_bits + generation_bits + queue_bits +
+           label_bits + backup_bits;
   }
 };
-RegisterState D2rRegisters(const Topology& topology, int num_states, HoldRule hold);
+// Register slots are sized for the switch with the most candidate links (CandidateBackupLinks),
+// at most timing.backup_trees.
+RegisterState D2rRegisters(const Topology& topology, int num_states, const Timing& timing);
+
+// The links with an end at most `radius` hops from x (failure-free topology, every link), nearest
+// end first, then by link id: the candidates for x's precomputed single-failure trees.
+std::vector<int> CandidateBackupLinks(const Topology& topology, int x, int radius);
 
 class D2rScheme : public Scheme {
  public:
@@ -96,6 +111,9 @@ class D2rScheme : public Scheme {
 
   // When switch x learned of failure i (net::kNever if never): for tests and outputs.
   net::Time LearnTime(int x, int i) const { return learn_[x][i]; }
+  // The links whose single-failure trees x has precomputed, ascending: the first
+  // Timing::backup_trees candidates that are an edge of one of x's failure-free trees.
+  const std::vector<int>& BackupLinks(int x);
 
  private:
   // A rollback of a level BFS: levels from `level` on begin again at `at` (level 0: a restart).
@@ -128,14 +146,16 @@ class D2rScheme : public Scheme {
     // After a rollback (kLevel): the stopped BFS, going on beside the rerun (set -1: none).
     Bfs background;
     int64_t reissued = 0;  // probes the notice re-issued for the rollback (a pass each)
+    bool backup = false;   // a switch to a precomputed tree: no BFS, done at start
   };
   struct SwitchWork {
     int64_t recomputations = 0;
     int64_t bfs_passes = 0;      // sequential passes (kLevel: levels)
     int64_t recirculations = 0;  // packets recirculated (kLevel: replicas)
     int64_t notices = 0;
-    net::Time busy = 0;          // time spent computing
-    net::Time longest_hold = 0;  // longest wait for the destinations behind a dead port
+    int64_t backup_switches = 0;  // computations replaced by a precomputed tree
+    net::Time busy = 0;           // time spent computing
+    net::Time longest_hold = 0;   // longest wait for the destinations behind a dead port
   };
 
   void Flood();
@@ -156,9 +176,10 @@ class D2rScheme : public Scheme {
   std::vector<net::Time> DiscoveryTimes(const Bfs& bfs, int x, int q,
                                         const std::vector<int>& targets,
                                         std::vector<int32_t>* levels);
-  // Whether the path filter of dst's entry in x's tree for state q and failure set `set` (one bit
-  // per link on the path, link id modulo kPathFilterBits) has the bit of one of `links`.
-  bool PathFilterShows(int set, int x, int q, int dst, const std::vector<int>& links);
+  // Whether the path filter of product node `target`'s entry in x's tree for state q and failure
+  // set `set` (one bit per link on the path, link id modulo kPathFilterBits) has the bit of one
+  // of `links`.
+  bool PathFilterShows(int set, int x, int q, int target, const std::vector<int>& links);
   // The product nodes x's BFS tree for state q and failure set `set` reaches across one of
   // `links` (over a tree edge).
   std::vector<int> Crossings(int set, int x, int q, const std::vector<int>& links);
@@ -167,6 +188,8 @@ class D2rScheme : public Scheme {
   int CrossingLevel(const Epoch& epoch, int x, int q, const std::vector<int>& links, net::Time t);
   // Fills epoch->release for its computation.
   void PlanReleases(Epoch* epoch, int x, int q);
+  // Whether one of `links` is an edge of `tree` (the parent of the far end is the near end).
+  bool TreeEdge(const ForwardTree& tree, const std::vector<int>& links) const;
   // Whether x knows at time t that `link` is down.
   bool KnowsDown(int x, int link, net::Time t) const;
   // Whether the route to dst in x's tree for state q of failure set `set` (the subtree-label test
@@ -179,6 +202,8 @@ class D2rScheme : public Scheme {
   std::vector<int> failure_of_link_;           // link -> failure index, -1
   std::vector<std::vector<Epoch>> epochs_;     // [switch * Q + q]
   std::vector<SwitchWork> work_;
+  std::vector<std::vector<int>> backups_;  // BackupLinks, filled on first use
+  std::vector<bool> backups_known_;
   net::Time last_change_ = 0;
 };
 

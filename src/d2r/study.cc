@@ -202,6 +202,9 @@ Json StudyInputs(const Study& study) {
   constants["d2r_hold"] = timing.hold == HoldRule::kStale ? "stale" : "port";
   constants["d2r_replica_gap_ns"] = RoundTo(timing.replica_gap / 1000.0, 3);
   constants["d2r_buffer_packets"] = timing.buffer_packets;
+  constants["d2r_backup_trees"] = timing.backup_trees;
+  constants["d2r_backup_radius"] = timing.backup_radius;
+  constants["d2r_waypoint_release"] = timing.early_waypoint_release;
   constants["controller_compute_us"] = Us(timing.controller_compute);
   constants["controller_rule_install_us"] = Us(timing.rule_install);
   constants["controller_control"] = timing.in_band_control ? "in-band" : "out-of-band";
@@ -215,7 +218,7 @@ Json StudyInputs(const Study& study) {
   constants["ttl"] = timing.ttl;
   constants["delay_bound_us"] = Us(timing.delay_bound);
   json["timing"] = constants;
-  const RegisterState registers = D2rRegisters(t, study.num_states(), timing.hold);
+  const RegisterState registers = D2rRegisters(t, study.num_states(), timing);
   Json state;
   state["adjacency_bits"] = registers.adjacency_bits;
   state["link_state_bits"] = registers.link_state_bits;
@@ -223,6 +226,8 @@ Json StudyInputs(const Study& study) {
   state["generation_bits"] = registers.generation_bits;
   state["queue_bits"] = registers.queue_bits;
   state["label_bits"] = registers.label_bits;
+  state["backup_trees"] = registers.backup_trees;
+  state["backup_bits"] = registers.backup_bits;
   state["total_register_bits"] = registers.total_bits();
   state["total_register_kib"] = RoundTo(registers.total_bits() / 8.0 / 1024.0, 2);
   state["policy_table_entries"] = registers.policy_entries;

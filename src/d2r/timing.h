@@ -45,6 +45,16 @@ struct Timing {
   HoldRule hold = HoldRule::kStale;
   // kLevel: one probe replica on a 100 Gb/s recirculation port (64 B + 20 B preamble and gap).
   net::Time replica_gap = 6720 * net::kPicosecond;
+  // Precomputed single-failure trees (docs/d2r.md, "Pipeline model"): before any failure each
+  // switch computes, in idle pipeline time, the trees for the failure of each of up to
+  // backup_trees links of its failure-free trees with an end within backup_radius hops (nearest
+  // first, then by link id), and keeps them in registers; when the first failure it learns of is
+  // one of them, it switches to that tree instead of running a BFS. 0 trees: none.
+  int backup_trees = 16;
+  int backup_radius = 1;
+  // A held packet that has a waypoint ahead is released when the BFS discovers (next waypoint,
+  // next state), whose first hop every destination's tree path inherits (docs/d2r.md).
+  bool early_waypoint_release = true;
 
   // Central SDN controller.
   net::Time controller_compute = 10 * net::kMillisecond;  // recompute all routes

@@ -91,10 +91,10 @@ TEST(D2rCli, SingleFailureSummaryForEveryScheme) {
 
 TEST(D2rCli, D2rBeatsTheControllerOnASingleFailure) {
   const std::string topology = WriteTopology(), out = TempDir("fast");
-  ASSERT_EQ(
-      RunCli(" --topology " + topology + " --fail link:0-1 --traffic 1Mpps --quiet --out " + out)
-          .status,
-      0);
+  ASSERT_EQ(RunCli(" --topology " + topology +
+                   " --fail link:0-1 --traffic 1Mpps --d2r-backup-trees 0 --quiet --out " + out)
+                .status,
+            0);
   auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
   const auto& d2r = summary["schemes"]["d2r"];
   EXPECT_GT(summary["flows_recoverable"].get<int>(), 0);
@@ -121,10 +121,13 @@ TEST(D2rCli, D2rBeatsTheControllerOnASingleFailure) {
 
   // The sequential BFS: same losses and routes, slower.
   const std::string entry_out = TempDir("fast_entry");
-  ASSERT_EQ(RunCli(" --topology " + topology +
-                   " --fail link:0-1 --traffic 1Mpps --quiet --d2r-bfs entry --out " + entry_out)
-                .status,
-            0);
+  ASSERT_EQ(
+      RunCli(
+          " --topology " + topology +
+          " --fail link:0-1 --traffic 1Mpps --quiet --d2r-backup-trees 0 --d2r-bfs entry --out " +
+          entry_out)
+          .status,
+      0);
   auto entry = nlohmann::json::parse(Slurp(entry_out + "/summary.json"));
   EXPECT_EQ(entry["timing"]["d2r_bfs"], "entry");
   EXPECT_FALSE(entry["d2r_state_per_switch"].contains("multicast_groups"));
@@ -134,14 +137,35 @@ TEST(D2rCli, D2rBeatsTheControllerOnASingleFailure) {
 
   // The port hold rule keeps no subtree labels.
   const std::string port_out = TempDir("fast_port");
-  ASSERT_EQ(RunCli(" --topology " + topology +
-                   " --fail link:0-1 --traffic 1Mpps --quiet --d2r-hold port --out " + port_out)
-                .status,
-            0);
+  ASSERT_EQ(
+      RunCli(
+          " --topology " + topology +
+          " --fail link:0-1 --traffic 1Mpps --quiet --d2r-backup-trees 0 --d2r-hold port --out " +
+          port_out)
+          .status,
+      0);
   auto port = nlohmann::json::parse(Slurp(port_out + "/summary.json"));
   EXPECT_EQ(port["timing"]["d2r_hold"], "port");
   EXPECT_EQ(port["d2r_state_per_switch"]["label_bits"], 0);
   EXPECT_EQ(port["schemes"]["d2r"]["packets_lost"], 0);
+
+  // Precomputed single-failure trees (the default): both ends of 0-1 switch to their tree for
+  // 0-1 instead of computing, so nothing is held or recirculated; same losses and routes.
+  const std::string backup_out = TempDir("fast_backup");
+  ASSERT_EQ(RunCli(" --topology " + topology + " --fail link:0-1 --traffic 1Mpps --quiet --out " +
+                   backup_out)
+                .status,
+            0);
+  auto backup = nlohmann::json::parse(Slurp(backup_out + "/summary.json"));
+  EXPECT_EQ(backup["timing"]["d2r_backup_trees"], 16);
+  EXPECT_EQ(backup["timing"]["d2r_backup_radius"], 1);
+  EXPECT_GT(backup["d2r_state_per_switch"]["backup_trees"].get<int>(), 0);
+  EXPECT_GT(backup["d2r_state_per_switch"]["backup_bits"].get<int>(), 0);
+  const auto& switched = backup["schemes"]["d2r"];
+  EXPECT_GE(switched["work"]["backup_tree_switches"].get<int>(), 2);
+  EXPECT_EQ(switched["packets_lost"], 0);
+  EXPECT_EQ(switched["mean_stretch"], d2r["mean_stretch"]);
+  EXPECT_LE(switched["packets_held"].get<int>(), d2r["packets_held"].get<int>());
 }
 
 TEST(D2rCli, ManyScenariosAggregate) {
@@ -184,6 +208,8 @@ TEST(D2rCli, BadOptionsAreUsageErrors) {
       {" --fail link:0-1 --d2r-bfs parallel",
        "jigsaw: --d2r-bfs 'parallel': expected entry or level\n"},
       {" --fail link:0-1 --d2r-hold all", "jigsaw: --d2r-hold 'all': expected port or stale\n"},
+      {" --fail link:0-1 --d2r-backup-trees -1", "jigsaw: --d2r-backup-trees must be 0..1024\n"},
+      {" --fail link:0-1 --d2r-backup-radius 17", "jigsaw: --d2r-backup-radius must be 0..16\n"},
       {" --fail link:0-1 --control oob",
        "jigsaw: --control 'oob': expected in-band or out-of-band\n"},
   };

@@ -58,7 +58,7 @@ class D2rBfsModes : public ::testing::TestWithParam<BfsMode> {};
 // under shortest, waypoint and waypoint + avoidance policies, a packet every 10 us (some arrive
 // mid-computation); `check` sees each result. Returns how many scenarios ran.
 template <typename Check>
-int ForEachRecoverableLinkFailure(BfsMode bfs, HoldRule hold, Check check) {
+int ForEachRecoverableLinkFailure(BfsMode bfs, HoldRule hold, Check check, int backup_trees = 0) {
   Rng rng(3);
   int scenarios = 0;
   for (int trial = 0; trial < 12; ++trial) {
@@ -69,6 +69,7 @@ int ForEachRecoverableLinkFailure(BfsMode bfs, HoldRule hold, Check check) {
     StudyOptions options = Options(policy, "100kpps");
     options.timing.bfs = bfs;
     options.timing.hold = hold;
+    options.timing.backup_trees = backup_trees;
     Study study(options, t);
     for (int link = 0; link < study.topology().num_links(); ++link) {
       Scenario scenario;
@@ -111,6 +112,27 @@ TEST_P(D2rBfsModes, D2rLosesNothingAndViolatesNothingWhereACompliantPathExists) 
     EXPECT_GT(d2r_held, 0);
   }
   EXPECT_EQ(controller_lost, scenarios);
+
+  // With precomputed single-failure trees (the default; on 8 switches radius 1 covers most
+  // links), the switches near the failure switch trees instead of computing: still nothing lost,
+  // violated or left unrestored, the same final routes, and some switches hold nothing at all.
+  int switched = 0, with_backups = 0;
+  ForEachRecoverableLinkFailure(
+      GetParam(), HoldRule::kPort,
+      [&](const ScenarioResult& result) {
+        const SchemeResult& d2r = Scheme(result, "d2r");
+        const SchemeResult& controller = Scheme(result, "controller");
+        EXPECT_EQ(d2r.lost, 0);
+        EXPECT_EQ(d2r.violating_flows, 0);
+        EXPECT_EQ(d2r.not_restored, 0);
+        EXPECT_GE(controller.recovery, 100 * d2r.recovery);
+        EXPECT_DOUBLE_EQ(d2r.stretch_sum, controller.stretch_sum);
+        switched += d2r.totals["backup_tree_switches"].get<int64_t>() > 0;
+        ++with_backups;
+      },
+      StudyOptions().timing.backup_trees);
+  EXPECT_EQ(with_backups, scenarios);
+  EXPECT_EQ(switched, scenarios);
 }
 
 // The same scenarios under the default stale hold rule: nothing lost or violated, holds shorter
@@ -184,6 +206,7 @@ TEST(Schemes, NoticesFloodAndComputationsAreCharged) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.detection = 5 * net::kMicrosecond;
   timing.bfs = BfsMode::kEntry;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
@@ -222,6 +245,7 @@ TEST(Schemes, LevelBfsChargesOnePassPerLevelAndSerialisesReplicas) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.bfs = BfsMode::kLevel;
   timing.replica_gap = 10 * net::kNanosecond;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
@@ -265,6 +289,7 @@ TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;        // the BFS itself: no precomputed single-failure trees
   timing.hold = HoldRule::kPort;  // the stale rule would hold the packet from 0 too
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
   D2rScheme d2r(context);
@@ -332,6 +357,7 @@ TEST(Schemes, BufferBoundTurnsHeldPacketsIntoLosses) {
   StudyOptions options = Options("shortest", "1Mpps");
   options.timing.buffer_packets = 2;
   options.timing.pass = 10 * net::kMicrosecond;
+  options.timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   Study study(options, t);
   ScenarioResult result = study.Run(Fail(study.topology(), {{0, 1}}), false);
   const SchemeResult& d2r = Scheme(result, "d2r");
@@ -375,6 +401,7 @@ TEST(Schemes, NewsOfAFailureTravelsNoFasterThanPropagation) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.detection = 5 * net::kMicrosecond;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
   const net::Time link = 100 * net::kMicrosecond;
@@ -395,6 +422,7 @@ TEST(Schemes, NewsOfEachFailureCrossesOnlySurvivingLinks) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
   const net::Time link = 100 * net::kMicrosecond;
   ASSERT_EQ(context.news_of.size(), 2u);
@@ -425,6 +453,7 @@ TEST(Schemes, ASwitchThatCannotKnowOfTheSecondFailureIsNotAWayOut) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.ttl = 4;
   ASSERT_EQ(timing.hold, HoldRule::kStale);
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 3}, {2, 3}}));
@@ -471,6 +500,7 @@ StudyOptions StrandedOptions(HoldRule hold) {
   options.timing.bfs = BfsMode::kLevel;
   options.timing.replica_gap = 0;
   options.timing.hold = hold;
+  options.timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   return options;
 }
 
@@ -533,6 +563,7 @@ TEST(Schemes, StaleHoldRuleHoldsPacketsWhoseOldRouteCrossesAKnownFailure) {
   net::Time change;
   for (HoldRule hold : {HoldRule::kPort, HoldRule::kStale}) {
     Timing timing;
+    timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
     timing.hold = hold;
     ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
     D2rScheme d2r(context);
@@ -569,6 +600,7 @@ TEST(Schemes, StaleHoldRuleReadsTheLastLabelledTreeWhileNewLabelsAreSwept) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.hold = HoldRule::kStale;
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
@@ -622,6 +654,7 @@ TEST(Schemes, ASecondFailureTheBfsHasCrossedRollsItBackToThatLevel) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {3, 4}}));
@@ -674,6 +707,7 @@ TEST(Schemes, ASecondFailureTheBfsHasNotCrossedYetJoinsIt) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
@@ -707,6 +741,7 @@ TEST(Schemes, AComputationResumesTheTreeInForceAtTheFirstLevelThatCrossedTheFail
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
@@ -757,6 +792,7 @@ TEST(Schemes, TwoSwitchHoldsAreShorterWhenEachSwitchResumesItsTree) {
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
   Timing timing;
+  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
   timing.pass = 20 * net::kMicrosecond;
   timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}, {5, 6}}));
@@ -797,6 +833,148 @@ TEST(Schemes, TwoSwitchHoldsAreShorterWhenEachSwitchResumesItsTree) {
   EXPECT_TRUE(checked);
 }
 
+TEST(Schemes, ASwitchNearTheFailureSwitchesToItsPrecomputedTree) {
+  // The graph of the test above (0-1-2-3-4 plus 2-5-6-4; links 0-1, 1-2, 2-3, 3-4, 2-5, 5-6, 6-4
+  // are ids 0..6), 10 us links, passes of 20 us, no replica gap; 3-4 fails. Switch 3's nodes
+  // within one hop are 3, 2, 4: its candidates, nearer end first then by id, are 2-3, 3-4 (its
+  // own), 1-2, 2-5, 6-4, all edges of its failure-free tree ({3}: 2, 4; {2, 4}: 1, 5, 6; {1}: 0).
+  // With 16 slots it has all five; with 2, links 2 and 3; with 1, only 2-3.
+  Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {2, 5}, {5, 6}, {6, 4}},
+                         10 * net::kMicrosecond);
+  EXPECT_EQ(CandidateBackupLinks(t, 3, 1), (std::vector<int>{2, 3, 1, 4, 6}));
+  EXPECT_EQ(CandidateBackupLinks(t, 0, 1), (std::vector<int>{0, 1}));
+  EXPECT_EQ(CandidateBackupLinks(t, 3, 0), (std::vector<int>{2, 3}));
+  Policy policy(t);
+  Router router(t, policy), plain(t, policy);
+  Timing timing;
+  ASSERT_EQ(timing.backup_trees, 16);
+  ASSERT_EQ(timing.backup_radius, 1);
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  const net::Time us = net::kMicrosecond;
+  net::Time change;
+  auto to = [](int dst) { return Packet{dst, 0, 0, INT32_MAX}; };
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
+    D2rScheme d2r(context);
+    EXPECT_EQ(d2r.BackupLinks(3), (std::vector<int>{1, 2, 3, 4, 6}));
+    // Switch 3 learns at 0 and switches trees in the notice pass: a packet for 4 goes 3-2-5-6-4
+    // at once, nothing held, no BFS.
+    const Decision at3 = d2r.Decide(3, to(4), 0, &change);
+    EXPECT_EQ(at3.kind, Decision::kForward);
+    EXPECT_EQ(at3.next, 2);
+    // Switch 0 (candidates 0-1 and 1-2 only) learns at 90 us and computes as in the test above.
+    EXPECT_EQ(d2r.Decide(0, to(4), 90 * us, &change).until, 170 * us);
+    const Json per_switch = d2r.PerSwitch();
+    for (const Json& entry : per_switch) {
+      if (entry["switch"] == "N3" || entry["switch"] == "N4") {
+        EXPECT_EQ(entry["backup_tree_switches"], 1) << entry.dump();
+        EXPECT_EQ(entry["tree_recomputations"], 0) << entry.dump();
+        EXPECT_EQ(entry["bfs_passes"], 0) << entry.dump();
+      }
+      if (entry["switch"] == "N0") EXPECT_EQ(entry["tree_recomputations"], 1);
+    }
+  }
+  // Two slots: 2-3 and 3-4, still a switch. One slot (2-3 only): switch 3 runs its BFS for 3-4
+  // down, which crosses 3-4 in level 0 (nothing to resume): {3}: 2 (0-20 us); {2}: 1, 5 (20-40);
+  // {1, 5}: 0, 6 (40-60); {0, 6}: 4 (found at 80 us).
+  timing.backup_trees = 2;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
+    D2rScheme d2r(context);
+    EXPECT_EQ(d2r.BackupLinks(3), (std::vector<int>{2, 3}));
+    EXPECT_EQ(d2r.Decide(3, to(4), 0, &change).kind, Decision::kForward);
+  }
+  timing.backup_trees = 1;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
+    D2rScheme d2r(context);
+    EXPECT_EQ(d2r.BackupLinks(3), (std::vector<int>{2}));
+    const Decision held = d2r.Decide(3, to(4), 0, &change);
+    ASSERT_EQ(held.kind, Decision::kHold);
+    EXPECT_EQ(held.until, 80 * us);
+  }
+  // A second failure is never precomputed: a switch whose tree in force is a precomputed one
+  // resumes it like any other (3-4 and 0-1: switch 3 learns of 0-1 later and computes).
+  timing.backup_trees = 16;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}, {0, 1}}));
+    D2rScheme d2r(context);
+    int switched = 0, computed = 0;
+    for (const Json& entry : d2r.PerSwitch()) {
+      if (entry["switch"] == "N3") {
+        switched = entry["backup_tree_switches"].get<int>();
+        computed = entry["tree_recomputations"].get<int>();
+      }
+    }
+    EXPECT_EQ(switched, 1);
+    EXPECT_EQ(computed, 1);
+  }
+  // Registers: the most candidates of any switch is 6 (switch 2: 0-1, 1-2, 2-3, 3-4, 2-5, 5-6);
+  // per slot and product node dist 16 + parent 3 + first hop 8 + queue 2 x 3 + labels 2 x 3 = 39
+  // bits, 7 product nodes: 6 x 7 x 39 = 1,638 bits; with 2 slots 546; with none 0.
+  timing.backup_trees = 16;
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_trees, 6);
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_bits, 1638);
+  timing.backup_trees = 2;
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_bits, 546);
+  timing.backup_trees = 0;
+  EXPECT_EQ(D2rRegisters(t, 1, timing).backup_bits, 0);
+}
+
+TEST(Schemes, AHeldPacketWithAWaypointAheadLeavesWhenTheBfsReachesTheWaypoint) {
+  // 0-1-2-3-4 plus a detour 0-5-6-2, waypoint 2, 10 us links, passes of 20 us, no replica gap,
+  // no precomputed trees; 1-2 fails and switch 0 learns at 20 + 10 = 30 us. Its failure-free tree
+  // for state 0 crosses 1-2 in level 1 ((2,1) from (1,0)); re-issuing that level's two probes
+  // (40 us) is not sooner than level 0 (20 us), so the BFS restarts at 30 us: {(0,0)}: (1,0),
+  // (5,0) (30-50 us); {(1,0), (5,0)}: (6,0) (50-70); {(6,0)}: (2,1) (found at 90); {(2,1)}: (3,1),
+  // (6,1) (110); {(3,1), (6,1)}: (4,1), (5,1) (130); {(4,1), (5,1)}: (0,1) (150); {(0,1)}: (1,1)
+  // (170). Every destination's tree path runs through (2,1): a packet in state 0 for 4, 3 or 1
+  // leaves at 90 us via 5 (without the rule: at 130, 110 and 170 us).
+  Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {0, 5}, {5, 6}, {6, 2}},
+                         10 * net::kMicrosecond);
+  Policy policy = Policy::Parse("waypoint:N2", t, 1);
+  Router router(t, policy), plain(t, Policy(t));
+  Timing timing;
+  timing.backup_trees = 0;
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  ASSERT_TRUE(timing.early_waypoint_release);
+  const net::Time us = net::kMicrosecond;
+  net::Time change;
+  auto to = [](int dst) { return Packet{dst, 0, 0, INT32_MAX}; };
+  const std::pair<int, net::Time> cases[] = {{4, 130 * us}, {3, 110 * us}, {1, 170 * us}};
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
+    D2rScheme d2r(context);
+    ASSERT_EQ(d2r.LearnTime(0, 0), 30 * us);
+    for (const auto& [dst, late] : cases) {
+      SCOPED_TRACE(dst);
+      const Decision held = d2r.Decide(0, to(dst), 30 * us, &change);
+      ASSERT_EQ(held.kind, Decision::kHold);
+      EXPECT_EQ(held.until, 90 * us);
+      const Decision released = d2r.Decide(0, to(dst), held.until, &change);
+      EXPECT_EQ(released.kind, Decision::kForward);
+      EXPECT_EQ(released.next, 5);
+    }
+    // A packet past its waypoint (state 1) waits for its own destination: (4,1) in the tree
+    // rooted at (0,1) of the BFS for 1-2 down ({(0,1)}: (1,1), (5,1); {(5,1)}: (6,1); {(6,1)}:
+    // (2,1); {(2,1)}: (3,1), found at 110; {(3,1)}: (4,1), found at 130 us).
+    const Decision after = d2r.Decide(0, Packet{4, 1, 0, INT32_MAX}, 30 * us, &change);
+    ASSERT_EQ(after.kind, Decision::kHold);
+    EXPECT_EQ(after.until, 130 * us);
+  }
+  timing.early_waypoint_release = false;
+  {
+    ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
+    D2rScheme d2r(context);
+    for (const auto& [dst, late] : cases) {
+      SCOPED_TRACE(dst);
+      EXPECT_EQ(d2r.Decide(0, to(dst), 30 * us, &change).until, late);
+    }
+  }
+}
+
 TEST(Schemes, InBandControlGoesRoundTheFailure) {
   // Ring 0-1-2-3-0 (100 us links, 1 us switch latency): the controller sits at 0. After 0-1
   // fails, its rules reach 1 the long way round in band (3 hops), in one hop out of band.
@@ -806,6 +984,7 @@ TEST(Schemes, InBandControlGoesRoundTheFailure) {
   const net::Time hop = net::kMicrosecond + 100 * net::kMicrosecond;
   for (bool in_band : {true, false}) {
     Timing timing;
+    timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
     timing.in_band_control = in_band;
     const ControlPlacement placement = PlaceControllers(t, timing);
     ASSERT_EQ(placement.controller[0], 0);
