@@ -22,6 +22,10 @@ J="${1:-build/jigsaw}"
 SEEDS="${SEEDS:-1 2 3}"
 FEMNIST_ROUNDS="${FEMNIST_ROUNDS:-300}"
 FEMNIST_PARTICIPANTS="${FEMNIST_PARTICIPANTS:-50}"
+# Local-training options for every FEMNIST run (all four algorithms alike); empty: constant lr
+# 0.05, no momentum, no weight decay (jigsaw fl's defaults). The reference's (FedScale):
+#   FEMNIST_TRAIN="--momentum 0.9 --weight-decay 5e-4 --lr-decay 0.98 --lr-decay-rounds 10"
+FEMNIST_TRAIN="${FEMNIST_TRAIN:-}"
 GROUP_SEEDS="${GROUP_SEEDS:-3 4 5}"
 GROUP_ROUNDS="${GROUP_ROUNDS:-150}"
 GROUP_CLIENTS="${GROUP_CLIENTS:-200}"
@@ -83,17 +87,20 @@ spread_summary() {  # rows file: algorithm seed mean worst10 bias
                if (n > 0) printf "auxo+%s - %s: mean %+.4f over %d seeds;%s\n", b, b, da / n, n, line } }' "$1"
 }
 
-# accuracy_table title "dataset args" rounds participants "auxo args" "seeds": one run per
-# algorithm and seed (JOBS at a time), a row each, then mean [min..max] over the seeds.
+# accuracy_table title "dataset args" rounds participants "auxo args" "seeds" ["training args"]:
+# one run per algorithm and seed (JOBS at a time), a row each, then mean [min..max] over the
+# seeds. The training args go to every algorithm alike.
 accuracy_table() {
   local title="$1" rounds="$3" participants="$4" seeds="$6"
   read -r -a data_args <<<"$2"
   read -r -a auxo_args <<<"$5"
+  read -r -a train_args <<<"${7:-}"
   echo "== $title: $rounds rounds, $participants participants/round, seeds: $seeds =="
+  [[ ${#train_args[@]} -gt 0 ]] && echo "   training, every algorithm: ${train_args[*]}"
   local runs=()
   for algo in $ALGORITHMS; do
     for seed in $seeds; do
-      local args=("${data_args[@]}" "${COMMON[@]}" --participants "$participants"
+      local args=("${data_args[@]}" "${COMMON[@]}" "${train_args[@]}" --participants "$participants"
         --rounds "$rounds" --seed "$seed")
       case "$algo" in
         auxo+*) args+=(--auxo "${auxo_args[@]}") ;;
@@ -150,7 +157,7 @@ accuracy_table() {
 if [[ -z "${SKIP_ACCURACY:-}" ]]; then
   if [[ " $ACCURACY_SETS " == *" femnist "* ]]; then
     accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS" \
-      "$FEMNIST_PARTICIPANTS" "--split-epochs $SPLIT_EPOCHS" "$SEEDS"
+      "$FEMNIST_PARTICIPANTS" "--split-epochs $SPLIT_EPOCHS" "$SEEDS" "$FEMNIST_TRAIN"
   fi
   if [[ " $ACCURACY_SETS " == *" groups "* ]]; then
     accuracy_table "Fashion-MNIST, 4 label-permutation groups, $GROUP_CLIENTS clients" \
