@@ -5,13 +5,15 @@
 # participants of LeNet, batched and sequential local training). Prints tables; numbers depend on
 # the machine's load (run with nice).
 # Usage: bench/fl.sh [JIGSAW]   env: SEEDS (FEMNIST seeds, default "1 2 3"), FEMNIST_ROUNDS (300),
-#   FEMNIST_PARTICIPANTS (50), SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet),
+#   FEMNIST_PARTICIPANTS (50), FEMNIST_TRAIN (the reference's lr decay, momentum, weight decay),
+#   SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet),
 #   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20), ACCURACY_SETS ("femnist groups"),
 #   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
 #   SKIP_BLOBS=1, JOBS (1: runs of a table at once, at most 8), OUT_DIR or KEEP (keep the runs
 #   there; runs already there are not repeated; default: a temporary folder, removed).
-# The FEMNIST table of docs/fl.md (12 runs, one thread each):
+# The FEMNIST table of docs/fl.md, session 8 (12 runs, one thread each; JOBS=2 runs two at once):
 #     SKIP_SPEED=1 SKIP_BLOBS=1 ACCURACY_SETS=femnist FEMNIST_ROUNDS=200 FEMNIST_PARTICIPANTS=20 bench/fl.sh
+#   the session-7 table (plain SGD, constant lr): the same with FEMNIST_TRAIN= in front.
 # Ground-truth population (its own settings, docs/fl.md "Ground-truth population (session 7)"):
 #   GROUP_SEEDS ("3 4 5"), GROUP_ROUNDS (150), GROUP_CLIENTS (200), GROUP_PARTICIPANTS (50),
 #   GROUP_AUXO (Auxo's options for it). The documented command for its table:
@@ -22,6 +24,12 @@ J="${1:-build/jigsaw}"
 SEEDS="${SEEDS:-1 2 3}"
 FEMNIST_ROUNDS="${FEMNIST_ROUNDS:-300}"
 FEMNIST_PARTICIPANTS="${FEMNIST_PARTICIPANTS:-50}"
+# Local-training options for every FEMNIST run (all four algorithms alike). Default: the
+# reference's (FedScale: lr x0.98 every 10 rounds, SGD momentum 0.9, weight decay 5e-4), which
+# also lift FedAvg by ~4.7 points over plain SGD at a constant lr (docs/fl.md, session 8).
+# FEMNIST_TRAIN= (set, empty): jigsaw fl's defaults, constant lr 0.05, plain SGD (the session-7
+# table).
+FEMNIST_TRAIN="${FEMNIST_TRAIN-"--momentum 0.9 --weight-decay 5e-4 --lr-decay 0.98 --lr-decay-rounds 10"}"
 GROUP_SEEDS="${GROUP_SEEDS:-3 4 5}"
 GROUP_ROUNDS="${GROUP_ROUNDS:-150}"
 GROUP_CLIENTS="${GROUP_CLIENTS:-200}"
@@ -83,17 +91,20 @@ spread_summary() {  # rows file: algorithm seed mean worst10 bias
                if (n > 0) printf "auxo+%s - %s: mean %+.4f over %d seeds;%s\n", b, b, da / n, n, line } }' "$1"
 }
 
-# accuracy_table title "dataset args" rounds participants "auxo args" "seeds": one run per
-# algorithm and seed (JOBS at a time), a row each, then mean [min..max] over the seeds.
+# accuracy_table title "dataset args" rounds participants "auxo args" "seeds" ["training args"]:
+# one run per algorithm and seed (JOBS at a time), a row each, then mean [min..max] over the
+# seeds. The training args go to every algorithm alike.
 accuracy_table() {
   local title="$1" rounds="$3" participants="$4" seeds="$6"
   read -r -a data_args <<<"$2"
   read -r -a auxo_args <<<"$5"
+  read -r -a train_args <<<"${7:-}"
   echo "== $title: $rounds rounds, $participants participants/round, seeds: $seeds =="
+  [[ ${#train_args[@]} -gt 0 ]] && echo "   training, every algorithm: ${train_args[*]}"
   local runs=()
   for algo in $ALGORITHMS; do
     for seed in $seeds; do
-      local args=("${data_args[@]}" "${COMMON[@]}" --participants "$participants"
+      local args=("${data_args[@]}" "${COMMON[@]}" "${train_args[@]}" --participants "$participants"
         --rounds "$rounds" --seed "$seed")
       case "$algo" in
         auxo+*) args+=(--auxo "${auxo_args[@]}") ;;
@@ -150,7 +161,7 @@ accuracy_table() {
 if [[ -z "${SKIP_ACCURACY:-}" ]]; then
   if [[ " $ACCURACY_SETS " == *" femnist "* ]]; then
     accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS" \
-      "$FEMNIST_PARTICIPANTS" "--split-epochs $SPLIT_EPOCHS" "$SEEDS"
+      "$FEMNIST_PARTICIPANTS" "--split-epochs $SPLIT_EPOCHS" "$SEEDS" "$FEMNIST_TRAIN"
   fi
   if [[ " $ACCURACY_SETS " == *" groups "* ]]; then
     accuracy_table "Fashion-MNIST, 4 label-permutation groups, $GROUP_CLIENTS clients" \

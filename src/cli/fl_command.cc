@@ -210,6 +210,14 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   json["participants_per_round"] = options.run.participants;
   json["model"] = options.run.model;
   json["seed"] = options.run.seed;
+  const LocalTrainOptions& local = options.run.local;
+  json["lr"] = local.lr;
+  json["final_lr"] = LearningRateOfRound(local, options.run.rounds);
+  json["lr_decay"] = local.lr_decay;
+  json["lr_decay_rounds"] = local.lr_decay_rounds;
+  json["min_lr"] = local.min_lr;
+  json["momentum"] = local.momentum;
+  json["weight_decay"] = local.weight_decay;
   const RoundRecord* last = nullptr;
   for (const RoundRecord& r : result.rounds) {
     if (r.evaluated) last = &r;
@@ -318,6 +326,18 @@ int RunFl(FlCommandOptions options) {
   if (options.run.local.local_steps < 1 || options.run.local.batch < 1 ||
       !(options.run.local.lr > 0)) {
     throw UsageError("--local-steps, --batch and --lr must be positive");
+  }
+  const LocalTrainOptions& local = options.run.local;
+  if (!(local.momentum >= 0 && local.momentum < 1))
+    throw UsageError("--momentum must be in [0, 1)");
+  if (!(local.weight_decay >= 0) || !std::isfinite(local.weight_decay)) {
+    throw UsageError("--weight-decay must be a finite number >= 0");
+  }
+  if (!(local.lr_decay > 0 && local.lr_decay <= 1))
+    throw UsageError("--lr-decay must be in (0, 1]");
+  if (local.lr_decay_rounds < 1) throw UsageError("--lr-decay-rounds must be at least 1");
+  if (!(local.min_lr >= 0) || !std::isfinite(local.min_lr)) {
+    throw UsageError("--min-lr must be a finite number >= 0");
   }
   if (!(options.run.max_update_ratio >= 0) || !std::isfinite(options.run.max_update_ratio)) {
     throw UsageError("--max-update-ratio must be a finite number >= 0");
@@ -582,7 +602,27 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--local-steps", options->run.local.local_steps)->capture_default_str();
   command->add_option("--batch", options->run.local.batch)->capture_default_str();
-  command->add_option("--lr", options->run.local.lr)->capture_default_str();
+  command->add_option("--lr", options->run.local.lr, "learning rate of round 1")
+      ->capture_default_str();
+  command
+      ->add_option("--lr-decay", options->run.local.lr_decay,
+                   "multiply the lr by this every --lr-decay-rounds rounds (1: constant; the "
+                   "reference, FedScale: 0.98)")
+      ->capture_default_str();
+  command
+      ->add_option("--lr-decay-rounds", options->run.local.lr_decay_rounds,
+                   "rounds between lr decays (FedScale: 10)")
+      ->capture_default_str();
+  command->add_option("--min-lr", options->run.local.min_lr, "the decayed lr stops at this")
+      ->capture_default_str();
+  command
+      ->add_option("--momentum", options->run.local.momentum,
+                   "local SGD momentum, restarted every round (FedScale: 0.9)")
+      ->capture_default_str();
+  command
+      ->add_option("--weight-decay", options->run.local.weight_decay,
+                   "local SGD weight decay (L2; FedScale: 5e-4)")
+      ->capture_default_str();
   command
       ->add_option(
           "--max-update-ratio", options->run.max_update_ratio,

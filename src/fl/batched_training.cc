@@ -191,6 +191,10 @@ void TrainGroup(FlModel& model, const torch::Tensor& global, const FederatedData
                           seeds[i]);
   }
   const int64_t b = samplers.front().batch_size();
+  std::vector<torch::Tensor> velocity;
+  if (options.momentum > 0) {
+    for (const torch::Tensor& p : params) velocity.push_back(torch::zeros_like(p.detach()));
+  }
   torch::Tensor loss_sum = torch::zeros({k});
   std::vector<int> positions, indices, labels;
   for (int step = 0; step < options.local_steps; ++step) {
@@ -231,6 +235,8 @@ void TrainGroup(FlModel& model, const torch::Tensor& global, const FederatedData
         p.mutable_grad() = torch::Tensor();
       }
       if (options.prox_mu > 0) grad = grad + options.prox_mu * (p - anchors[q]);
+      if (options.weight_decay > 0) grad = grad + options.weight_decay * p;
+      if (options.momentum > 0) grad = velocity[q].mul_(options.momentum).add_(grad);
       p.sub_(grad, options.lr);
     }
   }

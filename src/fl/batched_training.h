@@ -10,11 +10,11 @@
 // TrainLocallyBatched(model, global, data, clients, options, seeds) returns, for each client
 // (same order), what TrainLocally(model, global, data, *clients[i], options, seeds[i]) returns:
 // the same batches are drawn from the same seeded shuffles, the same loss (mean cross-entropy,
-// plus the FedProx term) is minimised with the same steps, so the weights agree up to float
-// rounding (summation order in the batched kernels). Clients are grouped by their batch size
-// min(batch, samples); a client with no samples returns `global`. Supports the mlp and lenet
-// models (SupportsBatchedTraining); `model` only supplies the architecture and is left with
-// unspecified weights.
+// plus the FedProx term) is minimised with the same SGD steps (momentum, weight decay), so the
+// weights agree up to float rounding (summation order in the batched kernels). Clients are grouped
+// by their batch size min(batch, samples); a client with no samples returns `global`. Supports the
+// mlp and lenet models (SupportsBatchedTraining); `model` only supplies the architecture and is
+// left with unspecified weights.
 #ifndef JIGSAW_FL_BATCHED_TRAINING_H_
 #define JIGSAW_FL_BATCHED_TRAINING_H_
 

@@ -93,10 +93,13 @@ CohortUpdates FlServer::Train(int round, const torch::Tensor& global,
   const torch::Tensor weights = global.contiguous();
   std::vector<float> message(weights.data_ptr<float>(),
                              weights.data_ptr<float>() + weights.numel());
-  message.push_back(static_cast<float>(local_.local_steps));
-  message.push_back(static_cast<float>(local_.batch));
-  message.push_back(static_cast<float>(local_.lr));
-  message.push_back(static_cast<float>(local_.prox_mu));
+  const LocalTrainOptions local = RoundTrainOptions(local_, round);
+  message.push_back(static_cast<float>(local.local_steps));
+  message.push_back(static_cast<float>(local.batch));
+  message.push_back(static_cast<float>(local.lr));
+  message.push_back(static_cast<float>(local.prox_mu));
+  message.push_back(static_cast<float>(local.momentum));
+  message.push_back(static_cast<float>(local.weight_decay));
   std::vector<int> asked;
   for (int c : clients) {
     auto it = clients_.find(c);
@@ -200,8 +203,13 @@ int RunFlClient(const FederatedData& data, const std::string& model_name,
     local.batch = static_cast<int>(message.data[num_weights + 1]);
     local.lr = message.data[num_weights + 2];
     local.prox_mu = message.data[num_weights + 3];
+    local.momentum = message.data[num_weights + 4];
+    local.weight_decay = message.data[num_weights + 5];
     if (local.local_steps < 1 || local.local_steps > 1000000 || local.batch < 1 ||
-        local.batch > 1000000 || !(local.lr > 0) || !(local.prox_mu >= 0)) {
+        local.batch > 1000000 || !(local.lr > 0) || !(local.prox_mu >= 0) ||
+        !(local.momentum >= 0 && local.momentum < 1) || !(local.weight_decay >= 0) ||
+        !std::isfinite(local.lr) || !std::isfinite(local.prox_mu) ||
+        !std::isfinite(local.weight_decay)) {
       throw ps::ProtocolError("params with invalid local-training options");
     }
     const int round = static_cast<int>(message.step);

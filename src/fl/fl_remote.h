@@ -6,7 +6,8 @@
 // before any payload is read, so a peer's length field never sizes a buffer):
 //   client -> server  kHello   rank = client index, step = kFlProtocolVersion, no floats
 //   server -> client  kParams  rank = client index, step = round, floats = the client's cohort
-//                              model (num_weights) + local_steps, batch, lr, prox_mu
+//                              model (num_weights) + local_steps, batch, lr (this round's, after
+//                              the decay schedule), prox_mu, momentum, weight_decay
 //   client -> server  kPush    step = round, floats = trained weights + samples + mean loss
 //   server -> client  kBye     training finished;  kError: refused (bad hello, garbage)
 // FlServer::Train is a CohortTrainer: it sends the cohort model to each selected connected
@@ -26,9 +27,10 @@
 
 namespace jigsaw {
 
-inline constexpr uint64_t kFlProtocolVersion = 1;
-inline constexpr int kFlParamsTail = 4;  // local_steps, batch, lr, prox_mu
-inline constexpr int kFlPushTail = 2;    // samples, mean loss
+inline constexpr uint64_t kFlProtocolVersion = 2;
+// local_steps, batch, lr, prox_mu, momentum, weight_decay
+inline constexpr int kFlParamsTail = 6;
+inline constexpr int kFlPushTail = 2;  // samples, mean loss
 
 struct FlServeOptions {
   std::string host = "127.0.0.1";

@@ -1,6 +1,7 @@
 #include "fl/local_training.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "core/error.h"
@@ -13,6 +14,19 @@ FlModel::FlModel(const std::string& name, int height, int width, int classes, ui
   torch::manual_seed(seed);
   model_ = MakeModel(name, 1, height, width, classes);
   for (const auto& p : model_->parameters()) num_weights_ += p.numel();
+}
+
+double LearningRateOfRound(const LocalTrainOptions& options, int round) {
+  const int every = std::max(1, options.lr_decay_rounds);
+  const int decays = std::max(0, round - 1) / every;
+  if (decays == 0 || options.lr_decay == 1.0) return options.lr;
+  return std::max(options.lr * std::pow(options.lr_decay, decays), options.min_lr);
+}
+
+LocalTrainOptions RoundTrainOptions(const LocalTrainOptions& options, int round) {
+  LocalTrainOptions result = options;
+  result.lr = LearningRateOfRound(options, round);
+  return result;
 }
 
 torch::Tensor FlModel::GetWeights() {
@@ -82,6 +96,10 @@ LocalUpdate TrainLocally(FlModel& model, const torch::Tensor& global, const Fede
   if (options.prox_mu > 0) {
     for (const auto& p : model.module()->parameters()) anchor.push_back(p.detach().clone());
   }
+  std::vector<torch::Tensor> velocity;
+  if (options.momentum > 0) {
+    for (const auto& p : model.module()->parameters()) velocity.push_back(torch::zeros_like(p));
+  }
   double loss_sum = 0.0;
   std::vector<int> positions;
   for (int step = 0; step < options.local_steps; ++step) {
@@ -103,6 +121,8 @@ LocalUpdate TrainLocally(FlModel& model, const torch::Tensor& global, const Fede
     for (auto& p : model.module()->parameters()) {
       torch::Tensor grad = p.grad();
       if (options.prox_mu > 0) grad = grad + options.prox_mu * (p - anchor[k]);
+      if (options.weight_decay > 0) grad = grad + options.weight_decay * p;
+      if (options.momentum > 0) grad = velocity[k].mul_(options.momentum).add_(grad);
       p.sub_(grad, options.lr);
       ++k;
     }

@@ -5,8 +5,11 @@
 // travel as a 1-D float tensor in parameter order. TrainLocally starts from `global`, runs
 // local_steps SGD steps on batches of `batch` samples drawn without replacement from the client's
 // training set (reshuffled when exhausted; seeded), minimising cross-entropy, plus
-// (prox_mu / 2) * ||w - global||^2 for FedProx, and returns the new weights. Pixels are scaled
-// to [-1, 1]. FedAvg is the sample-weighted mean of the clients' weights.
+// (prox_mu / 2) * ||w - global||^2 for FedProx, and returns the new weights. Each step is
+// PyTorch's SGD (dampening 0, not Nesterov): d = grad + weight_decay * w, v = momentum * v + d
+// (v starts at 0 in every round: the client's optimizer is new each round, as in FedScale's
+// torch_client), w -= lr * v. Pixels are scaled to [-1, 1]. FedAvg is the sample-weighted mean of
+// the clients' weights. The round's lr comes from RoundTrainOptions (the reference's step decay).
 #ifndef JIGSAW_FL_LOCAL_TRAINING_H_
 #define JIGSAW_FL_LOCAL_TRAINING_H_
 
@@ -27,8 +30,23 @@ struct LocalTrainOptions {
   int batch = 20;
   double lr = 0.05;
   double prox_mu = 0.0;  // > 0: FedProx
-  int workers = 1;       // threads training stacks of clients in parallel (batched training)
+  double momentum = 0.0;
+  double weight_decay = 0.0;
+  // Step decay of lr over rounds (FedScale's decay_factor / decay_round / min_learning_rate):
+  // rounds 1..every use lr, the next `every` rounds lr * decay, and so on, never below min_lr
+  // once decayed. decay 1: constant lr.
+  double lr_decay = 1.0;
+  int lr_decay_rounds = 10;
+  double min_lr = 5e-5;
+  int workers = 1;  // threads training stacks of clients in parallel (batched training)
 };
+
+// The learning rate of round `round` (1-based): lr * lr_decay^k with k = (round - 1) /
+// lr_decay_rounds, and max(that, min_lr) when k > 0.
+double LearningRateOfRound(const LocalTrainOptions& options, int round);
+
+// `options` with lr = LearningRateOfRound(options, round) (what a client trains with in `round`).
+LocalTrainOptions RoundTrainOptions(const LocalTrainOptions& options, int round);
 
 class FlModel {
  public:

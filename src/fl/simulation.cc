@@ -53,6 +53,7 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
   const CohortTrainer in_process = [&](FlModel& model, int round, const torch::Tensor& global,
                                        const std::vector<int>& clients) {
     RECORD_USER_SCOPE("fl::local_training");
+    const LocalTrainOptions local = RoundTrainOptions(options.local, round);
     CohortUpdates result;
     if (options.batched_training && SupportsBatchedTraining(model.name())) {
       std::vector<const ClientData*> members;
@@ -62,12 +63,12 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
         seeds.push_back(LocalTrainingSeed(options.seed, round, c));
       }
       result.trained = clients;
-      result.updates = TrainLocallyBatched(model, global, data, members, options.local, seeds);
+      result.updates = TrainLocallyBatched(model, global, data, members, local, seeds);
       return result;
     }
     for (int c : clients) {
       result.trained.push_back(c);
-      result.updates.push_back(TrainLocally(model, global, data, data.clients[c], options.local,
+      result.updates.push_back(TrainLocally(model, global, data, data.clients[c], local,
                                             LocalTrainingSeed(options.seed, round, c)));
     }
     return result;

@@ -25,7 +25,8 @@ void AllClients(const FederatedData& data, uint64_t first_seed,
 // Batched and one-after-the-other local training give each client the same weights, loss and
 // sample count. Tolerance: 1e-5 absolute per weight after 6 steps (float summation order in the
 // batched matrix products differs from the per-client kernels).
-void ExpectBatchedEqualsSequential(const std::string& model_name, double prox_mu) {
+void ExpectBatchedEqualsSequential(const std::string& model_name, double prox_mu,
+                                   double momentum = 0.0, double weight_decay = 0.0) {
   const FederatedData data = MixedPopulation();
   FlModel model(model_name, 28, 28, 10, 3);
   const torch::Tensor global = model.GetWeights();
@@ -34,6 +35,8 @@ void ExpectBatchedEqualsSequential(const std::string& model_name, double prox_mu
   options.batch = 8;
   options.lr = 0.1;
   options.prox_mu = prox_mu;
+  options.momentum = momentum;
+  options.weight_decay = weight_decay;
   std::vector<const ClientData*> clients;
   std::vector<uint64_t> seeds;
   AllClients(data, 100, &clients, &seeds);
@@ -65,6 +68,11 @@ TEST(BatchedTraining, MlpMatchesSequentialPerClient) { ExpectBatchedEqualsSequen
 
 TEST(BatchedTraining, FedProxLenetMatchesSequentialPerClient) {
   ExpectBatchedEqualsSequential("lenet", 0.5);
+}
+
+TEST(BatchedTraining, MomentumAndWeightDecayMatchSequentialPerClient) {
+  ExpectBatchedEqualsSequential("lenet", 0, 0.9, 5e-4);
+  ExpectBatchedEqualsSequential("mlp", 0.5, 0.9, 0.01);
 }
 
 // The whole round loop (FedAvg of the batched updates, 3 rounds, 4 of 5 clients per round) ends

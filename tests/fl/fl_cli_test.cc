@@ -67,6 +67,15 @@ TEST_F(FlCliTest, UsageErrorsExit2) {
   EXPECT_EQ(Run("--max-update-ratio -1 --dataset femnist --data-dir " + (dir_ / "none").string() +
                 " --out " + (dir_ / "o").string()),
             2);
+  for (const std::string bad :
+       {"--momentum 1", "--momentum -0.1", "--weight-decay -1", "--weight-decay inf",
+        "--lr-decay 0", "--lr-decay 1.5", "--lr-decay-rounds 0", "--min-lr -1"}) {
+    EXPECT_EQ(Run(bad + " --dataset femnist --data-dir " + (dir_ / "none").string() + " --out " +
+                  (dir_ / "o").string()),
+              2)
+        << bad;
+    EXPECT_NE(err_.find(bad.substr(0, bad.find(' '))), std::string::npos) << bad << ": " << err_;
+  }
 }
 
 TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {

@@ -121,7 +121,7 @@ std::string OversizedHello() {
   std::string frame(48, '\0');
   frame.replace(0, 4, "JPS2");
   frame[4] = 1;                   // kHello
-  frame[16] = 1;                  // step: protocol version
+  frame[16] = 2;                  // step: protocol version (kFlProtocolVersion)
   frame[24 + 3] = 8;              // count = 2^27, little-endian
   for (int i = 0; i < 16; ++i) {  // token 00112233445566778899aabbccddeeff
     frame[32 + i] = static_cast<char>(i * 0x11);
@@ -297,15 +297,18 @@ TEST(FlRealModeTest, JoinedClientSendingGarbageIsDroppedOthersContinue) {
 }
 
 // With no faults the real processes compute what the simulation computes: both run RunFlRounds
-// and TrainLocally with the same seeds, and weights travel as exact float32.
+// and TrainLocally with the same seeds, and weights travel as exact float32. The lr halves every
+// round and the clients use momentum and weight decay: each round's lr and both options travel in
+// the server's kParams.
 TEST(FlRealModeTest, WithoutFaultsRealModeMatchesTheSimulation) {
   if (!fs::exists("/usr/share/datasets/fashion-mnist")) GTEST_SKIP() << "no Fashion-MNIST";
   const fs::path dir = test_util::FreshTempDir("jigsaw_fl_real_", "same");
   const std::string token = "00112233445566778899aabbccddeeff";
   const std::vector<std::string> population = SmallPopulation(5);
-  const std::vector<std::string> training = {"--rounds",      "3", "--participants", "3",
-                                             "--local-steps", "2", "--batch",        "10",
-                                             "--eval-every",  "3"};
+  const std::vector<std::string> training = {
+      "--rounds",          "3",  "--participants", "3",   "--local-steps",  "2",
+      "--batch",           "10", "--eval-every",   "3",   "--lr-decay",     "0.5",
+      "--lr-decay-rounds", "1",  "--momentum",     "0.9", "--weight-decay", "0.01"};
   std::vector<std::string> simulate = {JIGSAW_BINARY, "fl"};
   simulate.insert(simulate.end(), population.begin(), population.end());
   simulate.insert(simulate.end(), training.begin(), training.end());

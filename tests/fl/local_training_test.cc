@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "fl/random_population.h"
 #include "fl/simulation.h"
 
@@ -52,6 +54,96 @@ TEST(LocalTraining, FedProxPullsTowardsTheGlobalModel) {
   options.prox_mu = 1.0;
   const torch::Tensor prox = TrainLocally(model, global, data, data.clients[0], options, 5).weights;
   EXPECT_LT((prox - global).norm().item<float>(), (plain - global).norm().item<float>());
+}
+
+// The flat gradient of the mean cross-entropy over all of `client`'s training samples at `weights`.
+torch::Tensor FullBatchGradient(FlModel& model, const torch::Tensor& weights,
+                                const FederatedData& data, const ClientData& client) {
+  model.SetWeights(weights);
+  model.module()->zero_grad();
+  const torch::Tensor loss = torch::nn::functional::cross_entropy(
+      model.module()->forward(PoolImages(data, true, client.train_index)),
+      torch::tensor(client.train_label, torch::kInt64));
+  loss.backward();
+  std::vector<torch::Tensor> parts;
+  for (const auto& p : model.module()->parameters()) parts.push_back(p.grad().reshape({-1}));
+  return torch::cat(parts).clone();
+}
+
+// Three full-batch steps (batch = the client's 8 samples, so every step sees the same mean
+// gradient g(w)) equal PyTorch's SGD written out by hand, with the velocity starting at 0:
+//   d_t = g(w_t) + wd * w_t,  v_t = momentum * v_{t-1} + d_t,  w_{t+1} = w_t - lr * v_t.
+TEST(LocalTraining, MomentumAndWeightDecayStepsEqualTheHandComputation) {
+  const FederatedData data = RandomPopulation();
+  FlModel model("mlp", 28, 28, 10, 3);
+  const torch::Tensor global = model.GetWeights();
+  LocalTrainOptions options;
+  options.local_steps = 3;
+  options.batch = 8;
+  options.lr = 0.1;
+  options.momentum = 0.9;
+  options.weight_decay = 0.05;
+  const ClientData& client = data.clients[1];
+  const torch::Tensor trained = TrainLocally(model, global, data, client, options, 7).weights;
+  torch::Tensor w = global.clone();
+  torch::Tensor v = torch::zeros_like(w);
+  for (int step = 0; step < 3; ++step) {
+    const torch::Tensor d = FullBatchGradient(model, w, data, client) + 0.05 * w;
+    v = 0.9 * v + d;
+    w = w - 0.1 * v;
+  }
+  EXPECT_LT((trained - w).abs().max().item<float>(), 1e-6);
+  // Momentum and weight decay did change the result: plain SGD ends elsewhere.
+  options.momentum = 0.0;
+  options.weight_decay = 0.0;
+  const torch::Tensor plain = TrainLocally(model, global, data, client, options, 7).weights;
+  EXPECT_GT((trained - plain).abs().max().item<float>(), 1e-3);
+}
+
+// One step: momentum has nothing to add yet (v = d), weight decay shrinks by lr * wd * w.
+TEST(LocalTraining, OneStepWithWeightDecayIsPlainSgdMinusLrTimesDecayTimesWeights) {
+  const FederatedData data = RandomPopulation();
+  FlModel model("mlp", 28, 28, 10, 3);
+  const torch::Tensor global = model.GetWeights();
+  LocalTrainOptions options;
+  options.local_steps = 1;
+  options.batch = 8;
+  options.lr = 0.1;
+  const torch::Tensor plain =
+      TrainLocally(model, global, data, data.clients[2], options, 3).weights;
+  options.momentum = 0.9;
+  options.weight_decay = 0.01;
+  const torch::Tensor decayed =
+      TrainLocally(model, global, data, data.clients[2], options, 3).weights;
+  EXPECT_LT((decayed - (plain - 0.1 * 0.01 * global)).abs().max().item<float>(), 1e-7);
+}
+
+// FedScale's schedule: lr for rounds 1-10, x0.98 from round 11, x0.98^2 from round 21, ...;
+// once decayed never below min_lr; decay 1 keeps the lr.
+TEST(LocalTraining, LearningRateDecaysEveryNRoundsDownToTheMinimum) {
+  LocalTrainOptions options;
+  options.lr = 0.05;
+  EXPECT_EQ(LearningRateOfRound(options, 1), 0.05);
+  EXPECT_EQ(LearningRateOfRound(options, 1000), 0.05);
+  options.lr_decay = 0.98;
+  options.lr_decay_rounds = 10;
+  EXPECT_EQ(LearningRateOfRound(options, 1), 0.05);
+  EXPECT_EQ(LearningRateOfRound(options, 10), 0.05);
+  EXPECT_DOUBLE_EQ(LearningRateOfRound(options, 11), 0.049);
+  EXPECT_DOUBLE_EQ(LearningRateOfRound(options, 20), 0.049);
+  EXPECT_DOUBLE_EQ(LearningRateOfRound(options, 21), 0.04802);
+  EXPECT_NEAR(LearningRateOfRound(options, 1000), 0.05 * std::pow(0.98, 99), 1e-15);
+  EXPECT_NEAR(LearningRateOfRound(options, 1000), 0.0067663, 1e-7);  // 4.7x lower
+  options.lr_decay = 0.5;
+  options.lr_decay_rounds = 1;
+  options.min_lr = 0.01;
+  EXPECT_DOUBLE_EQ(LearningRateOfRound(options, 2), 0.025);
+  EXPECT_DOUBLE_EQ(LearningRateOfRound(options, 3), 0.0125);
+  EXPECT_DOUBLE_EQ(LearningRateOfRound(options, 4), 0.01);  // 0.00625, held at min_lr
+  EXPECT_DOUBLE_EQ(LearningRateOfRound(options, 50), 0.01);
+  const LocalTrainOptions round3 = RoundTrainOptions(options, 3);
+  EXPECT_DOUBLE_EQ(round3.lr, 0.0125);
+  EXPECT_EQ(round3.local_steps, options.local_steps);
 }
 
 TEST(LocalTraining, WeightsRoundTripAndEvaluation) {
