@@ -31,7 +31,9 @@ GROUP_CLIENTS="${GROUP_CLIENTS:-200}"
 GROUP_PARTICIPANTS="${GROUP_PARTICIPANTS:-50}"
 # Warm-up: signatures of a model that has not learned features yet do not separate the groups
 # (docs/fl.md), so the cohort table starts at round 20; adaptive splits with a separation gate,
-# and a side-size ratio bar of 3 so that a cohort of three groups can split 1-vs-2.
+# and a side-size ratio bar of 3 so that a cohort of three groups can split 1-vs-2; stragglers'
+# signatures reach the table (--late-signatures), and the side size bar (--known-clients 40)
+# keeps a cohort of one 50-client group from splitting in halves (session 8, seeds 1-2).
 GROUP_AUXO="${GROUP_AUXO:---auxo-start-round 20 --split-epochs adaptive --known-clients 40 --min-cohort-clients 40 --max-side-ratio 3 --late-signatures}"
 JOBS="${JOBS:-1}"
 ((JOBS >= 1 && JOBS <= 8)) || { echo "JOBS must be in 1..8" >&2; exit 2; }
