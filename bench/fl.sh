@@ -7,7 +7,8 @@
 # Usage: bench/fl.sh [JIGSAW]   env: SEEDS (FEMNIST seeds, default "1 2 3"), FEMNIST_ROUNDS (300),
 #   FEMNIST_PARTICIPANTS (50), FEMNIST_TRAIN (the reference's lr decay, momentum, weight decay),
 #   SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet),
-#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20), ACCURACY_SETS ("femnist groups"),
+#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20 draws), BLOB_FIRST_SEED (1), BLOB_RULES
+#   ("reference added"), BLOB_SEPARATIONS ("10 8"), ACCURACY_SETS ("femnist groups"),
 #   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
 #   SKIP_BLOBS=1, JOBS (1: runs of a table at once, at most 8), OUT_DIR or KEEP (keep the runs
 #   there; runs already there are not repeated; default: a temporary folder, removed).
@@ -18,6 +19,8 @@
 #   GROUP_SEEDS ("3 4 5"), GROUP_ROUNDS (150), GROUP_CLIENTS (200), GROUP_PARTICIPANTS (50),
 #   GROUP_AUXO (Auxo's options for it). The documented command for its table:
 #     ACCURACY_SETS=groups SKIP_BLOBS=1 SKIP_SPEED=1 JOBS=4 bench/fl.sh
+# The blob table on the 20 held-out draws (seeds 21-40), the defaults' rules, separation 10:
+#     BLOB_FIRST_SEED=21 BLOB_RULES=added BLOB_SEPARATIONS=10 SKIP_ACCURACY=1 SKIP_SPEED=1 bench/fl.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J="${1:-build/jigsaw}"
@@ -36,8 +39,10 @@ GROUP_CLIENTS="${GROUP_CLIENTS:-200}"
 GROUP_PARTICIPANTS="${GROUP_PARTICIPANTS:-50}"
 # Warm-up: signatures of a model that has not learned features yet do not separate the groups
 # (docs/fl.md), so the cohort table starts at round 20; adaptive splits with a separation gate,
-# and a side-size ratio bar of 3 so that a cohort of three groups can split 1-vs-2.
-GROUP_AUXO="${GROUP_AUXO:---auxo-start-round 20 --split-epochs adaptive --known-clients 30 --min-cohort-clients 40 --max-side-ratio 3}"
+# and a side-size ratio bar of 3 so that a cohort of three groups can split 1-vs-2; stragglers'
+# signatures reach the table (--late-signatures), and the side size bar (--known-clients 40)
+# keeps a cohort of one 50-client group from splitting in halves (session 8, seeds 1-2).
+GROUP_AUXO="${GROUP_AUXO:---auxo-start-round 20 --split-epochs adaptive --known-clients 40 --min-cohort-clients 40 --max-side-ratio 3 --late-signatures}"
 JOBS="${JOBS:-1}"
 ((JOBS >= 1 && JOBS <= 8)) || { echo "JOBS must be in 1..8" >&2; exit 2; }
 SPEED_ROUNDS="${SPEED_ROUNDS:-12}"
@@ -45,6 +50,9 @@ LOCAL_STEPS="${LOCAL_STEPS:-10}"
 MODEL="${MODEL:-lenet}"
 SPLIT_EPOCHS="${SPLIT_EPOCHS:-50,100}"
 BLOB_SEEDS="${BLOB_SEEDS:-20}"
+BLOB_FIRST_SEED="${BLOB_FIRST_SEED:-1}"
+BLOB_RULES="${BLOB_RULES:-reference added}"
+BLOB_SEPARATIONS="${BLOB_SEPARATIONS:-10 8}"
 ACCURACY_SETS="${ACCURACY_SETS:-femnist groups}"
 ALGORITHMS="${ALGORITHMS:-fedavg auxo+fedavg fedprox auxo+fedprox}"
 OUT_DIR="${OUT_DIR:-${KEEP:-}}"
@@ -174,15 +182,17 @@ if [[ -z "${SKIP_BLOBS:-}" ]]; then
   # rules: "reference" = the reference's split test (--min-side-separation 0
   # --rebipartition-epochs 0); "added" = the defaults (separation gate 3, re-bipartition after 50).
   echo "== blob cohort discovery (FedScale playground): 1000 clients, 4 blobs (std 2), 50/epoch, 800 epochs, adaptive splits =="
+  blob_last=$((BLOB_FIRST_SEED + BLOB_SEEDS - 1))
+  echo "seeds $BLOB_FIRST_SEED-$blob_last (the split rules' thresholds were chosen on 1-20; 21-40 are held out)"
   printf '%-10s %-11s %6s %9s %9s %12s %12s\n' rules separation seeds ari_mean ari_min 'ari>=0.9' \
     '4_cohorts'
-  for rules in reference added; do
+  for rules in $BLOB_RULES; do
     rule_args=()
     [[ "$rules" == reference ]] && rule_args=(--min-side-separation 0 --rebipartition-epochs 0)
-    for sep in 10 8; do
+    for sep in $BLOB_SEPARATIONS; do
       aris=()
       four=0
-      for seed in $(seq 1 "$BLOB_SEEDS"); do
+      for seed in $(seq "$BLOB_FIRST_SEED" "$blob_last"); do
         dir="$OUT/blobs-$rules-$sep-$seed"
         nice -n 10 "$J" fl --dataset blobs --clients 1000 --groups 4 --participants 50 \
           --rounds 800 --known-clients 150 --min-cohort-clients 111 --split-epochs adaptive \

@@ -245,6 +245,10 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   int rejected = 0;
   for (const RoundRecord& r : result.rounds) rejected += static_cast<int>(r.rejected.size());
   json["rejected_updates"] = rejected;
+  json["late_signatures_option"] = options.run.late_signatures;
+  int late = 0;
+  for (const RoundRecord& r : result.rounds) late += r.late_signatures;
+  json["late_signatures"] = late;
   json["rounds_per_s"] = RoundTo(result.wall_s > 0 ? options.run.rounds / result.wall_s : 0.0, 3);
   json["local_training"] =
       options.run.batched_training && SupportsBatchedTraining(options.run.model) && !options.serve
@@ -316,6 +320,13 @@ int RunFl(FlCommandOptions options) {
     throw UsageError("--serve trains a model: blobs has none (use a fashion-* or femnist dataset)");
   }
   if (options.dataset == "blobs") return RunBlobs(options);
+  if (options.run.late_signatures && !options.run.auxo) {
+    throw UsageError("--late-signatures feeds Auxo's cohort table: it needs --auxo");
+  }
+  if (options.run.late_signatures && options.serve) {
+    throw UsageError(
+        "--late-signatures is simulation only (real mode does not wait for stragglers)");
+  }
   if (options.algorithm == "fedavg") {
     options.run.local.prox_mu = 0.0;
   } else if (options.algorithm != "fedprox") {
@@ -570,6 +581,10 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
                    "Auxo: cohort epochs at which cohorts split (comma list), or 'adaptive'")
       ->capture_default_str();
   command->add_option("--auxo-start-round", options->run.auxo_start_round)->capture_default_str();
+  command->add_flag("--late-signatures", options->run.late_signatures,
+                    "Auxo, not in the reference: stragglers still train (their updates arrive too "
+                    "late to be averaged) and their and guard-rejected clients' signatures inform "
+                    "the cohort table");
   command
       ->add_option("--known-clients", options->known_clients,
                    "Auxo adaptive split: side size bar (0: clients / 20, as the reference)")

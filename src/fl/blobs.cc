@@ -69,7 +69,7 @@ BlobDiscoveryResult RunBlobDiscovery(const BlobPopulation& population, const Coh
     }
   }
   result.cohorts = table.num_cohorts();
-  result.assignment = table.GreedyAssignments();
+  result.assignment = table.Assignments();
   result.ari = AdjustedRandIndex(result.assignment, population.blob);
   result.purity = Purity(result.assignment, population.blob);
   return result;

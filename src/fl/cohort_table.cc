@@ -38,6 +38,23 @@ std::vector<int> CohortTable::GreedyAssignments() const {
   return result;
 }
 
+bool CohortTable::HasTrained(int client) const {
+  for (const CohortEntry& e : table_[client]) {
+    if (e.train_times > 0) return true;
+  }
+  return false;
+}
+
+int CohortTable::AssignedCohort(int client) const {
+  return HasTrained(client) ? GreedyCohort(client) : affiliation_[client];
+}
+
+std::vector<int> CohortTable::Assignments() const {
+  std::vector<int> result;
+  for (int c = 0; c < num_clients(); ++c) result.push_back(AssignedCohort(c));
+  return result;
+}
+
 void CohortTable::AddSide(int client, int cohort, int side) {
   CohortEntry& e = table_[client][cohort];
   e.side[side] += options_.side_step;
@@ -206,10 +223,8 @@ int CohortTable::Grow(int cohort) {
 }
 
 int CohortTable::ChooseCohort(int client) {
-  bool trained = false;
-  for (const CohortEntry& e : table_[client]) trained |= e.train_times > 0;
   epsilon_ *= options_.epsilon_decay;
-  if (!trained || rng_.Uniform() < epsilon_) {
+  if (!HasTrained(client) || rng_.Uniform() < epsilon_) {
     return static_cast<int>(rng_.UniformInt(num_cohorts_));
   }
   return GreedyCohort(client);

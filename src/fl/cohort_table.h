@@ -26,6 +26,10 @@
 //  4. Affiliation of every client (ChooseCohort): a client that never trained anywhere picks a
 //     uniformly random cohort; otherwise epsilon-greedy on R (epsilon multiplied by
 //     epsilon_decay on every choice).
+// A client's assigned cohort (the model it is evaluated on, its cluster label) is its greedy
+// cohort once it has trained somewhere, else its current (random) affiliation: the reference's
+// cluster labels are the affiliations (y_kmeans), and a split gives an undecided client a train
+// count of 0 in both halves, so it is a "new" client again.
 // Deterministic for a seed.
 #ifndef JIGSAW_FL_COHORT_TABLE_H_
 #define JIGSAW_FL_COHORT_TABLE_H_
@@ -81,9 +85,15 @@ class CohortTable {
   int affiliation(int client) const { return affiliation_[client]; }
   // 0 or 1, or 2 when the client has no preference in that cohort.
   int PreferredSide(int client, int cohort) const;
-  // argmax over cohorts of R (ties: the lowest cohort); the model a client is evaluated on.
+  // argmax over cohorts of R (ties: the lowest cohort).
   int GreedyCohort(int client) const;
   std::vector<int> GreedyAssignments() const;
+  // Whether the client has a train count above 0 in some cohort.
+  bool HasTrained(int client) const;
+  // GreedyCohort for a client that has trained, else its affiliation; the model it is evaluated
+  // on and its cluster label.
+  int AssignedCohort(int client) const;
+  std::vector<int> Assignments() const;
 
   // One round of cohort `cohort` (steps 1-4). `normalized` and `centered` are the participants'
   // signatures (rows parallel to `clients`). Returns the new cohort's id if the cohort split, -1

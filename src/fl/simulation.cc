@@ -76,6 +76,30 @@ FlResult RunFlSimulation(const FederatedData& data, const FlOptions& options,
   return RunFlRounds(data, options, in_process, on_round);
 }
 
+namespace {
+
+bool AllFinite(const torch::Tensor& weights) { return torch::isfinite(weights).all().item<bool>(); }
+
+// Appends the clients and signatures of `updates`' finite updates: all of them when `only` is
+// null (the stragglers'), else only those of the clients listed in `only`.
+void AddLateSignatures(const CohortUpdates& updates, const std::vector<RejectedUpdate>* only,
+                       const torch::Tensor& global, std::vector<int>* clients, Rows* signatures) {
+  for (size_t i = 0; i < updates.updates.size(); ++i) {
+    const int client = updates.trained[i];
+    if (only != nullptr &&
+        std::none_of(only->begin(), only->end(),
+                     [client](const RejectedUpdate& r) { return r.client == client; })) {
+      continue;
+    }
+    const LocalUpdate& update = updates.updates[i];
+    if (!std::isfinite(update.loss) || !AllFinite(update.weights)) continue;
+    clients->push_back(client);
+    signatures->push_back(SignatureOf(global, update.weights));
+  }
+}
+
+}  // namespace
+
 FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
                      const CohortTrainer& trainer,
                      const std::function<void(const RoundRecord&)>& on_round,
@@ -136,20 +160,32 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
       record.rejected.insert(record.rejected.end(), screened.rejected.begin(),
                              screened.rejected.end());
       if (screened.kept.empty()) continue;
+      const bool update_table = options.auxo && round >= options.auxo_start_round;
       Rows signatures;
       std::vector<LocalUpdate> updates;
       std::vector<int> updated_clients;
       for (int i : screened.kept) {
         const LocalUpdate& update = trained.updates[i];
         loss_sum += update.loss;
-        if (options.auxo) signatures.push_back(SignatureOf(cohort_weights[m], update.weights));
+        if (update_table) signatures.push_back(SignatureOf(cohort_weights[m], update.weights));
         updates.push_back(update);
         updated_clients.push_back(trained.trained[i]);
       }
       next_weights[m] = FedAvg(updates);
-      if (options.auxo && round >= options.auxo_start_round) {
+      if (update_table) {
+        std::vector<int> table_clients = updated_clients;
+        if (options.late_signatures) {
+          const int before = static_cast<int>(signatures.size());
+          AddLateSignatures(trained, &screened.rejected, cohort_weights[m], &table_clients,
+                            &signatures);
+          if (!selection.dropped.empty()) {
+            const CohortUpdates late = trainer(model, round, cohort_weights[m], selection.dropped);
+            AddLateSignatures(late, nullptr, cohort_weights[m], &table_clients, &signatures);
+          }
+          record.late_signatures += static_cast<int>(signatures.size()) - before;
+        }
         const Rows centered = CenterRows(signatures);
-        const int child = table.Update(m, updated_clients, NormalizeRows(centered), centered,
+        const int child = table.Update(m, table_clients, NormalizeRows(centered), centered,
                                        round <= options.auxo_stop_round);
         if (child >= 0) splits.emplace_back(m, child);
       }
@@ -169,7 +205,7 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
     record.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (round % options.eval_every == 0 || round == options.rounds) {
       std::vector<int> cohort_of(num_clients, 0);
-      if (options.auxo) cohort_of = table.GreedyAssignments();
+      if (options.auxo) cohort_of = table.Assignments();
       result.client_accuracy = EvaluateClients(model, data, cohort_weights, cohort_of);
       result.cohort_of_client = cohort_of;
       record.evaluated = true;

@@ -8,9 +8,13 @@
 // slots, is averaged on its own, and from auxo_start_round on its participants' signatures update
 // the cohort table (centered for the main rewards, centered and L2-normalised for the sides;
 // side labelling stops after round 500 as in the reference). A split copies the parent's model.
+// With late_signatures (not in the reference), the round's stragglers also train from their
+// cohort's model, and their updates, like those the guard rejected with finite weights and loss,
+// never reach the average but their signatures join the kept clients' in the table update.
 // Every eval_every rounds (and after the last) each client is evaluated on its test samples with
-// the model of its greedy cohort: mean accuracy over clients, mean of the worst 10% of clients,
-// and the spread (standard deviation) of per-client accuracy, the model bias.
+// the model of its assigned cohort (CohortTable::AssignedCohort): mean accuracy over clients, mean
+// of the worst 10% of clients, and the spread (standard deviation) of per-client accuracy, the
+// model bias.
 #ifndef JIGSAW_FL_SIMULATION_H_
 #define JIGSAW_FL_SIMULATION_H_
 
@@ -43,6 +47,10 @@ struct FlOptions {
   // (or the cohort's previous one, where smaller) are rejected (update_guard.h); <= 0: only
   // non-finite updates are.
   double max_update_ratio = 100.0;
+  // Auxo, not in the reference: the signatures of the round's stragglers (trained anyway, as if
+  // their updates arrived after the round closed) and of finite guard-rejected updates inform the
+  // cohort table; none of them is averaged. Costs the stragglers' local training.
+  bool late_signatures = false;
   uint64_t seed = 1;
   // Simulation: train a cohort's clients of a round together (batched_training.h) when the model
   // supports it; false: one after the other with TrainLocally (same weights up to float rounding).
@@ -67,11 +75,13 @@ struct RoundRecord {
   // Updates that came back but were rejected (non-finite or exploding; update_guard.h); counted
   // in `dropped` too.
   std::vector<RejectedUpdate> rejected;
+  // Auxo with late_signatures: signatures of stragglers and rejected updates given to the table.
+  int late_signatures = 0;
 };
 
 struct FlResult {
   std::vector<RoundRecord> rounds;
-  std::vector<int> cohort_of_client;  // greedy cohort (0 without Auxo)
+  std::vector<int> cohort_of_client;  // assigned cohort (0 without Auxo)
   std::vector<double> client_accuracy;
   int cohorts = 1;
   double ari = -1.0;  // against ground-truth groups; -1 when unknown

@@ -292,5 +292,32 @@ TEST(BlobDiscovery, SeparationGateAndRebipartitionRecoverBlobsTheReferenceMisses
   }
 }
 
+// A client undecided at a split (client 4: never seen) has no train count in either half, so,
+// as in the reference, its label is its current affiliation, redrawn uniformly on every
+// affiliation; labelled clients keep their greedy cohort (epsilon 0).
+TEST(CohortTable, UntrainedClientIsAssignedItsAffiliation) {
+  CohortOptions options;
+  options.split_epochs = {1};
+  options.epsilon = 0.0;
+  options.min_participants = 4;
+  CohortTable table(5, options);
+  ASSERT_EQ(table.Update(0, {0, 1, 2, 3}, {{1, 0}, {1, 0}, {-1, 0}, {-1, 0}},
+                         {{1, 0}, {1, 0}, {-1, 0}, {-1, 0}}),
+            1);
+  EXPECT_FALSE(table.HasTrained(4));
+  const int home0 = table.GreedyCohort(0);
+  const std::vector<int> expected_trained = {home0, home0, 1 - home0, 1 - home0};
+  bool seen[2] = {false, false};
+  for (int draw = 0; draw < 40; ++draw) {
+    table.AffiliateAll();
+    const std::vector<int> assigned = table.Assignments();
+    EXPECT_EQ(std::vector<int>(assigned.begin(), assigned.begin() + 4), expected_trained);
+    EXPECT_EQ(assigned[4], table.affiliation(4));
+    seen[assigned[4]] = true;
+  }
+  EXPECT_TRUE(seen[0] && seen[1]);
+  EXPECT_EQ(table.GreedyCohort(4), 0);  // tied rewards: the greedy label would always be 0
+}
+
 }  // namespace
 }  // namespace jigsaw

@@ -76,6 +76,14 @@ TEST_F(FlCliTest, UsageErrorsExit2) {
         << bad;
     EXPECT_NE(err_.find(bad.substr(0, bad.find(' '))), std::string::npos) << bad << ": " << err_;
   }
+  EXPECT_EQ(Run("--late-signatures --dataset femnist --data-dir " + (dir_ / "none").string() +
+                " --out " + (dir_ / "o").string()),
+            2);
+  EXPECT_NE(err_.find("--late-signatures"), std::string::npos) << err_;
+  EXPECT_EQ(Run("--late-signatures --auxo --serve --dataset femnist --data-dir " +
+                (dir_ / "none").string() + " --out " + (dir_ / "o").string()),
+            2);
+  EXPECT_NE(err_.find("simulation only"), std::string::npos) << err_;
 }
 
 TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
