@@ -372,6 +372,16 @@ class Balancer {
   }
 
  private:
+  // Call with mu_ held. When every SGS looks unusable, the first attempt marks them all usable
+  // again rather than refusing at once (an SGS that was only slow to answer /stats comes back; a
+  // dead one fails again); a later attempt returns false: stop, none is left.
+  bool MarkAllUsableIfNoneLocked(int attempt) {
+    if (std::find(usable_.begin(), usable_.end(), 1) != usable_.end()) return true;
+    if (attempt > 0) return false;
+    std::fill(usable_.begin(), usable_.end(), 1);
+    return true;
+  }
+
   void Invoke(const std::string& dag_name, const std::string& body, httplib::Response& res) {
     DagId dag = 0;
     bool found = false;
@@ -399,12 +409,7 @@ class Balancer {
       int port = 0;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        bool any = false;
-        for (char u : usable_) any = any || u;
-        if (!any && attempt > 0) break;
-        // Every SGS looks unusable: try them all again rather than refusing at once (an SGS
-        // that was only slow to answer /stats comes back; a dead one fails again).
-        if (!any) std::fill(usable_.begin(), usable_.end(), 1);
+        if (!MarkAllUsableIfNoneLocked(attempt)) break;
         std::vector<double> load(ports_.size());
         for (size_t i = 0; i < ports_.size(); ++i) {
           load[i] = load_[i] + static_cast<double>(in_flight_[i]) / options_.sgs.slots;
@@ -462,10 +467,7 @@ class Balancer {
       int port = 0;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        bool any = false;
-        for (char u : usable_) any = any || u;
-        if (!any && attempt > 0) break;
-        if (!any) std::fill(usable_.begin(), usable_.end(), 1);
+        if (!MarkAllUsableIfNoneLocked(attempt)) break;
         s = openwhisk_->Acquire(f, bytes, usable_);
         if (s < 0) break;
         ++in_flight_[s];
