@@ -431,17 +431,20 @@ void D2rScheme::PlanReleases(Epoch* epoch, int x, int q) {
   // (w, q + 1) first, so each destination's tree path runs through that product node and
   // inherits its first hop: the held packet reads that entry (the automaton table gives w).
   // Destinations the BFS does not reach keep their release at its end (then dropped).
-  const int release_node =
-      q < policy.accepting() ? policy.waypoints()[static_cast<size_t>(q)] * q_ + q + 1 : -1;
+  const int release_node = q < policy.accepting() && context_.timing->early_waypoint_release
+                               ? policy.waypoints()[static_cast<size_t>(q)] * q_ + q + 1
+                               : -1;
   // When the BFS discovers each destination (the computation's end when never), or the stopped
   // BFS going on beside it, if its path filter shows none of the failures it did not know of.
   std::vector<net::Time> found = DiscoveryTimes(epoch->bfs, x, q, targets, nullptr);
-  if (release_node >= 0 && context_.timing->early_waypoint_release) {
-    const net::Time at = DiscoveryTimes(epoch->bfs, x, q, {release_node}, nullptr)[0];
+  // Every destination `bfs` reaches is released no later than when it reaches release_node.
+  auto release_at_waypoint = [&](const Bfs& bfs) {
+    const net::Time at = DiscoveryTimes(bfs, x, q, {release_node}, nullptr)[0];
     for (net::Time& time : found) {
       if (time != net::kNever) time = std::min(time, at);
     }
-  }
+  };
+  if (release_node >= 0) release_at_waypoint(epoch->bfs);
   if (epoch->background.set >= 0) {
     const std::vector<int>& known = router.Links(epoch->bfs.set);
     std::vector<int> unknown;
@@ -455,13 +458,8 @@ void D2rScheme::PlanReleases(Epoch* epoch, int x, int q) {
         found[i] = early[i];
       }
     }
-    if (release_node >= 0 && context_.timing->early_waypoint_release) {
-      const net::Time at = DiscoveryTimes(epoch->background, x, q, {release_node}, nullptr)[0];
-      if (!PathFilterShows(epoch->background.set, x, q, release_node, unknown)) {
-        for (net::Time& time : found) {
-          if (time != net::kNever) time = std::min(time, at);
-        }
-      }
+    if (release_node >= 0 && !PathFilterShows(epoch->background.set, x, q, release_node, unknown)) {
+      release_at_waypoint(epoch->background);
     }
   }
   for (size_t i = 0; i < destinations.size(); ++i) {
