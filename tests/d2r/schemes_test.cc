@@ -30,6 +30,21 @@ Scenario Fail(const Topology& t, std::vector<std::pair<int, int>> links) {
   return scenario;
 }
 
+// The default timing with the BFS itself at work: no precomputed single-failure trees.
+Timing BfsTiming() {
+  Timing timing;
+  timing.backup_trees = 0;
+  return timing;
+}
+
+// BfsTiming with 20-us passes and no replica gap: the timing of the hand-derived level traces.
+Timing SlowPassTiming() {
+  Timing timing = BfsTiming();
+  timing.pass = 20 * net::kMicrosecond;
+  timing.replica_gap = 0;
+  return timing;
+}
+
 const SchemeResult& Scheme(const ScenarioResult& result, const std::string& name) {
   for (const SchemeResult& r : result.schemes) {
     if (r.scheme == name) return r;
@@ -205,8 +220,7 @@ TEST(Schemes, NoticesFloodAndComputationsAreCharged) {
   Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+  Timing timing = BfsTiming();
   timing.detection = 5 * net::kMicrosecond;
   timing.bfs = BfsMode::kEntry;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
@@ -244,8 +258,7 @@ TEST(Schemes, LevelBfsChargesOnePassPerLevelAndSerialisesReplicas) {
   Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+  Timing timing = BfsTiming();
   timing.bfs = BfsMode::kLevel;
   timing.replica_gap = 10 * net::kNanosecond;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
@@ -288,8 +301,7 @@ TEST(Schemes, AComputingSwitchHoldsPacketsItWouldBounceBack) {
   Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 3}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;        // the BFS itself: no precomputed single-failure trees
+  Timing timing = BfsTiming();
   timing.hold = HoldRule::kPort;  // the stale rule would hold the packet from 0 too
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}}));
   D2rScheme d2r(context);
@@ -400,8 +412,7 @@ TEST(Schemes, NewsOfAFailureTravelsNoFasterThanPropagation) {
   Topology t = MakeGraph(4, {{0, 1}, {1, 2}, {2, 3}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+  Timing timing = BfsTiming();
   timing.detection = 5 * net::kMicrosecond;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
   const net::Time link = 100 * net::kMicrosecond;
@@ -421,8 +432,7 @@ TEST(Schemes, NewsOfEachFailureCrossesOnlySurvivingLinks) {
   Topology t = MakeGraph(6, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 0}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+  Timing timing = BfsTiming();
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
   const net::Time link = 100 * net::kMicrosecond;
   ASSERT_EQ(context.news_of.size(), 2u);
@@ -452,8 +462,7 @@ TEST(Schemes, ASwitchThatCannotKnowOfTheSecondFailureIsNotAWayOut) {
   t.links[t.FindLink(0, 2)].delay = 1000 * net::kMicrosecond;
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+  Timing timing = BfsTiming();
   timing.ttl = 4;
   ASSERT_EQ(timing.hold, HoldRule::kStale);
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 3}, {2, 3}}));
@@ -562,8 +571,7 @@ TEST(Schemes, StaleHoldRuleHoldsPacketsWhoseOldRouteCrossesAKnownFailure) {
   Router router(t, policy), plain(t, policy);
   net::Time change;
   for (HoldRule hold : {HoldRule::kPort, HoldRule::kStale}) {
-    Timing timing;
-    timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+    Timing timing = BfsTiming();
     timing.hold = hold;
     ScenarioContext context(t, timing, router, plain, Fail(t, {{2, 3}}));
     D2rScheme d2r(context);
@@ -599,11 +607,8 @@ TEST(Schemes, StaleHoldRuleReadsTheLastLabelledTreeWhileNewLabelsAreSwept) {
   Topology t = MakeGraph(7, {{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {6, 3}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+  Timing timing = SlowPassTiming();
   timing.hold = HoldRule::kStale;
-  timing.pass = 20 * net::kMicrosecond;
-  timing.replica_gap = 0;
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}, {6, 3}}));
   D2rScheme d2r(context);
   const net::Time us = net::kMicrosecond;
@@ -653,10 +658,7 @@ TEST(Schemes, ASecondFailureTheBfsHasCrossedRollsItBackToThatLevel) {
   Topology t = RollbackRing(10 * net::kMicrosecond);
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
-  timing.pass = 20 * net::kMicrosecond;
-  timing.replica_gap = 0;
+  Timing timing = SlowPassTiming();
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {3, 4}}));
   D2rScheme d2r(context);
   const net::Time us = net::kMicrosecond;
@@ -706,10 +708,7 @@ TEST(Schemes, ASecondFailureTheBfsHasNotCrossedYetJoinsIt) {
   Topology t = RollbackRing(net::kMicrosecond);
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
-  timing.pass = 20 * net::kMicrosecond;
-  timing.replica_gap = 0;
+  Timing timing = SlowPassTiming();
   ScenarioContext context(t, timing, router, plain, Fail(t, {{0, 1}, {1, 2}}));
   D2rScheme d2r(context);
   const net::Time us = net::kMicrosecond;
@@ -740,10 +739,7 @@ TEST(Schemes, AComputationResumesTheTreeInForceAtTheFirstLevelThatCrossedTheFail
                          10 * net::kMicrosecond);
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
-  timing.pass = 20 * net::kMicrosecond;
-  timing.replica_gap = 0;
+  Timing timing = SlowPassTiming();
   ScenarioContext context(t, timing, router, plain, Fail(t, {{3, 4}}));
   D2rScheme d2r(context);
   const net::Time us = net::kMicrosecond;
@@ -791,10 +787,7 @@ TEST(Schemes, TwoSwitchHoldsAreShorterWhenEachSwitchResumesItsTree) {
       9, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}, {5, 6}, {1, 8}, {8, 2}, {5, 7}, {7, 6}});
   Policy policy(t);
   Router router(t, policy), plain(t, policy);
-  Timing timing;
-  timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
-  timing.pass = 20 * net::kMicrosecond;
-  timing.replica_gap = 0;
+  Timing timing = SlowPassTiming();
   ScenarioContext context(t, timing, router, plain, Fail(t, {{1, 2}, {5, 6}}));
   D2rScheme d2r(context);
   const net::Time us = net::kMicrosecond;
@@ -935,10 +928,7 @@ TEST(Schemes, AHeldPacketWithAWaypointAheadLeavesWhenTheBfsReachesTheWaypoint) {
                          10 * net::kMicrosecond);
   Policy policy = Policy::Parse("waypoint:N2", t, 1);
   Router router(t, policy), plain(t, Policy(t));
-  Timing timing;
-  timing.backup_trees = 0;
-  timing.pass = 20 * net::kMicrosecond;
-  timing.replica_gap = 0;
+  Timing timing = SlowPassTiming();
   ASSERT_TRUE(timing.early_waypoint_release);
   const net::Time us = net::kMicrosecond;
   net::Time change;
@@ -983,8 +973,7 @@ TEST(Schemes, InBandControlGoesRoundTheFailure) {
   Router router(t, policy), plain(t, policy);
   const net::Time hop = net::kMicrosecond + 100 * net::kMicrosecond;
   for (bool in_band : {true, false}) {
-    Timing timing;
-    timing.backup_trees = 0;  // the BFS itself: no precomputed single-failure trees
+    Timing timing = BfsTiming();
     timing.in_band_control = in_band;
     const ControlPlacement placement = PlaceControllers(t, timing);
     ASSERT_EQ(placement.controller[0], 0);
