@@ -865,7 +865,9 @@ TEST(Schemes, ASwitchNearTheFailureSwitchesToItsPrecomputedTree) {
         EXPECT_EQ(entry["tree_recomputations"], 0) << entry.dump();
         EXPECT_EQ(entry["bfs_passes"], 0) << entry.dump();
       }
-      if (entry["switch"] == "N0") EXPECT_EQ(entry["tree_recomputations"], 1);
+      if (entry["switch"] == "N0") {
+        EXPECT_EQ(entry["tree_recomputations"], 1);
+      }
     }
   }
   // Two slots: 2-3 and 3-4, still a switch. One slot (2-3 only): switch 3 runs its BFS for 3-4
