@@ -187,6 +187,16 @@ TEST(FaasPlatform, DagRequestEndToEndThroughLbSgsAndSandboxes) {
   EXPECT_EQ(summary["platform"]["sgs"].size(), 2u);
 }
 
+// Bounded wait (a broken platform fails instead of hanging) until `done(stats)` holds.
+bool WaitForStats(const Platform& platform, const std::function<bool(const json&)>& done) {
+  for (int i = 0; i < 1200; ++i) {
+    const json stats = platform.Stats();
+    if (stats.contains("sgs") && done(stats)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
 // The OpenWhisk-like baseline drives a DAG one function at a time from the LB (the controller),
 // each function placed by OpenWhiskBalancer as its own action: home SGS = hash of its function id
 // % 2 (pair/a: 0, pair/b: 1, slow/s: 0), holding its 100MB in the SGS's 100MB memory slots until
@@ -216,14 +226,10 @@ TEST(FaasPlatform, OpenWhiskBaselineHomesEachFunctionAndSpillsOnlyWhenItsHomesSl
   };
   pair("one", "0,1");
   auto slow = std::async(std::launch::async, [&] { return platform.Invoke("slow", "x"); });
-  // Bounded wait until the LB has placed slow/s (it is in flight on SGS 0).
-  bool placed = false;
-  for (int i = 0; i < 600 && !placed; ++i) {
-    const json stats = platform.Stats();
-    placed = stats.contains("sgs") && stats["sgs"][0]["lb"]["in_flight"].get<int>() == 1;
-    if (!placed) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(placed) << platform.Stderr();
+  // Until the LB has placed slow/s (it is in flight on SGS 0).
+  ASSERT_TRUE(WaitForStats(platform, [](const json& stats) {
+    return stats["sgs"][0]["lb"]["in_flight"].get<int>() == 1;
+  })) << platform.Stderr();
   pair("two", "1,1");
   auto s = slow.get();
   ASSERT_TRUE(s);
@@ -378,16 +384,6 @@ TEST(FaasPlatform, KilledSgsIsRoutedAroundAndTakesItsSandboxesWithIt) {
     }
     EXPECT_TRUE(ProcessGone(pid)) << pid;
   }
-}
-
-// Bounded wait (a broken platform fails instead of hanging) until `done(stats)` holds.
-bool WaitForStats(const Platform& platform, const std::function<bool(const json&)>& done) {
-  for (int i = 0; i < 1200; ++i) {
-    const json stats = platform.Stats();
-    if (stats.contains("sgs") && done(stats)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  return false;
 }
 
 // Freezes (SIGSTOP) every sandbox of SGS `sgs`, so a request it takes stays there; then sends
