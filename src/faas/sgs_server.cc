@@ -717,9 +717,11 @@ class SgsServer::Impl {
   uint64_t rss_peak_ = 0, rss_now_ = 0;
   std::map<std::string, int64_t> counters_;
   Time resume_real_sum_ = 0, resume_real_max_ = 0;
-  std::string pause_mechanism_ = PauseMechanismName(
-      options_.pause_with_freezer && SandboxPause::FreezerUsable() ? PauseMechanism::kFreezer
-                                                                   : PauseMechanism::kSignal);
+  std::string pause_mechanism_ =  // probes the host only where the SGS pauses at all
+      PauseMechanismName(options_.pause_grace > 0 && options_.pause_with_freezer &&
+                                 SandboxPause::FreezerUsable()
+                             ? PauseMechanism::kFreezer
+                             : PauseMechanism::kSignal);
   std::map<uint32_t, std::shared_ptr<Request>> requests_;
   std::list<std::unique_ptr<Sandbox>> sandboxes_;
   uint32_t next_request_ = 0;
