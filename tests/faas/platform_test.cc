@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "faas/dag_reader.h"
@@ -278,21 +279,26 @@ TEST(SgsServerTest, FunctionEndpointRunsOneFunctionOfADag) {
   server.Stop();
 }
 
-// OpenWhisk's pause-grace on an SGS: a sandbox left idle past the grace (1 ms here) is paused as
-// the kernel reports it, and the next request resumes that same sandbox (no cold start, same
-// pid, one unpause, the function's exact output); with grace 0 nothing is ever paused.
+// OpenWhisk's pause-grace on an SGS: a sandbox left idle past the grace (1 ms here; with the
+// freezer where usable, and with SIGSTOP) is paused as the kernel reports it, and the next request
+// resumes that same sandbox (no cold start, same pid, one unpause, the function's exact output);
+// with grace 0 nothing is ever paused.
 TEST(SgsServerTest, PauseGracePausesAnIdleSandboxAndTheNextTaskResumesIt) {
   const Catalog catalog = ParseDagText("inline.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
     {"name": "one", "deadline": "60s", "functions": [
       {"name": "f", "duration": "5ms", "code": "sha256:1KiB"}]}]})");
-  for (const Time grace : {Time{0}, net::kMillisecond}) {
-    SCOPED_TRACE(grace ? "grace 1ms" : "grace 0");
+  // grace 0; grace 1 ms with the freezer where usable; grace 1 ms with SIGSTOP.
+  for (const auto& [grace, freezer] : {std::pair{Time{0}, true}, std::pair{net::kMillisecond, true},
+                                       std::pair{net::kMillisecond, false}}) {
+    SCOPED_TRACE(grace ? (freezer ? "grace 1ms, freezer if usable" : "grace 1ms, SIGSTOP")
+                       : "grace 0");
     SgsOptions options;
     options.jigsaw_exe = JIGSAW_BINARY;
     options.slots = 1;
     options.proactive = false;
     options.policy = QueuePolicy::kFifo;
     options.pause_grace = grace;
+    options.pause_with_freezer = freezer;
     options.resume_cost = grace ? net::kMillisecond : 0;
     SgsServer server(catalog, options);
     const int port = server.Start(0);
@@ -337,6 +343,9 @@ TEST(SgsServerTest, PauseGracePausesAnIdleSandboxAndTheNextTaskResumesIt) {
     ASSERT_EQ(paused["sandboxes"][0]["paused"], true);
     EXPECT_EQ(paused["counters"]["pauses"], 1);
     const int pid = paused["sandboxes"][0]["pid"].get<int>();
+    if (!freezer) {
+      EXPECT_EQ(paused["pause_mechanism"], "sigstop");
+    }
     if (paused["pause_mechanism"] == "sigstop") {
       std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
       const std::string stat((std::istreambuf_iterator<char>(in)),
