@@ -17,8 +17,9 @@
 # unset: MEMORY, as in OpenWhisk), BURST_SIGMA (0: Poisson; > 0: bursty arrivals, `faas-load
 # --burst-sigma`) and BURST_PERIOD (10s). The simulator rows get the same arrival process (its
 # --burst-sigma/--burst-period; before session 8 they ran with faas-sim's default sigma 0.5 while
-# the real load was Poisson), the same invoker memory, and no pausing (`--ow-unpause-cost 0s`:
-# the real baseline does not pause its sandboxes). OPENWHISK_SLOTS (unset: SLOTS): the baseline's functions run at once
+# the real load was Poisson), the same invoker memory, and the same pausing: OW_PAUSE_GRACE (50ms)
+# and OW_UNPAUSE_COST (15ms, modelled; session 9: the real baseline pauses its idle sandboxes with
+# the cgroup freezer or SIGSTOP and adds this cost to each real resume; 0s and 0s: no pausing). OPENWHISK_SLOTS (unset: SLOTS): the baseline's functions run at once
 # per SGS, e.g. its memory / a function's memory, so its sandboxes time-share the host's cores as
 # OpenWhisk's containers do instead of queueing FIFO for SLOTS (its simulator rows keep SLOTS).
 # The latency targets, on a quiet machine (nothing else running; about 5 min wall):
@@ -74,6 +75,9 @@ run_real() {  # platform rate
   fi
   if [ "$platform" = openwhisk ] && [ -n "${OPENWHISK_SLOTS:-}" ]; then
     slots=$OPENWHISK_SLOTS
+  fi
+  if [ "$platform" = openwhisk ]; then
+    extra+=(--ow-pause-grace "${OW_PAUSE_GRACE:-50ms}" --ow-unpause-cost "${OW_UNPAUSE_COST:-15ms}")
   fi
   "$JIGSAW" faas --dags "$DAGS" --platform "$platform" --sgs "$SGS" --slots "$slots" \
     --memory "$MEMORY" "${extra[@]}" --http-threads "${HTTP_THREADS:-64}" --cifar "$CIFAR" --port 0 --port-file "$dir/port" --out "$dir" \
@@ -202,7 +206,8 @@ for rate in "${RATES[@]}"; do
     --cores $((SGS * SLOTS)) --cores-per-worker "$SLOTS" --workers-per-sgs 1 \
     --worker-memory "$MEMORY" --platforms archipelago,openwhisk --warmup "$warmup_s" \
     --burst-sigma "${BURST_SIGMA:-0}" --burst-period "${BURST_PERIOD:-10s}" \
-    --invoker-memory "${INVOKER_MEMORY:-$MEMORY}" --ow-unpause-cost 0s \
+    --invoker-memory "${INVOKER_MEMORY:-$MEMORY}" --ow-pause-grace "${OW_PAUSE_GRACE:-50ms}" \
+    --ow-unpause-cost "${OW_UNPAUSE_COST:-15ms}" \
     --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null
   sim_row "$OUT_ROOT/sim_$rate" "$rate"
 done

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "cli/commands.h"
 #include "core/data_files.h"
@@ -27,7 +28,9 @@ struct FaasOptions {
   faas::PlatformOptions platform;
   std::string policy = "rlsf";
   std::string memory = "1GiB";
-  std::string invoker_memory;  // empty: --memory
+  std::string invoker_memory;   // empty: --memory
+  std::string ow_pause_grace;   // empty: 50ms (openwhisk only)
+  std::string ow_unpause_cost;  // empty: 15ms (openwhisk only)
   std::string keep_alive = "600s";
   std::string epoch = "500ms";
   std::string request_timeout = "60s";
@@ -41,6 +44,14 @@ net::Time PositiveDuration(const std::string& option, const std::string& text) {
   net::Time time = 0;
   if (!net::ParseDuration(text, &time) || time <= 0) {
     throw UsageError(option + " '" + text + "': expected a positive duration like 500ms");
+  }
+  return time;
+}
+
+net::Time NonNegativeDuration(const std::string& option, const std::string& text) {
+  net::Time time = 0;
+  if (!net::ParseDuration(text, &time) || time < 0) {
+    throw UsageError(option + " '" + text + "': expected a duration like 50ms (0s: off)");
   }
   return time;
 }
@@ -67,6 +78,19 @@ int RunFaas(FaasOptions o) {
   }
   if (!o.invoker_memory.empty() && o.platform.platform != "openwhisk") {
     throw UsageError("--invoker-memory applies to --platform openwhisk only");
+  }
+  for (const auto& [option, text] : {std::pair{"--ow-pause-grace", o.ow_pause_grace},
+                                     std::pair{"--ow-unpause-cost", o.ow_unpause_cost}}) {
+    if (!text.empty() && o.platform.platform != "openwhisk") {
+      throw UsageError(std::string(option) + " applies to --platform openwhisk only");
+    }
+  }
+  if (o.platform.platform == "openwhisk") {
+    // OpenWhisk 1.0.0's pause-grace and the lower published resume cost (docs/faas.md).
+    sgs.pause_grace = NonNegativeDuration("--ow-pause-grace",
+                                          o.ow_pause_grace.empty() ? "50ms" : o.ow_pause_grace);
+    sgs.resume_cost = NonNegativeDuration("--ow-unpause-cost",
+                                          o.ow_unpause_cost.empty() ? "15ms" : o.ow_unpause_cost);
   }
   if (sgs.slots < 1 || sgs.slots > 64) throw UsageError("--slots must be in 1..64");
   if (o.max_retries < 0 || o.max_retries > 10) throw UsageError("--max-retries must be in 0..10");
@@ -123,6 +147,12 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--invoker-memory", o->invoker_memory,
                       "openwhisk: memory slots per SGS for the balancer (OpenWhisk's invoker user "
                       "memory; default: --memory, as in OpenWhisk where one number is both)");
+  command->add_option("--ow-pause-grace", o->ow_pause_grace,
+                      "openwhisk: pause a sandbox idle this long (cgroup freezer, else SIGSTOP), "
+                      "as OpenWhisk's pause-grace; 0s: never (default 50ms)");
+  command->add_option("--ow-unpause-cost", o->ow_unpause_cost,
+                      "openwhisk: modelled container-runtime cost added to each real resume "
+                      "(default 15ms)");
   command->add_option("--policy", o->policy, "SGS queue: lsf, edf, fifo or rlsf (archipelago)");
   command->add_flag("--no-proactive", o->no_proactive, "no proactive sandbox allocation");
   command->add_option("--keep-alive", o->keep_alive, "idle sandbox keep-alive");

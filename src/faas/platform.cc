@@ -678,6 +678,8 @@ int RunPlatform(const Catalog& catalog, PlatformOptions options) {
   if (options.platform == "openwhisk") {
     options.sgs.policy = QueuePolicy::kFifo;
     options.sgs.proactive = false;
+  } else {
+    options.sgs.pause_grace = 0;  // Archipelago keeps its sandboxes warm
   }
   ::signal(SIGPIPE, SIG_IGN);
   sigset_t set;

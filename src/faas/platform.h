@@ -25,7 +25,8 @@
 // back through the LB into the answer, X-Faas-Sgs lists each function's SGS in DAG order. A
 // function whose SGS cannot be reached is placed once more; the first function that fails fails
 // the request with its SGS's status. The SGSs run FIFO without proactive sandboxes (reactive cold
-// starts, fixed keep-alive).
+// starts, fixed keep-alive) and pause sandboxes idle past `sgs.pause_grace` as OpenWhisk's
+// invokers do (faas/sgs_server.h); platform "archipelago" never pauses.
 // SGS processes are forked by a single-threaded supervisor process (itself forked before the LB
 // starts any thread): an SGS that dies abnormally (signal or nonzero exit) is marked unusable at
 // once and restarted on a new port, at most `max_sgs_restarts` times per SGS; the requests it

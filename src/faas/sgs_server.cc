@@ -19,6 +19,7 @@
 #include "faas/duration_table.h"
 #include "faas/estimator.h"
 #include "faas/proactive.h"
+#include "faas/sandbox_pause.h"
 #include "faas/sandbox_process.h"
 #include "faas/worker.h"
 #include "serve/bounded_task_queue.h"
@@ -155,10 +156,12 @@ class SgsServer::Impl {
     bool has_task = false;
     bool retire = false;
     bool exited = false;
+    bool paused = false;  // mirrors pause->paused() for /stats (pause is the thread's own)
     ReadyTask task;
     Time dispatched_at = -1;  // of a task given to this idle sandbox (not a cold start)
     Time last_used = 0;
     std::unique_ptr<SandboxProcess> process;
+    std::unique_ptr<SandboxPause> pause;  // pause_grace > 0
     std::condition_variable cv;
     std::thread thread;
   };
@@ -459,6 +462,10 @@ class SgsServer::Impl {
       return;
     }
     s->process = std::move(process);
+    if (options_.pause_grace > 0) {
+      s->pause = std::make_unique<SandboxPause>(s->process->pid(), options_.pause_with_freezer);
+      pause_mechanism_ = PauseMechanismName(s->pause->mechanism());
+    }
     setup_sum_[f] += ready - begin;
     ++setup_count_[f];
     if (s->state == State::kWarming) {
@@ -474,13 +481,23 @@ class SgsServer::Impl {
       cv_.notify_all();
     }
     for (;;) {
-      s->cv.wait(lock, [s] { return s->has_task || s->retire; });
+      const auto has_work = [s] { return s->has_task || s->retire; };
+      if (s->pause && !s->paused &&
+          !s->cv.wait_for(lock, std::chrono::nanoseconds(options_.pause_grace / 1000), has_work)) {
+        lock.unlock();  // idle past the grace: a task given meanwhile resumes it below
+        const bool ok = s->pause->Pause();
+        lock.lock();
+        s->paused = true;
+        ++counters_[ok ? "pauses" : "pause_failures"];
+      }
+      s->cv.wait(lock, has_work);
       if (!s->has_task) break;
       if (s->dispatched_at >= 0) {  // the scheduler's hand-off to this thread (warm tasks)
         dispatch_sum_ += Now() - s->dispatched_at;
         ++dispatch_count_;
         s->dispatched_at = -1;
       }
+      if (s->paused) Unpause(s, &lock);
       const ReadyTask task = s->task;
       Request* r = Live(task.request);
       std::string payload;
@@ -535,12 +552,31 @@ class SgsServer::Impl {
     }
     if (s->state != State::kDead) s->state = State::kRetired;
     std::unique_ptr<SandboxProcess> done = std::move(s->process);
+    std::unique_ptr<SandboxPause> pause = std::move(s->pause);
+    s->paused = false;
     lock.unlock();
-    done.reset();  // SIGKILL + reap, outside the lock
+    if (pause) pause->Resume();  // before the kill: never signal a pid that may be reused
+    done.reset();                // SIGKILL + reap, outside the lock
+    pause.reset();               // removes its cgroup, now empty
     lock.lock();
     s->exited = true;
     dirty_ = true;
     cv_.notify_all();
+  }
+
+  // Resumes a paused sandbox before its task: the real thaw, then the modelled runtime cost.
+  void Unpause(Sandbox* s, std::unique_lock<std::mutex>* lock) {
+    lock->unlock();
+    const Time begin = Now();
+    const bool ok = s->pause->Resume();
+    const Time real = Now() - begin;
+    if (options_.resume_cost > 0)
+      std::this_thread::sleep_for(std::chrono::nanoseconds(options_.resume_cost / 1000));
+    lock->lock();
+    s->paused = false;
+    ++counters_[ok ? "unpauses" : "unpause_failures"];
+    resume_real_sum_ += real;
+    resume_real_max_ = std::max(resume_real_max_, real);
   }
 
   // ---- epochs: rates, proactive plan, keep-alive, load and memory samples ----
@@ -612,9 +648,16 @@ class SgsServer::Impl {
     for (auto& s : sandboxes_) {
       sandboxes.push_back({{"pid", s->process ? s->process->pid() : 0},
                            {"function", catalog_.functions[s->function].name},
-                           {"state", kStateNames[static_cast<int>(s->state)]}});
+                           {"state", kStateNames[static_cast<int>(s->state)]},
+                           {"paused", s->paused}});
     }
     j["sandboxes"] = sandboxes;
+    j["pause_grace_ms"] = Ms(options_.pause_grace);
+    j["pause_mechanism"] = options_.pause_grace > 0 ? pause_mechanism_ : "none";
+    const int64_t resumes = counters_.count("unpauses") ? counters_.at("unpauses") : 0;
+    j["resume_ms"] = {{"real_mean", resumes ? Ms(resume_real_sum_) / resumes : 0.0},
+                      {"real_max", Ms(resume_real_max_)},
+                      {"modelled", Ms(options_.resume_cost)}};
     Json counters = Json::object();
     for (const auto& [name, value] : counters_) counters[name] = value;
     j["counters"] = counters;
@@ -673,6 +716,12 @@ class SgsServer::Impl {
   int64_t rss_samples_ = 0;
   uint64_t rss_peak_ = 0, rss_now_ = 0;
   std::map<std::string, int64_t> counters_;
+  Time resume_real_sum_ = 0, resume_real_max_ = 0;
+  std::string pause_mechanism_ =  // probes the host only where the SGS pauses at all
+      PauseMechanismName(options_.pause_grace > 0 && options_.pause_with_freezer &&
+                                 SandboxPause::FreezerUsable()
+                             ? PauseMechanism::kFreezer
+                             : PauseMechanism::kSignal);
   std::map<uint32_t, std::shared_ptr<Request>> requests_;
   std::list<std::unique_ptr<Sandbox>> sandboxes_;
   uint32_t next_request_ = 0;

@@ -20,6 +20,9 @@
 // a function failed or a task's sandbox died `max_attempts` times (the error names the signal);
 // 504 after `request_timeout` (the request's queued tasks are dropped). Nothing is lost silently:
 // every request gets exactly one of these answers.
+// Pausing (pause_grace > 0): /stats gives each sandbox's "paused", "pause_mechanism", the counters
+// "pauses" / "unpauses" / "pause_failures", and "resume_ms" (the real thaw's mean and max, and the
+// modelled cost added to each resume).
 // GET /stats: load, per-DAG demand, sandboxes (pid, function, state), counters, sandbox RSS,
 // measured durations (EWMA and quantiles of the last 4096 runs per function), setup times and the
 // mean scheduler-to-sandbox-thread hand-off of warm tasks (JSON); ?reset=1 starts a new averaging
@@ -51,6 +54,14 @@ struct SgsOptions {
   // A sandbox not ready this long after its spawn is killed (its task retried or failed); Stop
   // cancels sandboxes still initialising at once, whatever this is.
   Time sandbox_ready_timeout = 30 * net::kSecond;
+  // OpenWhisk's pause-grace (the baseline's SGSs): a sandbox left idle this long is paused
+  // (faas/sandbox_pause.h: the cgroup v2 freezer where usable, else SIGSTOP) and resumed on its
+  // thread before its next task runs; 0 never pauses.
+  Time pause_grace = 0;
+  // The modelled part of each resume, slept after the real thaw: the container runtime's command
+  // (`runc resume` / `docker unpause`), which a bare freezer write or SIGCONT does not pay.
+  Time resume_cost = 0;
+  bool pause_with_freezer = true;  // false: SIGSTOP/SIGCONT even where a freezer is usable
 };
 
 class SgsServer {

@@ -189,6 +189,16 @@ TEST(FaasRealCli, RefusesBadInvokerMemoryAndBurstOptions) {
   const Result wrong = RunJigsaw("faas --dags " + dags + " --invoker-memory 1GB --port 0");
   EXPECT_EQ(wrong.status, 2);
   EXPECT_NE(wrong.stderr_text.find("openwhisk only"), std::string::npos) << wrong.stderr_text;
+  const Result pause_elsewhere = RunJigsaw("faas --dags " + dags + " --ow-pause-grace 1s --port 0");
+  EXPECT_EQ(pause_elsewhere.status, 2);
+  EXPECT_NE(pause_elsewhere.stderr_text.find("--ow-pause-grace applies to --platform openwhisk"),
+            std::string::npos)
+      << pause_elsewhere.stderr_text;
+  const Result pause_garbled =
+      RunJigsaw("faas --dags " + dags + " --platform openwhisk --ow-unpause-cost soon --port 0");
+  EXPECT_EQ(pause_garbled.status, 2);
+  EXPECT_NE(pause_garbled.stderr_text.find("--ow-unpause-cost 'soon'"), std::string::npos)
+      << pause_garbled.stderr_text;
   const std::string out = TempPath("load");
   const Result sigma =
       RunJigsaw("faas-load --dags " + dags + " --port 1 --burst-sigma 9 --out " + out);

@@ -3,7 +3,8 @@
 // against the functions run here), faas-load's summary, the OpenWhisk-like baseline's per-function
 // placement, a sandbox killed with SIGKILL mid-request
 // (retried, or failed explicitly after the last attempt; never lost), and malformed HTTP refused
-// while other requests are served. Nothing here asserts on time: waits are bounded only so that a
+// while other requests are served; an SGS pausing an idle sandbox after the pause-grace and
+// resuming it for the next task. Nothing here asserts on time: waits are bounded only so that a
 // broken platform fails the test instead of hanging it.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -20,9 +21,11 @@
 #include <fstream>
 #include <functional>
 #include <future>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "faas/dag_reader.h"
@@ -274,6 +277,96 @@ TEST(SgsServerTest, FunctionEndpointRunsOneFunctionOfADag) {
   EXPECT_EQ(missing->status, 404);
   EXPECT_NE(missing->body.find("no function 'zz'"), std::string::npos) << missing->body;
   server.Stop();
+}
+
+// OpenWhisk's pause-grace on an SGS: a sandbox left idle past the grace (1 ms here; with the
+// freezer where usable, and with SIGSTOP) is paused as the kernel reports it, and the next request
+// resumes that same sandbox (no cold start, same pid, one unpause, the function's exact output);
+// with grace 0 nothing is ever paused.
+TEST(SgsServerTest, PauseGracePausesAnIdleSandboxAndTheNextTaskResumesIt) {
+  const Catalog catalog = ParseDagText("inline.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "one", "deadline": "60s", "functions": [
+      {"name": "f", "duration": "5ms", "code": "sha256:1KiB"}]}]})");
+  // grace 0; grace 1 ms with the freezer where usable; grace 1 ms with SIGSTOP.
+  for (const auto& [grace, freezer] : {std::pair{Time{0}, true}, std::pair{net::kMillisecond, true},
+                                       std::pair{net::kMillisecond, false}}) {
+    SCOPED_TRACE(grace ? (freezer ? "grace 1ms, freezer if usable" : "grace 1ms, SIGSTOP")
+                       : "grace 0");
+    SgsOptions options;
+    options.jigsaw_exe = JIGSAW_BINARY;
+    options.slots = 1;
+    options.proactive = false;
+    options.policy = QueuePolicy::kFifo;
+    options.pause_grace = grace;
+    options.pause_with_freezer = freezer;
+    options.resume_cost = grace ? net::kMillisecond : 0;
+    SgsServer server(catalog, options);
+    const int port = server.Start(0);
+    httplib::Client client("127.0.0.1", port);
+    client.set_read_timeout(120, 0);
+    auto stats = [&] {
+      auto res = client.Get("/stats");
+      return res && res->status == 200 ? json::parse(res->body) : json::object();
+    };
+    auto run = [&](const std::string& payload, int cold_starts) {
+      auto res = client.Post("/run/one", payload, "application/octet-stream");
+      ASSERT_TRUE(res);
+      ASSERT_EQ(res->status, 200) << res->body;
+      const json body = json::parse(res->body);
+      EXPECT_EQ(body["cold_starts"], cold_starts);
+      EXPECT_EQ(body["outputs"]["f"], Expected("sha256:1KiB", payload + "#f"));
+    };
+    run("first", 1);
+    if (grace == 0) {
+      run("second", 0);
+      run("third", 0);
+      const json j = stats();
+      EXPECT_EQ(j["pause_mechanism"], "none");
+      EXPECT_FALSE(j["counters"].contains("pauses"));
+      EXPECT_FALSE(j["counters"].contains("unpauses"));
+      ASSERT_EQ(j["sandboxes"].size(), 1u);
+      EXPECT_EQ(j["sandboxes"][0]["paused"], false);
+      server.Stop();
+      continue;
+    }
+    // Bounded wait (a broken SGS fails instead of hanging) until the idle sandbox is paused.
+    json paused;
+    for (int i = 0; i < 1200; ++i) {
+      paused = stats();
+      if (paused.contains("sandboxes") && paused["sandboxes"].size() == 1 &&
+          paused["sandboxes"][0]["paused"] == true) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_EQ(paused["sandboxes"].size(), 1u);
+    ASSERT_EQ(paused["sandboxes"][0]["paused"], true);
+    EXPECT_EQ(paused["counters"]["pauses"], 1);
+    const int pid = paused["sandboxes"][0]["pid"].get<int>();
+    if (!freezer) {
+      EXPECT_EQ(paused["pause_mechanism"], "sigstop");
+    }
+    if (paused["pause_mechanism"] == "sigstop") {
+      std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+      const std::string stat((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+      const size_t close = stat.rfind(')');
+      ASSERT_NE(close, std::string::npos);
+      EXPECT_EQ(stat[close + 2], 'T') << stat;
+    } else {
+      EXPECT_EQ(paused["pause_mechanism"], "cgroup-v2-freezer");
+    }
+    run("second", 0);
+    const json after = stats();
+    EXPECT_EQ(after["counters"]["unpauses"], 1);
+    EXPECT_FALSE(after["counters"].contains("unpause_failures"));
+    EXPECT_FALSE(after["counters"].contains("pause_failures"));
+    EXPECT_EQ(after["counters"]["cold_starts"], 1);
+    ASSERT_EQ(after["sandboxes"].size(), 1u);
+    EXPECT_EQ(after["sandboxes"][0]["pid"], pid);
+    EXPECT_EQ(after["resume_ms"]["modelled"], 1.0);
+    server.Stop();
+  }
 }
 
 // Polls the platform until some sandbox other than `not_pid` is busy; returns its pid (0 if the
