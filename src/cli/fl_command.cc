@@ -248,6 +248,7 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   json["late_signatures_option"] = options.run.late_signatures;
   json["gate_first_split"] = options.run.cohort.gate_first_split;
   json["median_rewards"] = options.run.cohort.median_rewards;
+  json["proportional_slots"] = options.run.proportional_slots;
   int late = 0;
   for (const RoundRecord& r : result.rounds) late += r.late_signatures;
   json["late_signatures"] = late;
@@ -326,6 +327,9 @@ int RunFl(FlCommandOptions options) {
   if (options.dataset == "blobs") return RunBlobs(options);
   if (options.run.late_signatures && !options.run.auxo) {
     throw UsageError("--late-signatures feeds Auxo's cohort table: it needs --auxo");
+  }
+  if (options.run.proportional_slots && !options.run.auxo) {
+    throw UsageError("--proportional-slots shares slots among Auxo's cohorts: it needs --auxo");
   }
   if (options.run.late_signatures && options.serve) {
     throw UsageError(
@@ -607,6 +611,9 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
                    "Auxo adaptive split: redraw a cohort's sides after this many cohort epochs "
                    "without a split (0: never, as the reference)")
       ->capture_default_str();
+  command->add_flag("--proportional-slots", options->run.proportional_slots,
+                    "Auxo, not in the reference (which splits them equally): each cohort's share "
+                    "of a round's participants is proportional to its affiliated clients");
   command->add_flag("--gate-first-split", options->run.cohort.gate_first_split,
                     "Auxo adaptive split, not in the reference: the --min-side-separation gate "
                     "applies to the first split too");
