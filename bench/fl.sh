@@ -15,6 +15,9 @@
 # The FEMNIST table of docs/fl.md, session 8 (12 runs, one thread each; JOBS=2 runs two at once):
 #     SKIP_SPEED=1 SKIP_BLOBS=1 ACCURACY_SETS=femnist FEMNIST_ROUNDS=200 FEMNIST_PARTICIPANTS=20 bench/fl.sh
 #   the session-7 table (plain SGD, constant lr): the same with FEMNIST_TRAIN= in front.
+#   Session 9's Auxo(FedAvg) variants (docs/fl.md "FEMNIST (session 9)"), the same with
+#   ALGORITHMS=auxo+fedavg and SPLIT_EPOCHS=50 (at most 2 cohorts), or with
+#   FEMNIST_AUXO="--split-epochs 50,100 --proportional-slots".
 # Ground-truth population (its own settings, docs/fl.md "Ground-truth population (session 7)"):
 #   GROUP_SEEDS ("3 4 5"), GROUP_ROUNDS (150), GROUP_CLIENTS (200), GROUP_PARTICIPANTS (50),
 #   GROUP_AUXO (Auxo's options for it). The documented command for its table:
