@@ -7,20 +7,24 @@
 # Usage: bench/fl.sh [JIGSAW]   env: SEEDS (FEMNIST seeds, default "1 2 3"), FEMNIST_ROUNDS (300),
 #   FEMNIST_PARTICIPANTS (50), FEMNIST_TRAIN (the reference's lr decay, momentum, weight decay),
 #   SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet),
-#   SPLIT_EPOCHS (50,100), BLOB_SEEDS (20 draws), BLOB_FIRST_SEED (1), BLOB_RULES
-#   ("reference added"), BLOB_SEPARATIONS ("10 8"), ACCURACY_SETS ("femnist groups"),
+#   SPLIT_EPOCHS (50,100), FEMNIST_AUXO (--split-epochs SPLIT_EPOCHS), BLOB_SEEDS (20 draws), BLOB_FIRST_SEED (1), BLOB_RULES
+#   ("reference added robust"), BLOB_SEPARATIONS ("10 8"), ACCURACY_SETS ("femnist groups"),
 #   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
 #   SKIP_BLOBS=1, JOBS (1: runs of a table at once, at most 8), OUT_DIR or KEEP (keep the runs
 #   there; runs already there are not repeated; default: a temporary folder, removed).
 # The FEMNIST table of docs/fl.md, session 8 (12 runs, one thread each; JOBS=2 runs two at once):
 #     SKIP_SPEED=1 SKIP_BLOBS=1 ACCURACY_SETS=femnist FEMNIST_ROUNDS=200 FEMNIST_PARTICIPANTS=20 bench/fl.sh
 #   the session-7 table (plain SGD, constant lr): the same with FEMNIST_TRAIN= in front.
+#   Session 9's Auxo(FedAvg) variants (docs/fl.md "FEMNIST (session 9)"), the same with
+#   ALGORITHMS=auxo+fedavg and SPLIT_EPOCHS=50 (at most 2 cohorts), or with
+#   FEMNIST_AUXO="--split-epochs 50,100 --proportional-slots".
 # Ground-truth population (its own settings, docs/fl.md "Ground-truth population (session 7)"):
 #   GROUP_SEEDS ("3 4 5"), GROUP_ROUNDS (150), GROUP_CLIENTS (200), GROUP_PARTICIPANTS (50),
 #   GROUP_AUXO (Auxo's options for it). The documented command for its table:
 #     ACCURACY_SETS=groups SKIP_BLOBS=1 SKIP_SPEED=1 JOBS=4 bench/fl.sh
-# The blob table on the 20 held-out draws (seeds 21-40), the defaults' rules, separation 10:
-#     BLOB_FIRST_SEED=21 BLOB_RULES=added BLOB_SEPARATIONS=10 SKIP_ACCURACY=1 SKIP_SPEED=1 bench/fl.sh
+# The blob table on the 20 held-out draws (seeds 21-40), separation 10, the defaults' rules and
+# the session-9 "robust" rules (add BLOB_SEEDS=120 for draws 21-140):
+#     BLOB_FIRST_SEED=21 BLOB_RULES="added robust" BLOB_SEPARATIONS=10 SKIP_ACCURACY=1 SKIP_SPEED=1 bench/fl.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J="${1:-build/jigsaw}"
@@ -49,9 +53,11 @@ SPEED_ROUNDS="${SPEED_ROUNDS:-12}"
 LOCAL_STEPS="${LOCAL_STEPS:-10}"
 MODEL="${MODEL:-lenet}"
 SPLIT_EPOCHS="${SPLIT_EPOCHS:-50,100}"
+# Auxo's options on FEMNIST (session 9 tried adding --proportional-slots, and SPLIT_EPOCHS=50).
+FEMNIST_AUXO="${FEMNIST_AUXO:---split-epochs $SPLIT_EPOCHS}"
 BLOB_SEEDS="${BLOB_SEEDS:-20}"
 BLOB_FIRST_SEED="${BLOB_FIRST_SEED:-1}"
-BLOB_RULES="${BLOB_RULES:-reference added}"
+BLOB_RULES="${BLOB_RULES:-reference added robust}"
 BLOB_SEPARATIONS="${BLOB_SEPARATIONS:-10 8}"
 ACCURACY_SETS="${ACCURACY_SETS:-femnist groups}"
 ALGORITHMS="${ALGORITHMS:-fedavg auxo+fedavg fedprox auxo+fedprox}"
@@ -169,7 +175,7 @@ accuracy_table() {
 if [[ -z "${SKIP_ACCURACY:-}" ]]; then
   if [[ " $ACCURACY_SETS " == *" femnist "* ]]; then
     accuracy_table "FEMNIST (LEAF, 105 writers)" "--dataset femnist" "$FEMNIST_ROUNDS" \
-      "$FEMNIST_PARTICIPANTS" "--split-epochs $SPLIT_EPOCHS" "$SEEDS" "$FEMNIST_TRAIN"
+      "$FEMNIST_PARTICIPANTS" "$FEMNIST_AUXO" "$SEEDS" "$FEMNIST_TRAIN"
   fi
   if [[ " $ACCURACY_SETS " == *" groups "* ]]; then
     accuracy_table "Fashion-MNIST, 4 label-permutation groups, $GROUP_CLIENTS clients" \
@@ -180,7 +186,8 @@ fi
 
 if [[ -z "${SKIP_BLOBS:-}" ]]; then
   # rules: "reference" = the reference's split test (--min-side-separation 0
-  # --rebipartition-epochs 0); "added" = the defaults (separation gate 3, re-bipartition after 50).
+  # --rebipartition-epochs 0); "added" = the defaults (separation gate 3, re-bipartition after 50);
+  # "robust" = added + --median-rewards --gate-first-split (session 9, chosen on seeds 1-20).
   echo "== blob cohort discovery (FedScale playground): 1000 clients, 4 blobs (std 2), 50/epoch, 800 epochs, adaptive splits =="
   blob_last=$((BLOB_FIRST_SEED + BLOB_SEEDS - 1))
   echo "seeds $BLOB_FIRST_SEED-$blob_last (the split rules' thresholds were chosen on 1-20; 21-40 are held out)"
@@ -189,6 +196,7 @@ if [[ -z "${SKIP_BLOBS:-}" ]]; then
   for rules in $BLOB_RULES; do
     rule_args=()
     [[ "$rules" == reference ]] && rule_args=(--min-side-separation 0 --rebipartition-epochs 0)
+    [[ "$rules" == robust ]] && rule_args=(--median-rewards --gate-first-split)
     for sep in $BLOB_SEPARATIONS; do
       aris=()
       four=0

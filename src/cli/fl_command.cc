@@ -246,6 +246,9 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   for (const RoundRecord& r : result.rounds) rejected += static_cast<int>(r.rejected.size());
   json["rejected_updates"] = rejected;
   json["late_signatures_option"] = options.run.late_signatures;
+  json["gate_first_split"] = options.run.cohort.gate_first_split;
+  json["median_rewards"] = options.run.cohort.median_rewards;
+  json["proportional_slots"] = options.run.proportional_slots;
   int late = 0;
   for (const RoundRecord& r : result.rounds) late += r.late_signatures;
   json["late_signatures"] = late;
@@ -304,6 +307,8 @@ int RunBlobs(FlCommandOptions options) {
   json["min_side_separation"] = options.min_side_separation;
   json["rebipartition_epochs"] = options.rebipartition_epochs;
   json["max_side_ratio"] = options.max_side_ratio;
+  json["gate_first_split"] = options.run.cohort.gate_first_split;
+  json["median_rewards"] = options.run.cohort.median_rewards;
   WriteJsonFile(options.out + "/summary.json", json);
   std::string clients = "client,group,cohort\n";
   for (int c = 0; c < options.clients; ++c) {
@@ -322,6 +327,9 @@ int RunFl(FlCommandOptions options) {
   if (options.dataset == "blobs") return RunBlobs(options);
   if (options.run.late_signatures && !options.run.auxo) {
     throw UsageError("--late-signatures feeds Auxo's cohort table: it needs --auxo");
+  }
+  if (options.run.proportional_slots && !options.run.auxo) {
+    throw UsageError("--proportional-slots shares slots among Auxo's cohorts: it needs --auxo");
   }
   if (options.run.late_signatures && options.serve) {
     throw UsageError(
@@ -603,6 +611,16 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
                    "Auxo adaptive split: redraw a cohort's sides after this many cohort epochs "
                    "without a split (0: never, as the reference)")
       ->capture_default_str();
+  command->add_flag("--proportional-slots", options->run.proportional_slots,
+                    "Auxo, not in the reference (which splits them equally): each cohort's share "
+                    "of a round's participants is proportional to its affiliated clients");
+  command->add_flag("--gate-first-split", options->run.cohort.gate_first_split,
+                    "Auxo adaptive split, not in the reference: the --min-side-separation gate "
+                    "applies to the first split too");
+  command->add_flag("--median-rewards", options->run.cohort.median_rewards,
+                    "Auxo, not in the reference: main rewards measure distances to the "
+                    "coordinate-wise median of the known clients' signatures instead of their "
+                    "mean (a minority fragment of another cluster no longer stays)");
   command
       ->add_option("--max-side-ratio", options->max_side_ratio,
                    "Auxo adaptive split: after the first split, the sides' size ratio must lie "

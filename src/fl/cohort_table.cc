@@ -6,6 +6,16 @@
 #include "core/error.h"
 
 namespace jigsaw {
+namespace {
+
+// The upper median: the value at position n / 2 of the sorted values (reorders them).
+float UpperMedian(std::vector<float>* values) {
+  auto middle = values->begin() + values->size() / 2;
+  std::nth_element(values->begin(), middle, values->end());
+  return *middle;
+}
+
+}  // namespace
 
 CohortTable::CohortTable(int clients, const CohortOptions& options)
     : options_(options), rng_(options.seed), epsilon_(options.epsilon) {
@@ -131,8 +141,16 @@ bool CohortTable::UpdateRewards(int cohort, const std::vector<int>& clients, con
   const double known_share = static_cast<double>(known.size()) / clients.size();
   const size_t dims = centered[0].size();
   std::vector<float> centroid(dims, 0.0f);
-  for (int r : known) {
-    for (size_t d = 0; d < dims; ++d) centroid[d] += centered[r][d] / known.size();
+  if (options_.median_rewards) {
+    std::vector<float> column(known.size());
+    for (size_t d = 0; d < dims; ++d) {
+      for (size_t i = 0; i < known.size(); ++i) column[i] = centered[known[i]][d];
+      centroid[d] = UpperMedian(&column);
+    }
+  } else {
+    for (int r : known) {
+      for (size_t d = 0; d < dims; ++d) centroid[d] += centered[r][d] / known.size();
+    }
   }
   std::vector<double> dist;
   for (const auto& row : centered) dist.push_back(std::sqrt(SquaredDistance(row, centroid)));
@@ -192,7 +210,8 @@ bool CohortTable::ShouldSplit(int cohort) const {
   const double ratio = static_cast<double>(count[0]) / std::max(count[1], 1);
   const bool balanced = num_cohorts_ == 1 ||
                         (ratio > 1.0 / options_.max_side_ratio && ratio < options_.max_side_ratio);
-  const bool separate = num_cohorts_ == 1 || options_.min_side_separation <= 0 ||
+  const bool separate = (num_cohorts_ == 1 && !options_.gate_first_split) ||
+                        options_.min_side_separation <= 0 ||
                         separation_[cohort] >= options_.min_side_separation;
   return count[0] > min_size && count[1] > min_size && balanced && separate;
 }

@@ -12,8 +12,9 @@
 //     allowed: if both sides are represented, unlabelled clients get the side of their nearest
 //     labelled neighbour (1-NN); if only one side is, the n/4 nearest neighbours of a labelled
 //     client inherit its side. Every labelling increments the client's train count.
-//  2. Inter-cohort (main rewards, only with more than one cohort): the centroid of the known
-//     clients' centered signatures; client at distance d gets
+//  2. Inter-cohort (main rewards, only with more than one cohort): the centroid (or, with
+//     median_rewards, the coordinate-wise median) of the known clients' centered signatures;
+//     client at distance d gets
 //     (R0 - R0 / (mean(d) + std(d)) * d) * known_share; a negative reward resets the sub-rewards
 //     and the train count. Needs at least 2 known clients.
 //  3. Split test: at fixed cohort epochs (split_epochs; an epoch is one Update of that cohort,
@@ -21,7 +22,8 @@
 //     least min_cohort_clients affiliated clients, both sides have more than
 //     known_clients * 0.9^(cohorts - 1) clients preferring them, and (after the first split) the
 //     sides' size ratio is within (0.5, 2) (max_side_ratio), and, when min_side_separation > 0,
-//     the sides are separate clusters (side_separation). A split copies every client's entry to the
+//     the sides are separate clusters (side_separation; for the first split only with
+//     gate_first_split). A split copies every client's entry to the
 //     parent and a new cohort, each with R + 1 on the side the client preferred.
 //  4. Affiliation of every client (ChooseCohort): a client that never trained anywhere picks a
 //     uniformly random cohort; otherwise epsilon-greedy on R (epsilon multiplied by
@@ -63,6 +65,15 @@ struct CohortOptions {
   // split this many cohort epochs after they were first drawn forgets them (every client's
   // sub-rewards reset to R/2) and bipartitions again, from its now better-known clients.
   int rebipartition_epochs = 0;
+  // Not in the reference (false: the reference's rules). The separation gate above also applies
+  // to a cohort's first split (the reference waives every added test there but the size bar).
+  bool gate_first_split = false;
+  // Not in the reference (false: the mean, as the reference). The main rewards measure distances
+  // to the coordinate-wise (upper) median of the known clients' centered signatures instead of
+  // their mean: a minority of known clients from another cluster (a fragment left by a split that
+  // cut a cluster) no longer pulls the centre towards itself, so it earns negative rewards, loses
+  // its sides and is affiliated again, instead of staying where it is.
+  bool median_rewards = false;
   uint64_t seed = 1;
 };
 

@@ -100,6 +100,33 @@ void AddLateSignatures(const CohortUpdates& updates, const std::vector<RejectedU
 
 }  // namespace
 
+std::vector<int> CohortSlots(int participants, const std::vector<int>& sizes, bool proportional) {
+  const int cohorts = static_cast<int>(sizes.size());
+  if (!proportional) return std::vector<int>(cohorts, std::max(1, participants / cohorts));
+  long total = 0;
+  for (int size : sizes) total += size;
+  if (total <= 0) return CohortSlots(participants, sizes, false);
+  std::vector<int> slots(cohorts);
+  std::vector<std::pair<long, int>> remainders;  // (-remainder, cohort): largest first
+  int given = 0;
+  for (int m = 0; m < cohorts; ++m) {
+    const long share = static_cast<long>(participants) * sizes[m];
+    slots[m] = static_cast<int>(share / total);
+    given += slots[m];
+    remainders.emplace_back(-(share % total), m);
+  }
+  std::sort(remainders.begin(), remainders.end());
+  for (int i = 0; given < participants; ++i, ++given) ++slots[remainders[i % cohorts].second];
+  for (int m = 0; m < cohorts; ++m) {
+    if (slots[m] >= 1) continue;
+    const int richest =
+        static_cast<int>(std::max_element(slots.begin(), slots.end()) - slots.begin());
+    if (slots[richest] > 1) --slots[richest];
+    slots[m] = 1;
+  }
+  return slots;
+}
+
 FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
                      const CohortTrainer& trainer,
                      const std::function<void(const RoundRecord&)>& on_round,
@@ -124,7 +151,10 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
     population.Advance();
     const std::vector<int> online = population.Online();
     const int cohorts = static_cast<int>(cohort_weights.size());
-    const int quota = std::max(1, options.participants / cohorts);
+    std::vector<int> sizes(cohorts, 0);
+    for (int c = 0; c < num_clients; ++c) ++sizes[options.auxo ? table.affiliation(c) : 0];
+    const std::vector<int> quota =
+        CohortSlots(options.participants, sizes, options.auxo && options.proportional_slots);
     RoundRecord record;
     record.round = round;
     double round_time = 0.0;
@@ -140,7 +170,7 @@ FlResult RunFlRounds(const FederatedData& data, const FlOptions& options,
         candidates.push_back(c);
         work.push_back(static_cast<double>(options.local.local_steps) * options.local.batch);
       }
-      const Selection selection = population.Select(candidates, work, quota);
+      const Selection selection = population.Select(candidates, work, quota[m]);
       if (selection.kept.empty()) continue;
       round_time = std::max(round_time, selection.round_time);
       record.participants += static_cast<int>(selection.kept.size());

@@ -5,16 +5,16 @@
 // locally from the global model (FedAvg, or FedProx with prox_mu > 0) and the kept updates are
 // averaged. With Auxo there is one model per cohort: online clients take part in the cohort they
 // are affiliated with (CohortTable), each cohort gets participants / cohorts of the round's
-// slots, is averaged on its own, and from auxo_start_round on its participants' signatures update
-// the cohort table (centered for the main rewards, centered and L2-normalised for the sides;
-// side labelling stops after round 500 as in the reference). A split copies the parent's model.
-// With late_signatures (not in the reference), the round's stragglers also train from their
-// cohort's model, and their updates, like those the guard rejected with finite weights and loss,
-// never reach the average but their signatures join the kept clients' in the table update.
-// Every eval_every rounds (and after the last) each client is evaluated on its test samples with
-// the model of its assigned cohort (CohortTable::AssignedCohort): mean accuracy over clients, mean
-// of the worst 10% of clients, and the spread (standard deviation) of per-client accuracy, the
-// model bias.
+// slots (or, with proportional_slots, a share by its size; CohortSlots), is averaged on its own,
+// and from auxo_start_round on its participants' signatures update the cohort table (centered for
+// the main rewards, centered and L2-normalised for the sides; side labelling stops after round 500
+// as in the reference). A split copies the parent's model. With late_signatures (not in the
+// reference), the round's stragglers also train from their cohort's model, and their updates, like
+// those the guard rejected with finite weights and loss, never reach the average but their
+// signatures join the kept clients' in the table update. Every eval_every rounds (and after the
+// last) each client is evaluated on its test samples with the model of its assigned cohort
+// (CohortTable::AssignedCohort): mean accuracy over clients, mean of the worst 10% of clients, and
+// the spread (standard deviation) of per-client accuracy, the model bias.
 #ifndef JIGSAW_FL_SIMULATION_H_
 #define JIGSAW_FL_SIMULATION_H_
 
@@ -51,11 +51,21 @@ struct FlOptions {
   // their updates arrived after the round closed) and of finite guard-rejected updates inform the
   // cohort table; none of them is averaged. Costs the stragglers' local training.
   bool late_signatures = false;
+  // Auxo, not in the reference (false: participants / cohorts each, the reference's
+  // schedule_plan): each cohort's share of the round's participants is proportional to the number
+  // of clients affiliated with it (CohortSlots).
+  bool proportional_slots = false;
   uint64_t seed = 1;
   // Simulation: train a cohort's clients of a round together (batched_training.h) when the model
   // supports it; false: one after the other with TrainLocally (same weights up to float rounding).
   bool batched_training = true;
 };
+
+// Each cohort's participant slots for a round. Equal: max(1, participants / cohorts) each.
+// Proportional: participants x size / total size by largest remainders (ties: the lower cohort),
+// then every cohort below 1 slot takes one from the cohort with the most; sums to participants
+// when participants >= cohorts. `sizes` are the affiliated clients per cohort.
+std::vector<int> CohortSlots(int participants, const std::vector<int>& sizes, bool proportional);
 
 struct RoundRecord {
   int round = 0;

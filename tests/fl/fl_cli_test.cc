@@ -84,6 +84,10 @@ TEST_F(FlCliTest, UsageErrorsExit2) {
                 (dir_ / "none").string() + " --out " + (dir_ / "o").string()),
             2);
   EXPECT_NE(err_.find("simulation only"), std::string::npos) << err_;
+  EXPECT_EQ(Run("--proportional-slots --dataset femnist --data-dir " + (dir_ / "none").string() +
+                " --out " + (dir_ / "o").string()),
+            2);
+  EXPECT_NE(err_.find("--proportional-slots"), std::string::npos) << err_;
 }
 
 TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
