@@ -123,6 +123,10 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--seed", options->seed)->capture_default_str();
   command->add_option("--threads", options->threads, "intra-op threads per worker")
       ->capture_default_str();
+  command
+      ->add_option("--device", options->device,
+                   "cpu, or cuda / cuda:N with a CUDA LibTorch (one worker; docs/runtime.md)")
+      ->capture_default_str();
   command->add_option("--out", options->out, "output folder")->capture_default_str();
   command->add_flag("--resume", options->resume, "continue from OUT/checkpoint.pt if present");
   command->add_flag("--quiet", options->quiet, "no progress on stderr");

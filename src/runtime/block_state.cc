@@ -20,7 +20,7 @@ BlockTrainingState::BlockTrainingState(BlockModel model, double momentum, double
 void BlockTrainingState::SetActiveBlocks(const std::vector<bool>& active) {
   for (int b = 0; b < blocks(); ++b) {
     if (active[b] && !gradients_[b].defined() && elements_[b] > 0) {
-      gradients_[b] = torch::zeros({elements_[b]}, torch::kFloat32);
+      gradients_[b] = torch::zeros({elements_[b]}, parameters_[b].front().options());
       int64_t offset = 0;
       for (torch::Tensor& p : parameters_[b]) {
         p.mutable_grad() = gradients_[b].narrow(0, offset, p.numel()).view_as(p);
@@ -93,7 +93,7 @@ void BlockTrainingState::Load(torch::serialize::InputArchive& archive) {
     for (size_t i = 0; i < parameters_[b].size(); ++i) {
       torch::Tensor m;
       if (!archive.try_read("m." + std::to_string(b) + "." + std::to_string(i), m)) break;
-      momenta_[b].push_back(m);
+      momenta_[b].push_back(m.to(parameters_[b][i].device()));
     }
     if (momenta_[b].size() != parameters_[b].size()) momenta_[b].clear();
   }

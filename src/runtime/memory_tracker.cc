@@ -2,11 +2,23 @@
 
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/impl/alloc_cpu.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
+
+// LibTorch 2.3 made Allocator::allocate non-const and added copy_data (Debian's is 1.13; a CUDA
+// build for `--device cuda` uses a newer one).
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 3)
+#define JIGSAW_ALLOCATE_CONST
+#define JIGSAW_ALLOCATOR_HAS_COPY_DATA 1
+#else
+#define JIGSAW_ALLOCATE_CONST const
+#define JIGSAW_ALLOCATOR_HAS_COPY_DATA 0
+#endif
 
 namespace jigsaw {
 namespace {
@@ -22,7 +34,7 @@ bool SeparateHere() {
 
 class CountingCpuAllocator final : public c10::Allocator {
  public:
-  c10::DataPtr allocate(size_t bytes) const override {
+  c10::DataPtr allocate(size_t bytes) JIGSAW_ALLOCATE_CONST override {
     void* data = c10::alloc_cpu(bytes);
     const bool separate = SeparateHere();
     {
@@ -40,6 +52,11 @@ class CountingCpuAllocator final : public c10::Allocator {
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &Free; }
+#if JIGSAW_ALLOCATOR_HAS_COPY_DATA
+  void copy_data(void* dest, const void* src, std::size_t count) const override {
+    std::memcpy(dest, src, count);
+  }
+#endif
 
   int64_t live() const {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -70,6 +70,9 @@ struct TrainOptions {
   int eval_samples = 0;
   uint64_t seed = 0;
   int threads = 1;  // intra-op threads per worker
+  // Where the model trains: "cpu", or "cuda"/"cuda:N" with a CUDA LibTorch (one worker only: the
+  // Gloo gradient exchange runs on host tensors). Checkpoints load on any device.
+  std::string device = "cpu";
   std::string out = "out/train";
   bool resume = false;
   bool quiet = false;

@@ -217,7 +217,7 @@ std::vector<int64_t> EvaluationSamples(const ImageSet& test, int samples) {
 
 // Test accuracy of the (replicated) model over `samples`; each rank scores every world-th one.
 double Evaluate(BlockModel& model, const ImageSet& test, const std::vector<int64_t>& samples,
-                int rank, int world, c10d::ProcessGroupGloo* group) {
+                const torch::Device& device, int rank, int world, c10d::ProcessGroupGloo* group) {
   torch::NoGradGuard no_grad;
   model->eval();
   const int64_t count = static_cast<int64_t>(samples.size());
@@ -227,8 +227,8 @@ double Evaluate(BlockModel& model, const ImageSet& test, const std::vector<int64
   for (int64_t i = rank; i < count; i += world) {
     chunk.push_back(samples[i]);
     if (chunk.size() == 500 || i + world >= count) {
-      torch::Tensor predicted = model->forward(BatchImages(test, chunk)).argmax(1);
-      correct += predicted.eq(BatchLabels(test, chunk)).sum().item<double>();
+      torch::Tensor predicted = model->forward(BatchImages(test, chunk).to(device)).argmax(1);
+      correct += predicted.eq(BatchLabels(test, chunk).to(device)).sum().item<double>();
       total += static_cast<double>(chunk.size());
       chunk.clear();
     }
@@ -284,7 +284,7 @@ void SaveCheckpoint(const std::string& path, const ModelSpec& spec, BlockModel& 
 Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTrainingState& state,
                             int world, AdaptiveController* controller, WeightVelocity* velocity) {
   torch::serialize::InputArchive archive;
-  archive.load_from(path);
+  archive.load_from(path, torch::kCPU);  // written on any device
   torch::Tensor saved_world;
   if (archive.try_read("world", saved_world) && saved_world.item<int64_t>() != world) {
     throw UsageError("--resume: " + path + " was written by a " +
@@ -330,7 +330,7 @@ Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTra
 // Workers of the run that wrote the checkpoint; 0 for checkpoints that do not record it.
 int CheckpointWorld(const std::string& path) {
   torch::serialize::InputArchive archive;
-  archive.load_from(path);
+  archive.load_from(path, torch::kCPU);  // written on any device
   torch::Tensor world;
   return archive.try_read("world", world) ? static_cast<int>(world.item<int64_t>()) : 0;
 }
@@ -390,6 +390,32 @@ std::pair<std::string, int> SplitHostPort(const std::string& address) {
   return {address.substr(0, colon), port};
 }
 
+// --device as a torch::Device; UsageError unless it names the CPU or a CUDA device LibTorch sees.
+torch::Device TrainingDevice(const TrainOptions& options) {
+  std::optional<torch::Device> device;
+  try {
+    device.emplace(options.device);
+  } catch (const std::exception&) {
+  }
+  if (!device || !(device->is_cpu() || device->is_cuda())) {
+    throw UsageError("--device '" + options.device + "': expected cpu, cuda or cuda:N");
+  }
+  if (device->is_cuda()) {
+    const int visible =
+        torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+    if (visible == 0) {
+      throw UsageError("--device " + options.device +
+                       ": this LibTorch sees no CUDA device (Debian's LibTorch is CPU-only; "
+                       "docs/runtime.md \"Training on a GPU\" builds against a CUDA LibTorch)");
+    }
+    if (device->has_index() && device->index() >= visible) {
+      throw UsageError("--device " + options.device + ": only " + std::to_string(visible) +
+                       " CUDA device(s) visible");
+    }
+  }
+  return *device;
+}
+
 // The documented ranges of the options (docs/limits.md); UsageError naming the option.
 void ValidateTrainOptions(const TrainOptions& options) {
   if (options.rank < 0) RequireCountInRange("--workers", options.workers, 1, kMaxLocalWorkers);
@@ -400,6 +426,12 @@ void ValidateTrainOptions(const TrainOptions& options) {
   RequireOptionInRange("--momentum", options.momentum, 0, 1);
   RequireCountInRange("--threads", options.threads, 1, 1024);
   RequireOptionInRange("--timeout-s", options.timeout_s, 0.01, 1e6);
+  const torch::Device device = TrainingDevice(options);
+  if (!device.is_cpu() && options.workers != 1 && options.rank < 0) {
+    throw UsageError("--device " + options.device +
+                     ": trains one worker only (the Gloo gradient exchange runs on host tensors); "
+                     "use --workers 1");
+  }
 }
 
 // Exits without unwinding: Gloo's threads may still be blocked on the dead peer.
@@ -468,6 +500,12 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   TrainingData data = LoadTrainingData(options.data);
   BlockModel model = MakeModel(options.model, data.train.channels, data.train.height,
                                data.train.width, data.train.classes);
+  const torch::Device device = TrainingDevice(options);
+  if (device.is_cuda()) {
+    if (world != 1) throw UsageError("--device " + options.device + ": one worker only");
+    at::globalContext().setBenchmarkCuDNN(true);  // fixed shapes: pick the fastest kernels once
+  }
+  model->to(device);
   const ModelSpec spec{options.model,     options.data.dataset, data.train.channels,
                        data.train.height, data.train.width,     data.train.classes};
   model->train();
@@ -532,6 +570,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     Checkpointed loaded =
         LoadCheckpoint(checkpoint, model, state, world, controller ? &*controller : nullptr,
                        velocity ? &*velocity : nullptr);
+    model->to(device);  // the checkpoint loads on the CPU
     record.first_epoch = loaded.epochs_done;
     record.accuracies = loaded.accuracies;
     if (rank == 0 && !options.quiet) {
@@ -580,12 +619,15 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       const int64_t first = (it * world + rank) * options.batch;
       std::vector<int64_t> indices(order.begin() + first, order.begin() + first + options.batch);
       torch::Tensor images =
-          TrainingImages(data, indices, options.seed, epoch, global_iteration, rank);
-      torch::Tensor labels = BatchLabels(data.train, indices);
+          TrainingImages(data, indices, options.seed, epoch, global_iteration, rank).to(device);
+      torch::Tensor labels = BatchLabels(data.train, indices).to(device);
       IterationRow row;
       SpbStepResult step;
       double comm_s = 0;
-      if (balanced) {
+      if (world == 1) {
+        // Nothing to exchange: one contributor, every divisor 1.
+        step = RunSpbStep(model, images, labels, depths[rank], nullptr, options.spb_frozen_chunk);
+      } else if (balanced) {
         std::vector<ExchangeBucket> buckets =
             PlanBuckets(contributors, record.parameter_bytes, bucket_cap);
         std::vector<double> divisors;
@@ -678,7 +720,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       if (options.eval_every > 0 && (global_iteration + 1) % options.eval_every == 0 &&
           it + 1 < record.iterations_per_epoch) {
         AverageBatchNormStatistics(model, world, world_group);
-        const double accuracy = Evaluate(model, data.test, eval_subset, rank, world, world_group);
+        const double accuracy =
+            Evaluate(model, data.test, eval_subset, device, rank, world, world_group);
         record.evals.push_back(
             {global_iteration + 1, epoch, static_cast<int>(eval_subset.size()), accuracy});
       }
@@ -689,7 +732,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       model->parameters()[0].view({-1})[0].add_(1e-3);
     }
     VerifyReplicas(model, rank, world, epoch, world_group);
-    const double accuracy = Evaluate(model, data.test, everything, rank, world, world_group);
+    const double accuracy =
+        Evaluate(model, data.test, everything, device, rank, world, world_group);
     record.accuracies.push_back(accuracy);
     record.evals.push_back(
         {(epoch + 1) * record.iterations_per_epoch, epoch, data.test.count, accuracy});

@@ -223,7 +223,7 @@ std::unique_ptr<InferenceBackend> LoadTorchBackend(const TorchBackendOptions& op
   torch::set_num_threads(std::max(1, options.threads));
   torch::serialize::InputArchive archive;
   try {
-    archive.load_from(path);
+    archive.load_from(path, torch::kCPU);  // a checkpoint trained on a GPU serves here too
   } catch (const std::exception& e) {
     throw InputError(path, 0, "expected a `jigsaw train` checkpoint: " + BoundedMessage(e.what()));
   }

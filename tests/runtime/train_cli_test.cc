@@ -450,4 +450,19 @@ TEST(RuntimeTrainCli, OptionsOutsideTheirRangesAreUsageErrors) {
   }
 }
 
+TEST(RuntimeTrainCli, DeviceThatLibTorchCannotUseIsAUsageError) {
+  JigsawRun unknown = RunJigsaw(TinyJob(TempDir("device")) + " --device tpu");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("expected cpu, cuda or cuda:N"), std::string::npos)
+      << unknown.output;
+  // CI's LibTorch (Debian's) has no CUDA; with a CUDA build, TinyJob's two workers are refused.
+  JigsawRun cuda = RunJigsaw(TinyJob(TempDir("device")) + " --device cuda");
+  EXPECT_EQ(cuda.exit_code, 2) << cuda.output;
+  EXPECT_TRUE(cuda.output.find("sees no CUDA device") != std::string::npos ||
+              cuda.output.find("one worker only") != std::string::npos)
+      << cuda.output;
+  JigsawRun cpu = RunJigsaw(TinyJob(TempDir("device")) + " --device cpu");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.output;
+}
+
 }  // namespace
