@@ -426,8 +426,8 @@ void ValidateTrainOptions(const TrainOptions& options) {
   RequireOptionInRange("--momentum", options.momentum, 0, 1);
   RequireCountInRange("--threads", options.threads, 1, 1024);
   RequireOptionInRange("--timeout-s", options.timeout_s, 0.01, 1e6);
-  const torch::Device device = TrainingDevice(options);
-  if (!device.is_cpu() && options.workers != 1 && options.rank < 0) {
+  const int world = options.rank < 0 ? options.workers : options.world;
+  if (!TrainingDevice(options).is_cpu() && world != 1) {
     throw UsageError("--device " + options.device +
                      ": trains one worker only (the Gloo gradient exchange runs on host tensors); "
                      "use --workers 1");
@@ -500,11 +500,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   TrainingData data = LoadTrainingData(options.data);
   BlockModel model = MakeModel(options.model, data.train.channels, data.train.height,
                                data.train.width, data.train.classes);
-  const torch::Device device = TrainingDevice(options);
-  if (device.is_cuda()) {
-    if (world != 1) throw UsageError("--device " + options.device + ": one worker only");
-    at::globalContext().setBenchmarkCuDNN(true);  // fixed shapes: pick the fastest kernels once
-  }
+  const torch::Device device = TrainingDevice(options);  // one worker: ValidateTrainOptions
+  if (device.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // fixed shapes
   model->to(device);
   const ModelSpec spec{options.model,     options.data.dataset, data.train.channels,
                        data.train.height, data.train.width,     data.train.classes};
