@@ -329,6 +329,14 @@ TEST(CohortTable, StaleSidesAreForgottenAndRedrawn) {
   }
 }
 
+// The playground's cohort options (known_clt 150, min_clt 100 / 0.9) shared by the blob tests.
+CohortOptions PlaygroundOptions() {
+  CohortOptions options;
+  options.known_clients = 150;
+  options.min_cohort_clients = 111;
+  return options;
+}
+
 // FedScale's playground: 1,000 clients in 4 Gaussian blobs (std 2, centres >= 10 apart), 50
 // sampled per epoch, 800 epochs, known_clt 150, min_clt 100 / 0.9. The reference algorithm is
 // not robust on every draw (bench/fl.sh reports the share of 20 seeds that reach ARI 0.9, about
@@ -337,9 +345,7 @@ TEST(CohortTable, StaleSidesAreForgottenAndRedrawn) {
 TEST(BlobDiscovery, RecoversFourBlobs) {
   for (uint64_t seed : {2u, 3u, 5u}) {
     const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
-    CohortOptions options;
-    options.known_clients = 150;
-    options.min_cohort_clients = 111;
+    CohortOptions options = PlaygroundOptions();
     options.seed = seed;
     const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
     EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
@@ -353,9 +359,7 @@ TEST(BlobDiscovery, RecoversFourBlobs) {
 TEST(BlobDiscovery, SeparationGateAndRebipartitionRecoverBlobsTheReferenceMisses) {
   for (uint64_t seed : {1u, 4u, 6u, 9u, 14u}) {
     const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
-    CohortOptions options;
-    options.known_clients = 150;
-    options.min_cohort_clients = 111;
+    CohortOptions options = PlaygroundOptions();
     options.seed = seed;
     const BlobDiscoveryResult reference = RunBlobDiscovery(population, options, 800, 50, seed);
     EXPECT_LT(reference.ari, 0.9) << "seed " << seed;
@@ -375,9 +379,7 @@ TEST(BlobDiscovery, SeparationGateAndRebipartitionRecoverBlobsTheReferenceMisses
 TEST(BlobDiscovery, MedianRewardsRecoverDrawsWithAFragmentLeftByAnEarlySplit) {
   for (uint64_t seed : {25u, 42u, 104u}) {
     const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
-    CohortOptions options;
-    options.known_clients = 150;
-    options.min_cohort_clients = 111;
+    CohortOptions options = PlaygroundOptions();
     options.min_side_separation = 3.0;
     options.rebipartition_epochs = 50;
     options.seed = seed;
