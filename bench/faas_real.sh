@@ -196,7 +196,7 @@ for rate in "${RATES[@]}"; do
     real_row "$OUT_ROOT/real_${platform}_$rate" "$platform" "$rate"
   done
   # The simulator on the same DAG file with the first platform's measured durations and setup
-  # (Archipelago's by default).
+  # (Archipelago's by default); no stem cells, as the real OpenWhisk-like baseline has none.
   first_platform=${PLATFORMS%% *}
   sim_dags "$OUT_ROOT/real_${first_platform}_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
   warmup_s=$(python3 -c "print(f'{$WARMUP / $rate:.3f}s')")
@@ -207,7 +207,7 @@ for rate in "${RATES[@]}"; do
     --worker-memory "$MEMORY" --platforms archipelago,openwhisk --warmup "$warmup_s" \
     --burst-sigma "${BURST_SIGMA:-0}" --burst-period "${BURST_PERIOD:-10s}" \
     --invoker-memory "${INVOKER_MEMORY:-$MEMORY}" --ow-pause-grace "${OW_PAUSE_GRACE:-50ms}" \
-    --ow-unpause-cost "${OW_UNPAUSE_COST:-15ms}" \
+    --ow-unpause-cost "${OW_UNPAUSE_COST:-15ms}" --ow-stem-cells 0 \
     --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null
   sim_row "$OUT_ROOT/sim_$rate" "$rate"
 done

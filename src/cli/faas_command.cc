@@ -38,6 +38,8 @@ struct FaasSimOptions {
   std::string durations;
   std::string dispatch_overhead = "0s";
   std::string ow_pause_grace = "50ms", ow_unpause_cost = "15ms", invoker_memory;
+  std::string ow_stem_cell_memory = "256MiB";
+  bool stem_cells_given = false;  // any --ow-stem-cell* option on the command line
   std::string duration_model = "azure";
   bool no_proactive_ablation = false;
   bool no_demote_ablation = false;
@@ -83,6 +85,7 @@ Json ResultJson(const faas::SimResult& r) {
   j["cold_starts"] = r.cold_starts;
   j["cold_start_pct"] = RoundTo(r.cold_start_pct, 3);
   j["unpauses"] = r.unpauses;
+  j["prewarm_starts"] = r.prewarm_starts;
   j["p99_floor_ms"] = RoundTo(r.p99_floor_ms, 3);
   Json tail;
   tail["requests"] = r.tail.requests;
@@ -135,6 +138,18 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   if (!o.invoker_memory.empty() &&
       (!net::ParseBytes(o.invoker_memory, &sim.invoker_memory) || sim.invoker_memory == 0)) {
     throw UsageError("--invoker-memory '" + o.invoker_memory + "': expected a size like 1GiB");
+  }
+  if (sim.ow_stem_cells < 0 || sim.ow_stem_cells > 64) {
+    throw UsageError("--ow-stem-cells must be 0..64");
+  }
+  if (!net::ParseBytes(o.ow_stem_cell_memory, &sim.ow_stem_cell_memory) ||
+      sim.ow_stem_cell_memory == 0 ||
+      sim.ow_stem_cell_memory * static_cast<uint64_t>(sim.ow_stem_cells) > sim.worker_memory) {
+    throw UsageError("--ow-stem-cell-memory '" + o.ow_stem_cell_memory +
+                     "': expected a size like 256MiB; all stem cells must fit in --worker-memory");
+  }
+  if (!(sim.ow_stem_cell_init_share >= 0 && sim.ow_stem_cell_init_share <= 1)) {
+    throw UsageError("--ow-stem-cell-init-share must be in [0, 1]");
   }
   if (!faas::ParseDurationModel(o.duration_model, &o.workload.duration_model)) {
     throw UsageError("--duration-model '" + o.duration_model + "': expected azure or short");
@@ -197,6 +212,12 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   if (platforms.empty() || policies.empty()) {
     throw UsageError("--platforms and --policies need at least one entry");
   }
+  if (o.stem_cells_given && std::find(platforms.begin(), platforms.end(),
+                                      faas::Platform::kOpenWhisk) == platforms.end()) {
+    throw UsageError(
+        "--ow-stem-cells, --ow-stem-cell-memory and --ow-stem-cell-init-share apply "
+        "to the openwhisk platform only");
+  }
 
   faas::Catalog catalog;
   o.workload.cores = sim.cores;
@@ -249,6 +270,11 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   inputs["ow_pause_grace"] = o.ow_pause_grace;
   inputs["ow_unpause_cost"] = o.ow_unpause_cost;
   inputs["invoker_memory"] = o.invoker_memory.empty() ? o.worker_memory : o.invoker_memory;
+  inputs["ow_stem_cells"] = sim.ow_stem_cells;
+  inputs["ow_stem_cell_memory"] = o.ow_stem_cell_memory;
+  inputs["ow_stem_cell_init_share"] = sim.ow_stem_cell_init_share;
+  inputs["ow_stem_cell_create_ms"] =
+      RoundTo(static_cast<double>(sim.ow_stem_cell_create) / net::kMillisecond, 3);
   if (o.dags.empty()) {
     inputs["apps"] = o.workload.dags;
     inputs["setup_median"] = o.setup_median;
@@ -444,13 +470,25 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--invoker-memory", o->invoker_memory,
                       "OpenWhisk-like: memory slots per invoker (OpenWhisk's user-memory; default: "
                       "--worker-memory)");
+  CLI::Option* stem_cells = command->add_option(
+      "--ow-stem-cells", o->sim.ow_stem_cells,
+      "OpenWhisk-like: prewarmed stem cells per invoker (OpenWhisk's runtimes.json: 2; 0: none)");
+  CLI::Option* stem_memory = command->add_option(
+      "--ow-stem-cell-memory", o->ow_stem_cell_memory,
+      "OpenWhisk-like: a stem cell's memory; only functions of this memory take one (256MiB)");
+  CLI::Option* stem_share = command->add_option(
+      "--ow-stem-cell-init-share", o->sim.ow_stem_cell_init_share,
+      "OpenWhisk-like: the share of a function's setup a stem-cell start still pays (its /init; "
+      "0.2, our choice; docs/faas.md)");
   command->add_option("--duration-model", o->duration_model,
                       "generated durations: azure (lognormal, median --duration-median, sigma 1) "
                       "or short (log-uniform 10-100 ms; docs/faas.md)");
   command->add_flag("--quiet", o->quiet, "no progress on stderr");
   command->add_option("--out", o->out, "output folder")->required();
-  command->callback(
-      [o, action, load] { *action = [o, load] { return RunFaasSim(*o, load->count() > 0); }; });
+  command->callback([o, action, load, stem_cells, stem_memory, stem_share] {
+    o->stem_cells_given = stem_cells->count() + stem_memory->count() + stem_share->count() > 0;
+    *action = [o, load] { return RunFaasSim(*o, load->count() > 0); };
+  });
 }
 
 }  // namespace jigsaw

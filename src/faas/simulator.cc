@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <deque>
 #include <memory>
 
@@ -51,7 +52,7 @@ double NearestRank(const std::vector<double>& sorted, double p) {
   return sorted[std::min(i, sorted.size() - 1)];
 }
 
-enum EventType : uint8_t { kArrival = 1, kFinish, kWarmDone, kTick, kKill };
+enum EventType : uint8_t { kArrival = 1, kFinish, kWarmDone, kTick, kKill, kStemCellReady };
 
 enum class RequestState : uint8_t { kRunning, kCompleted, kFailed };
 
@@ -108,6 +109,7 @@ class Sim {
   void OnWarmDone(uint32_t index);
   void OnTick();
   void OnKill(uint32_t worker);
+  void OnStemCellReady(uint32_t worker, uint32_t generation);
 
   // Work.
   void MakeReady(uint32_t request, uint32_t node);
@@ -121,6 +123,13 @@ class Sim {
   void FailRequest(uint32_t request);
   void CountOutcome(const Request& r, bool met);
   void StartWarming(uint32_t worker, FunctionId f);
+
+  // OpenWhisk stem cells.
+  bool StemCells() const {
+    return options_.platform == Platform::kOpenWhisk && options_.ow_stem_cells > 0;
+  }
+  bool TakeStemCell(uint32_t worker, FunctionId f);
+  void RefillStemCells(uint32_t worker);
 
   // Archipelago helpers.
   uint32_t SgsOfWorker(uint32_t worker) const { return worker / options_.workers_per_sgs; }
@@ -186,6 +195,7 @@ class Sim {
   std::vector<ReadyQueue> invoker_queues_;
   std::unique_ptr<OpenWhiskBalancer> invokers_;  // memory slots, home and step per function
   std::vector<char> invoker_usable_;
+  std::vector<int> stem_ready_, stem_starting_;  // per invoker
   // Sparrow.
   std::vector<std::deque<uint32_t>> reservations_;
   std::vector<Pending> pendings_;
@@ -282,6 +292,25 @@ Sim::Sim(const Catalog& catalog, const SimOptions& options)
                                                                          : options.worker_memory),
           options.seed);
       invoker_usable_.assign(worker_count, 1);
+      if (StemCells()) {
+        // A worker must still hold its stem cells and the largest sandbox besides.
+        const uint64_t largest =
+            function_memory_.empty()
+                ? 0
+                : *std::max_element(function_memory_.begin(), function_memory_.end());
+        const uint64_t room = options.worker_memory - largest;
+        if (options.ow_stem_cell_memory == 0 ||
+            options.ow_stem_cell_memory > room / options.ow_stem_cells) {
+          throw UsageError(
+              "faas-sim: the stem cells and the largest sandbox need more memory than a worker "
+              "has");
+        }
+        const uint64_t bytes = options.ow_stem_cell_memory * options.ow_stem_cells;
+        // The invoker started them before the first request.
+        for (Worker& w : workers_) w.Reserve(bytes);
+        stem_ready_.assign(worker_count, options.ow_stem_cells);
+        stem_starting_.assign(worker_count, 0);
+      }
       break;
     case Platform::kSparrow:
       reservations_.resize(worker_count);
@@ -503,6 +532,38 @@ void Sim::OnWarmDone(uint32_t index) {
   DispatchAfterChange(w.worker);
 }
 
+// OpenWhisk's ContainerPool.takePrewarmContainer: a stem cell of the action's kind and memory
+// (every generated function is of the default kind, so the memory decides).
+bool Sim::TakeStemCell(uint32_t worker, FunctionId f) {
+  if (!StemCells() || stem_ready_[worker] == 0 ||
+      function_memory_[f] != options_.ow_stem_cell_memory) {
+    return false;
+  }
+  --stem_ready_[worker];
+  workers_[worker].Unreserve(options_.ow_stem_cell_memory);
+  return true;
+}
+
+// Starts the invoker's missing stem cells while its free memory holds them (OpenWhisk starts a
+// replacement as soon as one is taken; here one without room waits for a later tick).
+void Sim::RefillStemCells(uint32_t worker_index) {
+  Worker& worker = workers_[worker_index];
+  while (worker.alive() &&
+         stem_ready_[worker_index] + stem_starting_[worker_index] < options_.ow_stem_cells &&
+         worker.free_memory() >= options_.ow_stem_cell_memory) {
+    worker.Reserve(options_.ow_stem_cell_memory);
+    ++stem_starting_[worker_index];
+    events_.Push(now_ + options_.ow_stem_cell_create, kStemCellReady, worker_index,
+                 static_cast<uint32_t>(worker.generation()));
+  }
+}
+
+void Sim::OnStemCellReady(uint32_t worker, uint32_t generation) {
+  if (static_cast<uint32_t>(workers_[worker].generation()) != generation) return;
+  --stem_starting_[worker];
+  ++stem_ready_[worker];
+}
+
 void Sim::MakeReady(uint32_t request, uint32_t node) {
   const Request& r = requests_[request];
   const Dag& dag = catalog_.dags[r.dag];
@@ -579,7 +640,7 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
   Worker& worker = workers_[worker_index];
   const FunctionId f = task.function;
   const Function& function = catalog_.functions[f];
-  bool cold = false;
+  bool cold = false, prewarm = false;
   Time unpause = 0;
   if (worker.idle(f) > 0) {
     if (options_.platform == Platform::kOpenWhisk && options_.ow_unpause_cost > 0 &&
@@ -588,6 +649,8 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
     }
     worker.TakeIdle(f);
   } else {
+    // A matching stem cell's memory becomes the sandbox's, so MakeRoom evicts nothing then.
+    prewarm = TakeStemCell(worker_index, f);
     uint64_t evicted = 0;
     if (!worker.MakeRoom(
             f, [](FunctionId) { return true; }, &evicted))
@@ -596,6 +659,7 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
     worker.CreateBusy(f);
     ++result_.sandboxes_created;
     cold = true;
+    if (prewarm) RefillStemCells(worker_index);
   }
   worker.TakeCore();
   uint32_t slot;
@@ -620,20 +684,25 @@ bool Sim::Start(const ReadyTask& task, uint32_t worker_index) {
                   : static_cast<Time>(LogNormalMeanCv(rng_, static_cast<double>(function.duration),
                                                       function.duration_cv)));
   run.active = true;
-  events_.Push(
-      now_ + (cold ? function.setup : 0) + unpause + options_.dispatch_overhead + run.duration,
-      kFinish, slot, run.token);
+  Time setup = cold ? function.setup : 0;
+  if (prewarm) {
+    setup = static_cast<Time>(
+        std::llround(options_.ow_stem_cell_init_share * static_cast<double>(function.setup)));
+  }
+  events_.Push(now_ + setup + unpause + options_.dispatch_overhead + run.duration, kFinish, slot,
+               run.token);
   Request& owner = requests_[task.request];
   owner.waited += now_ - task.queued;
   owner.unpaused += unpause;
   if (unpause > 0 && Measured(task.request)) ++result_.unpauses;
   if (cold) {
-    owner.cold += function.setup;
+    owner.cold += setup;
     ++owner.cold_starts;
   }
   if (Measured(task.request)) {
     ++result_.invocations;
     if (cold) ++result_.cold_starts;
+    if (prewarm) ++result_.prewarm_starts;
   }
   if (options_.platform == Platform::kArchipelago) {
     const uint32_t sgs = SgsOfWorker(worker_index);
@@ -853,6 +922,7 @@ void Sim::OnKill(uint32_t worker_index) {
   // Queued work bound to the dead worker moves to live ones (it never started: no retry counted).
   if (options_.platform == Platform::kOpenWhisk) {
     invoker_usable_[worker_index] = 0;
+    if (StemCells()) stem_ready_[worker_index] = stem_starting_[worker_index] = 0;
     invokers_->Clear(worker_index);  // what it held is retried or re-acquired elsewhere
     ReadyQueue& queue = invoker_queues_[worker_index];
     while (!queue.empty()) retry.push_back(queue.Pop());
@@ -932,6 +1002,9 @@ void Sim::OnTick() {
                         ? options_.proactive_options.keep_window
                         : options_.keep_alive;
   for (Worker& w : workers_) result_.sandboxes_evicted += w.ExpireIdle(now_ - keep);
+  if (StemCells()) {
+    for (uint32_t w = 0; w < workers_.size(); ++w) RefillStemCells(w);
+  }
 
   if (dag_rate_) {
     dag_rate_->CloseWindow();
@@ -1004,6 +1077,9 @@ SimResult Sim::Run() {
         break;
       case kKill:
         OnKill(e.a);
+        break;
+      case kStemCellReady:
+        OnStemCellReady(e.a, e.b);
         break;
     }
     if (generated_ >= options_.requests && outstanding_ == 0) break;

@@ -20,7 +20,8 @@
 //    Invokers take work beyond their cores while memory has room; per-invoker FIFO; reactive
 //    cold starts; idle sandboxes live keep_alive after their last use. A warm sandbox idle longer
 //    than ow_pause_grace is paused (OpenWhisk's ContainerProxy); an invocation that takes it
-//    first resumes it, holding its core for ow_unpause_cost before the run.
+//    first resumes it, holding its core for ow_unpause_cost before the run. A cold start of a
+//    function with the stem cells' memory takes a prewarmed one and pays only its init share.
 //  - sparrow: each ready function probes `sparrow_probes` random live workers and leaves a
 //    reservation at each; the first to have a free core runs it (late binding); reactive cold
 //    starts and keep-alive as openwhisk.
@@ -82,6 +83,19 @@ struct SimOptions {
   // older than the grace (in the baseline's favour when it holds older ones too). Cost 0: off.
   Time ow_pause_grace = 50 * net::kMillisecond;
   Time ow_unpause_cost = 15 * net::kMillisecond;
+  // openwhisk: prewarmed "stem cell" containers (OpenWhisk's runtimes.json stemCells: 2 of the
+  // default nodejs kind with 256 MB per invoker). Each invoker starts with ow_stem_cells of them,
+  // holding ow_stem_cell_memory each on its worker (not in its memory slots, as OpenWhisk's
+  // prewarm pool is outside user-memory). Generated functions have no runtime kind, so the memory
+  // decides: a cold start of a function whose memory equals ow_stem_cell_memory takes one and pays
+  // only ow_stem_cell_init_share of its setup (the action's /init; the container already runs).
+  // The invoker then starts a replacement in the background (memory, no core), ready
+  // ow_stem_cell_create later; one that does not fit in free memory waits for a tick with room.
+  // 0 stem cells: off.
+  int ow_stem_cells = 2;
+  uint64_t ow_stem_cell_memory = 256ULL << 20;
+  double ow_stem_cell_init_share = 0.2;
+  Time ow_stem_cell_create = 400 * net::kMillisecond;
   // openwhisk: each invoker's memory slots (OpenWhisk's whisk.container-pool.user-memory);
   // 0: the worker's sandbox memory (worker_memory).
   uint64_t invoker_memory = 0;
@@ -158,6 +172,8 @@ struct SimResult {
   uint64_t cold_starts = 0;
   double cold_start_pct = 0;
   uint64_t unpauses = 0;  // openwhisk: measured requests' runs that resumed a paused sandbox
+  // openwhisk: measured requests' cold starts that took a stem cell (also in cold_starts).
+  uint64_t prewarm_starts = 0;
   // p99 over the measured completed requests of their execution floor (TailBreakdown): what the
   // p99 would be with no waiting, setup or resume at all.
   double p99_floor_ms = 0;

@@ -55,6 +55,10 @@ class Worker {
   // (proactive); the caller made room.
   void CreateBusy(FunctionId f);
   void CreateWarming(FunctionId f);
+  // Memory held outside the sandboxes (the OpenWhisk-like baseline's stem cells); the caller
+  // checked free_memory(). Kill() drops it with the rest.
+  void Reserve(uint64_t bytes) { used_memory_ += bytes; }
+  void Unreserve(uint64_t bytes) { used_memory_ -= bytes; }
   // A warming sandbox of f is ready: it becomes idle.
   void WarmingDone(FunctionId f, Time now);
   // Evicts one idle sandbox of f; false if it has none.

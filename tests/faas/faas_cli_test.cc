@@ -127,6 +127,16 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   EXPECT_EQ(RunCli("--out " + out + " --duration-model long").status, 2);
   EXPECT_EQ(RunCli("--out " + out + " --ow-unpause-cost soon").status, 2);
   EXPECT_EQ(RunCli("--out " + out + " --invoker-memory 0").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --ow-stem-cells 65").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --ow-stem-cell-memory 0").status, 2);
+  EXPECT_EQ(RunCli("--out " + out + " --ow-stem-cell-memory 40GiB").status, 2);  // 2 x 40 > 64
+  EXPECT_EQ(RunCli("--out " + out + " --ow-stem-cell-init-share 1.5").status, 2);
+  const Result stem_elsewhere =
+      RunCli("--out " + out + " --platforms archipelago,sparrow --ow-stem-cells 2");
+  EXPECT_EQ(stem_elsewhere.status, 2);
+  EXPECT_NE(stem_elsewhere.stderr_text.find("apply to the openwhisk platform only"),
+            std::string::npos)
+      << stem_elsewhere.stderr_text;
   EXPECT_EQ(RunCli("--out " + out + " --worker-memory 1KB --apps 5 --requests 10").status, 2);
   const Result missing = RunCli("--dags /nonexistent/dags.json --out " + out);
   EXPECT_EQ(missing.status, 2);

@@ -235,6 +235,114 @@ TEST(FaasSimulator, OpenWhiskResumesSandboxesPausedLongerThanThePauseGrace) {
   EXPECT_DOUBLE_EQ(archipelago.max_ms, 20.0);
 }
 
+// One request per second of a chain of functions with `memory`, setup 100 ms and run 10 ms each;
+// the sandboxes outlive their run by at most 100 ms (keep-alive), so every run cold-starts.
+Catalog ColdChain(const std::string& memory, int functions) {
+  std::string list;
+  for (int i = 0; i < functions; ++i) {
+    list += std::string(i ? ", " : "") + R"({"name": "f)" + std::to_string(i) +
+            R"(", "duration": "10ms", "setup": "100ms", "memory": ")" + memory + '"' +
+            (i ? R"(, "after": ["f)" + std::to_string(i - 1) + R"("])" : std::string()) + "}";
+  }
+  Catalog c = ParseDagText("cold.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "cold", "deadline": "1s", "rate": 1, "functions": [)" +
+                                            list + "]}]}");
+  c.dags[0].periodic = true;
+  for (Function& f : c.functions) f.duration_cv = 0;
+  return c;
+}
+
+SimOptions ColdOptions(uint64_t requests) {
+  SimOptions o = Small(Platform::kOpenWhisk);
+  o.requests = requests;
+  o.warmup = 0;
+  o.keep_alive = 100 * kMs;
+  return o;
+}
+
+// OpenWhisk's stem cells: a cold start of a function with the stem cells' memory (256 MiB) takes
+// one and pays only the init share (0.2 x 100 ms) of its setup: 2 x (20 + 10) ms instead of
+// 2 x (100 + 10) ms. Another memory size, or no stem cells, pays the full setup.
+TEST(FaasSimulator, OpenWhiskStemCellsCutMatchingColdStartsToTheirInitShare) {
+  const SimResult stem = Simulate(ColdChain("256MiB", 2), ColdOptions(5));
+  ExpectAccounted(stem, 5);
+  EXPECT_EQ(stem.invocations, 10u);
+  EXPECT_EQ(stem.cold_starts, 10u);
+  EXPECT_EQ(stem.prewarm_starts, 10u);
+  EXPECT_DOUBLE_EQ(stem.p50_ms, 60.0);
+  EXPECT_DOUBLE_EQ(stem.max_ms, 60.0);
+  // 8 invokers x 2 stem cells x 256 MiB are held throughout.
+  EXPECT_GE(stem.sandbox_memory_avg_gb, 4.0);
+
+  const SimResult other = Simulate(ColdChain("128MiB", 2), ColdOptions(5));
+  EXPECT_EQ(other.cold_starts, 10u);
+  EXPECT_EQ(other.prewarm_starts, 0u);
+  EXPECT_DOUBLE_EQ(other.p50_ms, 220.0);
+  EXPECT_DOUBLE_EQ(other.max_ms, 220.0);
+
+  SimOptions none = ColdOptions(5);
+  none.ow_stem_cells = 0;
+  const SimResult off = Simulate(ColdChain("256MiB", 2), none);
+  EXPECT_EQ(off.cold_starts, 10u);
+  EXPECT_EQ(off.prewarm_starts, 0u);
+  EXPECT_DOUBLE_EQ(off.max_ms, 220.0);
+  EXPECT_LT(off.sandbox_memory_avg_gb, 1.0);
+
+  // Archipelago and Sparrow-like have no stem cells.
+  for (Platform p : {Platform::kArchipelago, Platform::kSparrow}) {
+    SimOptions o = ColdOptions(5);
+    o.platform = p;
+    const SimResult r = Simulate(ColdChain("256MiB", 1), o);
+    EXPECT_EQ(r.prewarm_starts, 0u) << PlatformName(p);
+  }
+}
+
+// A taken stem cell is replaced in the background: with one per invoker, ready 400 ms after it
+// was taken, every cold start a second later is a stem-cell start too (10 + 20 ms). Ready only
+// 1.5 s later, every other one pays the full 100 ms setup: (30 + 110 + 30 + 110) / 4 = 70 ms.
+TEST(FaasSimulator, OpenWhiskReplacesATakenStemCell) {
+  SimOptions o = ColdOptions(3);
+  o.ow_stem_cells = 1;
+  const SimResult quick = Simulate(ColdChain("256MiB", 1), o);
+  ExpectAccounted(quick, 3);
+  EXPECT_EQ(quick.cold_starts, 3u);
+  EXPECT_EQ(quick.prewarm_starts, 3u);
+  EXPECT_DOUBLE_EQ(quick.max_ms, 30.0);
+
+  o.requests = 4;
+  o.ow_stem_cell_create = 1500 * kMs;
+  const SimResult slow = Simulate(ColdChain("256MiB", 1), o);
+  EXPECT_EQ(slow.cold_starts, 4u);
+  EXPECT_EQ(slow.prewarm_starts, 2u);
+  EXPECT_DOUBLE_EQ(slow.mean_ms, 70.0);
+  EXPECT_DOUBLE_EQ(slow.max_ms, 110.0);
+}
+
+// No stem cells reproduce the baseline before they were modelled: a generated workload (30 % of
+// its functions have 256 MiB) gives the same result with 0 stem cells as with a memory size no
+// function has, and stem cells do change it.
+TEST(FaasSimulator, NoStemCellsIsTheOldBaseline) {
+  const Catalog c = SmallWorkload(0.5);
+  SimOptions o = Small(Platform::kOpenWhisk);
+  o.ow_stem_cells = 0;
+  const SimResult off = Simulate(c, o);
+  o.ow_stem_cells = 2;
+  o.ow_stem_cell_memory = 64ULL << 20;  // no generated function has 64 MiB
+  const SimResult unmatched = Simulate(c, o);
+  EXPECT_EQ(off.prewarm_starts, 0u);
+  EXPECT_EQ(unmatched.prewarm_starts, 0u);
+  EXPECT_EQ(off.cold_starts, unmatched.cold_starts);
+  EXPECT_EQ(off.unpauses, unmatched.unpauses);
+  EXPECT_EQ(off.events, unmatched.events);
+  EXPECT_EQ(off.sandboxes_evicted, unmatched.sandboxes_evicted);
+  EXPECT_DOUBLE_EQ(off.p99_ms, unmatched.p99_ms);
+  EXPECT_DOUBLE_EQ(off.mean_ms, unmatched.mean_ms);
+  o.ow_stem_cell_memory = 256ULL << 20;
+  const SimResult stem = Simulate(c, o);
+  EXPECT_GT(stem.prewarm_starts, 0u);
+  EXPECT_LE(stem.prewarm_starts, stem.cold_starts);
+}
+
 // The tail (requests slower than the p99) broken down: for a chain, a request's latency is exactly
 // its waiting + cold-start setup + resumes + execution floor, so the means add up.
 TEST(FaasSimulator, TailBreakdownAddsUpForAChain) {
