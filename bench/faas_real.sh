@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Issue 18, the real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
 # under `jigsaw faas-load` Poisson (or bursty) requests at a few offered rates, Archipelago and the
-# OpenWhisk-like baseline on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
+# OpenWhisk-like baseline (and with PLATFORMS, the Sparrow-like one) on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
 # the durations (their measured quantiles, --durations), setup times and dispatch overhead
 # measured by the real run (rates, cores, memory matched), so the two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
 # Usage: bench/faas_real.sh DATA_DIR [rates...]   (DATA_DIR: ../shared/data; default rates 4 8 12)
 # Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (512MB per SGS),
-# PLATFORMS ("archipelago openwhisk"), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench),
+# PLATFORMS ("archipelago openwhisk"; add sparrow for the Sparrow-like baseline, with
+# SPARROW_PROBES (2) SGSs probed per function, its simulator row beside), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench),
 # RUN_S (unset; if set, every run lasts about RUN_S seconds: REQUESTS = rate x RUN_S and WARMUP =
 # the first WARMUP_S (3) seconds or a tenth of them, whichever is more, so high rates get as long a
 # run as low ones and sandbox start-up stays in the warm-up), DAGS (bench/faas_real_dags.json),
@@ -75,6 +76,9 @@ run_real() {  # platform rate
   fi
   if [ "$platform" = openwhisk ] && [ -n "${OPENWHISK_SLOTS:-}" ]; then
     slots=$OPENWHISK_SLOTS
+  fi
+  if [ "$platform" = sparrow ]; then
+    extra+=(--sparrow-probes "${SPARROW_PROBES:-2}")
   fi
   if [ "$platform" = openwhisk ]; then
     extra+=(--ow-pause-grace "${OW_PAUSE_GRACE:-50ms}" --ow-unpause-cost "${OW_UNPAUSE_COST:-15ms}")
@@ -198,16 +202,19 @@ for rate in "${RATES[@]}"; do
   # The simulator on the same DAG file with the first platform's measured durations and setup
   # (Archipelago's by default); no stem cells, as the real OpenWhisk-like baseline has none.
   first_platform=${PLATFORMS%% *}
+  sim_platforms=archipelago,openwhisk
+  case " $PLATFORMS " in *" sparrow "*) sim_platforms+=,sparrow ;; esac
   sim_dags "$OUT_ROOT/real_${first_platform}_$rate" "$OUT_ROOT/sim_dags_$rate.json" "$rate"
   warmup_s=$(python3 -c "print(f'{$WARMUP / $rate:.3f}s')")
   "$JIGSAW" faas-sim --dags "$OUT_ROOT/sim_dags_$rate.json" --requests "$REQUESTS" \
     --durations "$OUT_ROOT/sim_dags_${rate}_durations.csv" \
     --dispatch-overhead "$(cat "$OUT_ROOT/sim_dags_${rate}_dispatch_ms.txt")" \
     --cores $((SGS * SLOTS)) --cores-per-worker "$SLOTS" --workers-per-sgs 1 \
-    --worker-memory "$MEMORY" --platforms archipelago,openwhisk --warmup "$warmup_s" \
+    --worker-memory "$MEMORY" --platforms "$sim_platforms" --warmup "$warmup_s" \
     --burst-sigma "${BURST_SIGMA:-0}" --burst-period "${BURST_PERIOD:-10s}" \
     --invoker-memory "${INVOKER_MEMORY:-$MEMORY}" --ow-pause-grace "${OW_PAUSE_GRACE:-50ms}" \
     --ow-unpause-cost "${OW_UNPAUSE_COST:-15ms}" --ow-stem-cells 0 \
+    --sparrow-probes "${SPARROW_PROBES:-2}" \
     --seed "$SEED" --quiet --out "$OUT_ROOT/sim_$rate" >/dev/null
   sim_row "$OUT_ROOT/sim_$rate" "$rate"
 done

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <utility>
@@ -37,6 +38,7 @@ struct FaasOptions {
   std::string ready_timeout = "30s";
   std::string cifar = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
   int max_retries = 1;
+  std::string sparrow_probes;  // empty: 2 (sparrow only)
   bool no_proactive = false;
 };
 
@@ -84,6 +86,17 @@ int RunFaas(FaasOptions o) {
     if (!text.empty() && o.platform.platform != "openwhisk") {
       throw UsageError(std::string(option) + " applies to --platform openwhisk only");
     }
+  }
+  if (!o.sparrow_probes.empty()) {
+    if (o.platform.platform != "sparrow") {
+      throw UsageError("--sparrow-probes applies to --platform sparrow only");
+    }
+    char* end = nullptr;
+    const long probes = std::strtol(o.sparrow_probes.c_str(), &end, 10);
+    if (*end != '\0' || probes < 1 || probes > 8) {
+      throw UsageError("--sparrow-probes '" + o.sparrow_probes + "': expected 1..8");
+    }
+    o.platform.sparrow_probes = static_cast<int>(probes);
   }
   if (o.platform.platform == "openwhisk") {
     // OpenWhisk 1.0.0's pause-grace and the lower published resume cost (docs/faas.md).
@@ -139,7 +152,9 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
       "pools on 127.0.0.1, until SIGTERM (docs/faas.md)");
   command->add_option("--dags", o->dags, "DAG file (jigsaw-faas-dags-v1)")->required();
   command->add_option("--platform", o->platform.platform,
-                      "archipelago, or openwhisk (home SGS, FIFO, reactive cold starts)");
+                      "archipelago, openwhisk (home SGS, FIFO, reactive cold starts) or sparrow "
+                      "(per-function probes of random SGSs, late binding, FIFO, reactive cold "
+                      "starts)");
   command->add_option("--sgs", o->platform.sgs_count, "SGS processes");
   command->add_option("--slots", o->platform.sgs.slots, "concurrent invocations per SGS");
   command->add_option("--memory", o->memory,
@@ -153,6 +168,8 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--ow-unpause-cost", o->ow_unpause_cost,
                       "openwhisk: modelled container-runtime cost added to each real resume "
                       "(default 15ms)");
+  command->add_option("--sparrow-probes", o->sparrow_probes,
+                      "sparrow: SGSs probed per function, 1..8 (default 2; as faas-sim)");
   command->add_option("--policy", o->policy, "SGS queue: lsf, edf, fifo or rlsf (archipelago)");
   command->add_flag("--no-proactive", o->no_proactive, "no proactive sandbox allocation");
   command->add_option("--keep-alive", o->keep_alive, "idle sandbox keep-alive");

@@ -23,10 +23,12 @@
 #include <mutex>
 #include <sstream>
 #include <thread>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/output.h"
 #include "faas/openwhisk_balancer.h"
+#include "faas/sparrow_scheduler.h"
 #include "serve/bounded_task_queue.h"
 
 namespace jigsaw::faas {
@@ -34,6 +36,8 @@ namespace {
 
 constexpr size_t kMaxBodyBytes = 1 << 20;
 constexpr size_t kMaxStatsBytes = 16 << 20;
+// Platform "sparrow": reservations per SGS (live and stale) before a new task is refused (503).
+constexpr size_t kSparrowMaxQueue = 4096;
 
 void Reply(httplib::Response& res, int status, const Json& body) {
   res.status = status;
@@ -236,6 +240,11 @@ class Balancer {
       openwhisk_ = std::make_unique<OpenWhiskBalancer>(std::vector<uint64_t>(ports_.size(), slots),
                                                        /*seed=*/1);
     }
+    if (options.platform == "sparrow") {
+      sparrow_ = std::make_unique<SparrowScheduler>(
+          std::vector<uint32_t>(ports_.size(), static_cast<uint32_t>(options.sgs.slots)),
+          static_cast<uint32_t>(options.sparrow_probes), kSparrowMaxQueue, /*seed=*/1);
+    }
     lb_.SetPoolMemory(std::move(memory));
   }
 
@@ -278,6 +287,7 @@ class Balancer {
       running_ = false;
     }
     epoch_cv_.notify_all();
+    sparrow_cv_.notify_all();
     server_.stop();
     if (listener_.joinable()) listener_.join();
     if (epochs_.joinable()) epochs_.join();
@@ -314,6 +324,7 @@ class Balancer {
         usable_[s] = 0;
         ++counters_["sgs_given_up"];
       }
+      SyncSparrowLocked();
     }
   }
 
@@ -364,6 +375,15 @@ class Balancer {
       j["openwhisk_spilled"] = openwhisk_->spilled();
       j["openwhisk_forced"] = openwhisk_->forced();
     }
+    if (sparrow_) {
+      j["sparrow"] = {{"probes", options_.sparrow_probes},
+                      {"launched", sparrow_->launched()},
+                      {"late_binding_drops", sparrow_->late_binding_drops()},
+                      {"replaced", sparrow_->replaced()},
+                      {"refused", sparrow_->refused()},
+                      {"failed", sparrow_->failed()},
+                      {"pending", sparrow_->pending()}};
+    }
     Json sets = Json::object();
     for (DagId d = 0; d < catalog_.dags.size(); ++d) sets[catalog_.dags[d].name] = lb_.SgsOf(d);
     j["sgs_of_dag"] = sets;
@@ -396,7 +416,7 @@ class Balancer {
       Reply(res, 404, {{"error", "unknown DAG '" + Excerpt(dag_name) + "'"}});
       return;
     }
-    if (openwhisk_) {
+    if (openwhisk_ || sparrow_) {
       InvokeComposition(dag, body, res);
       return;
     }
@@ -445,11 +465,10 @@ class Balancer {
     Reply(res, 502, {{"error", why.empty() ? "no usable SGS" : why}});
   }
 
-  // One function of a composition, as OpenWhisk's controller invokes an action: placed by the
-  // OpenWhiskBalancer (the function is the action; it holds the function's memory in the
-  // invoker's slots until answered) and sent to that SGS's POST /fn; an SGS that cannot be reached
-  // or hangs up is marked unusable and the function is placed once more. Returns the SGS's
-  // answer (status 0: none) and the SGS that gave it.
+  // One function of a composition, as OpenWhisk's controller invokes an action: placed
+  // (AcquireLocked) and sent to that SGS's POST /fn; an SGS that cannot be reached or hangs up is
+  // marked unusable and the function is placed once more. Returns the SGS's answer (status 0: none)
+  // and the SGS that gave it.
   struct FunctionAnswer {
     int status = 0;
     std::string body;
@@ -466,9 +485,9 @@ class Balancer {
       int s = -1;
       int port = 0;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        std::unique_lock<std::mutex> lock(mu_);
         if (!MarkAllUsableIfNoneLocked(attempt)) break;
-        s = openwhisk_->Acquire(f, bytes, usable_);
+        s = AcquireLocked(lock, f, bytes, &answer.status, &why);
         if (s < 0) break;
         ++in_flight_[s];
         ++counters_["forwarded_functions"];
@@ -485,7 +504,7 @@ class Balancer {
                                "application/octet-stream");
       std::lock_guard<std::mutex> lock(mu_);
       --in_flight_[s];
-      openwhisk_->Release(static_cast<uint32_t>(s), bytes);
+      ReleaseLocked(static_cast<uint32_t>(s), bytes);
       if (reply) {
         ++counters_["answered_function_" + std::to_string(reply->status)];
         answer.status = reply->status;
@@ -496,10 +515,66 @@ class Balancer {
       why = "SGS " + std::to_string(s) + " (port " + std::to_string(port) +
             ") unreachable or gone before answering: " + httplib::to_string(reply.error());
       usable_[s] = 0;
+      SyncSparrowLocked();
       ++counters_["sgs_unreachable"];
     }
     answer.body = Json{{"error", why}}.dump();
     return answer;
+  }
+
+  // The SGS that runs function f (holding `bytes`), or -1 with *why (and *status when not 502).
+  // "openwhisk": OpenWhiskBalancer::Acquire (the function is the action; it holds its memory in
+  // the invoker's slots until answered). "sparrow": a SparrowScheduler reservation on `probes`
+  // random SGSs, waiting (mu_ released) until one of them has a free slot for it.
+  int AcquireLocked(std::unique_lock<std::mutex>& lock, FunctionId f, uint64_t bytes, int* status,
+                    std::string* why) {
+    if (openwhisk_) return openwhisk_->Acquire(f, bytes, usable_);
+    SyncSparrowLocked();
+    std::vector<SparrowScheduler::Launch> launches;
+    const uint64_t task = sparrow_->Reserve(&launches);
+    ApplyLaunchesLocked(launches);
+    if (task == 0) {
+      *status = 503;
+      *why = "every usable SGS has " + std::to_string(kSparrowMaxQueue) + " reservations queued";
+      return -1;
+    }
+    const bool placed =
+        sparrow_cv_.wait_for(lock, std::chrono::nanoseconds(options_.sgs.request_timeout),
+                             [&] { return sparrow_placed_.count(task) > 0 || !running_; });
+    if (!placed || sparrow_placed_.count(task) == 0) {
+      sparrow_->Cancel(task);
+      *status = 504;
+      *why = "no probed SGS had a free slot in time";
+      return -1;
+    }
+    const int s = sparrow_placed_[task];
+    sparrow_placed_.erase(task);
+    if (s < 0) *why = "the reserved SGSs became unusable and no usable SGS was left";
+    return s;
+  }
+
+  void ReleaseLocked(uint32_t s, uint64_t bytes) {
+    if (openwhisk_) {
+      openwhisk_->Release(s, bytes);
+    } else {
+      ApplyLaunchesLocked(sparrow_->Finish(s));
+    }
+  }
+
+  // Platform "sparrow": tells the scheduler which SGSs changed usability (their reservations move).
+  void SyncSparrowLocked() {
+    if (!sparrow_) return;
+    for (uint32_t s = 0; s < usable_.size(); ++s) {
+      if ((usable_[s] != 0) != sparrow_->usable(s)) {
+        ApplyLaunchesLocked(sparrow_->SetUsable(s, usable_[s] != 0));
+      }
+    }
+  }
+
+  // Hands each decision to the function thread waiting for it.
+  void ApplyLaunchesLocked(const std::vector<SparrowScheduler::Launch>& launches) {
+    for (const auto& launch : launches) sparrow_placed_[launch.task] = launch.sgs;
+    if (!launches.empty()) sparrow_cv_.notify_all();
   }
 
   // Platform "openwhisk": the LB is the controller of a composition. Each function whose
@@ -642,6 +717,7 @@ class Balancer {
         load_[s] = load[s];
         usable_[s] = usable[s];
       }
+      SyncSparrowLocked();
       if (options_.platform == "archipelago") lb_.EndEpoch(load, demand, usable);
     }
   }
@@ -656,7 +732,10 @@ class Balancer {
   std::condition_variable epoch_cv_;
   bool running_ = false;
   LoadBalancer lb_;
-  std::unique_ptr<OpenWhiskBalancer> openwhisk_;  // platform "openwhisk" only
+  std::unique_ptr<OpenWhiskBalancer> openwhisk_;      // platform "openwhisk" only
+  std::unique_ptr<SparrowScheduler> sparrow_;         // platform "sparrow" only
+  std::condition_variable sparrow_cv_;                // a task in sparrow_placed_, or stopping
+  std::unordered_map<uint64_t, int> sparrow_placed_;  // task -> its SGS (-1: failed), not yet taken
   std::vector<double> load_;
   std::vector<int> in_flight_;
   std::vector<char> usable_;
@@ -669,17 +748,23 @@ class Balancer {
 }  // namespace
 
 int RunPlatform(const Catalog& catalog, PlatformOptions options) {
-  if (options.platform != "archipelago" && options.platform != "openwhisk") {
-    throw UsageError("--platform '" + options.platform + "': expected archipelago or openwhisk");
+  if (options.platform != "archipelago" && options.platform != "openwhisk" &&
+      options.platform != "sparrow") {
+    throw UsageError("--platform '" + options.platform +
+                     "': expected archipelago, openwhisk or sparrow");
+  }
+  if (options.sparrow_probes < 1 || options.sparrow_probes > 8) {
+    throw UsageError("--sparrow-probes must be in 1..8");
   }
   if (options.sgs_count < 1 || options.sgs_count > 64) {
     throw UsageError("--sgs must be in 1..64");
   }
-  if (options.platform == "openwhisk") {
+  if (options.platform != "archipelago") {
     options.sgs.policy = QueuePolicy::kFifo;
     options.sgs.proactive = false;
-  } else {
-    options.sgs.pause_grace = 0;  // Archipelago keeps its sandboxes warm
+  }
+  if (options.platform != "openwhisk") {
+    options.sgs.pause_grace = 0;  // Archipelago keeps its sandboxes warm; Sparrow has no pausing
   }
   ::signal(SIGPIPE, SIG_IGN);
   sigset_t set;

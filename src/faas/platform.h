@@ -27,6 +27,12 @@
 // the request with its SGS's status. The SGSs run FIFO without proactive sandboxes (reactive cold
 // starts, fixed keep-alive) and pause sandboxes idle past `sgs.pause_grace` as OpenWhisk's
 // invokers do (faas/sgs_server.h); platform "archipelago" never pauses.
+// Platform "sparrow" is the Sparrow-like baseline, driven as "openwhisk" (the LB the composition
+// controller, POST /fn per function, FIFO SGSs with reactive cold starts and keep-alive) but
+// placed by faas::SparrowScheduler: each function leaves a reservation at `sparrow_probes` random
+// usable SGSs and runs on the first of them with a free slot (`sgs.slots` functions at once per
+// SGS; late binding); its SGSs never pause, as Sparrow has no pausing. A function whose
+// reservations are all refused (full queues) fails its request with 503.
 // SGS processes are forked by a single-threaded supervisor process (itself forked before the LB
 // starts any thread): an SGS that dies abnormally (signal or nonzero exit) is marked unusable at
 // once and restarted on a new port, at most `max_sgs_restarts` times per SGS; the requests it
@@ -46,7 +52,7 @@
 namespace jigsaw::faas {
 
 struct PlatformOptions {
-  std::string platform = "archipelago";  // or "openwhisk"
+  std::string platform = "archipelago";  // or "openwhisk" or "sparrow"
   int sgs_count = 2;
   int port = 8080;        // 0: any free port
   std::string port_file;  // written once the LB listens (for scripts and tests)
@@ -55,6 +61,7 @@ struct PlatformOptions {
   int http_threads = 64;
   int max_sgs_restarts = 5;     // per SGS
   uint64_t invoker_memory = 0;  // "openwhisk": memory slots per SGS; 0: sgs.memory
+  int sparrow_probes = 2;       // "sparrow": SGSs probed per function (1..8)
   LoadBalancerOptions balancer;
   SgsOptions sgs;
 };

@@ -181,8 +181,8 @@ TEST(FaasSimCli, MeasuredDurationsAndDispatchOverhead) {
 }  // namespace
 
 // The real platform's and faas-load's options that are refused before anything starts: the
-// OpenWhisk-like invoker memory (openwhisk only, at least every function's memory) and bursty
-// arrivals' sigma and period.
+// OpenWhisk-like invoker memory (openwhisk only, at least every function's memory), Sparrow's
+// probes (sparrow only, 1..8), an unknown platform, and bursty arrivals' sigma and period.
 TEST(FaasRealCli, RefusesBadInvokerMemoryAndBurstOptions) {
   const std::string dags = WriteFile("real.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
     {"name": "h", "deadline": "1s", "functions": [
@@ -209,6 +209,24 @@ TEST(FaasRealCli, RefusesBadInvokerMemoryAndBurstOptions) {
   EXPECT_EQ(pause_garbled.status, 2);
   EXPECT_NE(pause_garbled.stderr_text.find("--ow-unpause-cost 'soon'"), std::string::npos)
       << pause_garbled.stderr_text;
+  const Result probes_elsewhere = RunJigsaw("faas --dags " + dags + " --sparrow-probes 2 --port 0");
+  EXPECT_EQ(probes_elsewhere.status, 2);
+  EXPECT_NE(probes_elsewhere.stderr_text.find("--sparrow-probes applies to --platform sparrow"),
+            std::string::npos)
+      << probes_elsewhere.stderr_text;
+  for (const std::string bad : {"0", "9", "two"}) {
+    const Result probes = RunJigsaw("faas --dags " + dags +
+                                    " --platform sparrow --sparrow-probes " + bad + " --port 0");
+    EXPECT_EQ(probes.status, 2) << bad;
+    EXPECT_NE(probes.stderr_text.find("--sparrow-probes '" + bad + "': expected 1..8"),
+              std::string::npos)
+        << probes.stderr_text;
+  }
+  const Result platform = RunJigsaw("faas --dags " + dags + " --platform sparrows --port 0");
+  EXPECT_EQ(platform.status, 2);
+  EXPECT_NE(platform.stderr_text.find("expected archipelago, openwhisk or sparrow"),
+            std::string::npos)
+      << platform.stderr_text;
   const std::string out = TempPath("load");
   const Result sigma =
       RunJigsaw("faas-load --dags " + dags + " --port 1 --burst-sigma 9 --out " + out);

@@ -1,7 +1,7 @@
 // The real platform on loopback: `jigsaw faas` (LB + 2 SGS processes + sandbox processes) started
 // as a child process and stopped by pid with SIGTERM. A DAG request end to end (outputs checked
 // against the functions run here), faas-load's summary, the OpenWhisk-like baseline's per-function
-// placement, a sandbox killed with SIGKILL mid-request
+// placement, the Sparrow-like baseline's late binding, a sandbox killed with SIGKILL mid-request
 // (retried, or failed explicitly after the last attempt; never lost), and malformed HTTP refused
 // while other requests are served; an SGS pausing an idle sandbox after the pause-grace and
 // resuming it for the next task. Nothing here asserts on time: waits are bounded only so that a
@@ -249,6 +249,86 @@ TEST(FaasPlatform, OpenWhiskBaselineHomesEachFunctionAndSpillsOnlyWhenItsHomesSl
   EXPECT_EQ(stats["sgs"][1]["counters"]["completed"], 4);
   EXPECT_EQ(stats["sgs"][0]["functions"]["pair/a"]["runs"], 2);
   EXPECT_EQ(stats["sgs"][1]["functions"]["pair/b"]["runs"], 3);
+}
+
+// The Sparrow-like baseline drives a DAG one function at a time from the LB, as the OpenWhisk-like
+// one, placing each function with SparrowScheduler: a reservation at both SGSs (2 probes, 2 SGSs,
+// 1 slot each), the first with a free slot runs it. While slow/s (a 10-s wait) holds one SGS's
+// only slot, every function of pair runs on the other SGS (late binding; the busy SGS's
+// reservations are dropped once its slot frees). Then concurrent fan-out requests all complete
+// with their outputs and every function is launched exactly once.
+TEST(FaasPlatform, SparrowBaselineLateBindsEachFunctionToAFreeProbedSgs) {
+  const std::string dags = R"({"format": "jigsaw-faas-dags-v1", "dags": [
+    {"name": "pair", "deadline": "60s", "functions": [
+      {"name": "a", "duration": "5ms", "code": "sha256:1KiB"},
+      {"name": "b", "duration": "5ms", "code": "sha256:2KiB", "after": ["a"]}]},
+    {"name": "fan", "deadline": "60s", "functions": [
+      {"name": "a", "duration": "5ms", "code": "sha256:4KiB"},
+      {"name": "b", "duration": "5ms", "code": "sha256:8KiB", "after": ["a"]},
+      {"name": "c", "duration": "5ms", "code": "sha256:1KiB", "after": ["a"]},
+      {"name": "d", "duration": "5ms", "code": "sha256:2KiB", "after": ["b", "c"]}]},
+    {"name": "slow", "deadline": "60s", "functions": [
+      {"name": "s", "duration": "10s", "code": "sha256:1KiB+wait:10s"}]}]})";
+  Platform platform("sparrow", dags, {"--platform", "sparrow", "--sparrow-probes", "2"});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  auto slow = std::async(std::launch::async, [&] { return platform.Invoke("slow", "x"); });
+  int busy = -1;
+  ASSERT_TRUE(WaitForStats(platform, [&](const json& stats) {
+    for (int s = 0; s < 2; ++s) {
+      if (stats["sgs"][s]["lb"]["in_flight"].get<int>() == 1) busy = s;
+    }
+    return busy >= 0;
+  })) << platform.Stderr();
+  const std::string other = std::to_string(1 - busy);
+  for (const std::string payload : {"one", "two"}) {
+    auto res = platform.Invoke("pair", payload);
+    ASSERT_TRUE(res) << platform.Stderr();
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(res->get_header_value("X-Faas-Sgs"), other + "," + other) << payload;
+    const json body = json::parse(res->body);
+    EXPECT_EQ(body["outputs"]["a"], Expected("sha256:1KiB", payload + "#a"));
+    EXPECT_EQ(body["outputs"]["b"], Expected("sha256:2KiB", payload + "#b"));
+  }
+  auto s = slow.get();
+  ASSERT_TRUE(s);
+  ASSERT_EQ(s->status, 200) << s->body;
+  EXPECT_EQ(s->get_header_value("X-Faas-Sgs"), std::to_string(busy));
+
+  constexpr int kRequests = 6;
+  std::vector<std::future<httplib::Result>> fans;
+  for (int i = 0; i < kRequests; ++i) {
+    fans.push_back(std::async(std::launch::async,
+                              [&, i] { return platform.Invoke("fan", "p" + std::to_string(i)); }));
+  }
+  for (int i = 0; i < kRequests; ++i) {
+    auto res = fans[i].get();
+    const std::string payload = "p" + std::to_string(i);
+    ASSERT_TRUE(res) << platform.Stderr();
+    ASSERT_EQ(res->status, 200) << res->body;
+    const json body = json::parse(res->body);
+    EXPECT_EQ(body["tasks"], 4);
+    EXPECT_EQ(body["outputs"]["a"], Expected("sha256:4KiB", payload + "#a"));
+    EXPECT_EQ(body["outputs"]["b"], Expected("sha256:8KiB", payload + "#b"));
+    EXPECT_EQ(body["outputs"]["c"], Expected("sha256:1KiB", payload + "#c"));
+    EXPECT_EQ(body["outputs"]["d"], Expected("sha256:2KiB", payload + "#d"));
+  }
+  const int functions = 1 + 2 * 2 + kRequests * 4;
+  const json stats = platform.Stats();
+  EXPECT_EQ(stats["platform"], "sparrow");
+  EXPECT_EQ(stats["sparrow"]["probes"], 2);
+  EXPECT_EQ(stats["sparrow"]["launched"], functions);
+  EXPECT_EQ(stats["sparrow"]["pending"], 0);
+  EXPECT_EQ(stats["sparrow"]["failed"], 0);
+  EXPECT_EQ(stats["sparrow"]["refused"], 0);
+  // Each function's second reservation is dropped (or went with an SGS marked unusable).
+  EXPECT_GT(stats["sparrow"]["late_binding_drops"].get<int>(), 0);
+  EXPECT_LE(stats["sparrow"]["late_binding_drops"].get<int>(), functions);
+  EXPECT_EQ(stats["counters"]["forwarded_functions"], functions);
+  EXPECT_EQ(stats["sgs"][0]["counters"].value("completed", 0) +
+                stats["sgs"][1]["counters"].value("completed", 0),
+            functions);
+  // Sparrow has no pausing.
+  for (const json& sgs : stats["sgs"]) EXPECT_EQ(sgs["counters"].value("pauses", 0), 0);
 }
 
 // An SGS's POST /fn runs one function of a DAG; unknown functions are refused with a clear error.
