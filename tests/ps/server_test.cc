@@ -222,17 +222,30 @@ TEST(ParameterServer, NonFiniteGradientsFailOnlyTheirJob) {
   ServerThread poisoned(options);
   ServerThread healthy(options);
   const int poisoned_port = poisoned.port();
+  // Once the NaN arrives the server fails the job and closes both connections, so either
+  // worker's next call may be the one that throws (the other worker's push can race the close);
+  // no exception may leave a block while the thread is still joinable.
   std::thread other([&] {
     PsClient client("127.0.0.1", poisoned_port, 1, 2, 10, kToken);
-    client.Pull(0);
-    client.Push(0, {1.0f, std::nanf("")});
-    EXPECT_THROW(client.Pull(1), std::runtime_error);
+    EXPECT_THROW(
+        {
+          client.Pull(0);
+          client.Push(0, {1.0f, std::nanf("")});
+          client.Pull(1);
+        },
+        std::runtime_error);
   });
-  PsClient client("127.0.0.1", poisoned_port, 0, 2, 10, kToken);
-  client.Init({0.0f, 0.0f});
-  client.Pull(0);
-  client.Push(0, {1.0f, 1.0f});
-  EXPECT_THROW(client.Pull(1), std::runtime_error);
+  {
+    PsClient client("127.0.0.1", poisoned_port, 0, 2, 10, kToken);
+    client.Init({0.0f, 0.0f});
+    EXPECT_THROW(
+        {
+          client.Pull(0);
+          client.Push(0, {1.0f, 1.0f});
+          client.Pull(1);
+        },
+        std::runtime_error);
+  }
   other.join();
   try {
     poisoned.stats.get();
