@@ -37,6 +37,7 @@ struct FlCommandOptions {
   std::string algorithm = "fedavg";
   std::string split_epochs = "50,100";
   int max_clients = 0;
+  std::string client_list;  // femnist: keep only these writers, in the file's order
   int clients = 100;
   int groups = 4;
   double alpha = 0.3;
@@ -141,8 +142,16 @@ FederatedData FromImageSets(const ImageSet& train, const ImageSet& test) {
 
 FederatedData LoadPopulation(const FlCommandOptions& options) {
   if (options.dataset == "femnist") {
-    return ReadFemnist(options.data_dir.empty() ? DefaultFemnistDir() : options.data_dir,
-                       options.max_clients);
+    if (!options.client_list.empty() && options.max_clients > 0) {
+      throw UsageError("--client-list and --max-clients both choose the writers: give one");
+    }
+    FederatedData data = ReadFemnist(
+        options.data_dir.empty() ? DefaultFemnistDir() : options.data_dir, options.max_clients);
+    if (!options.client_list.empty()) KeepListedClients(options.client_list, &data);
+    return data;
+  }
+  if (!options.client_list.empty()) {
+    throw UsageError("--client-list selects LEAF writers: it needs --dataset femnist");
   }
   if (options.clients < 1 || options.clients > 100000) {
     throw UsageError("--clients must be in [1, 100000]");
@@ -323,6 +332,9 @@ int RunBlobs(FlCommandOptions options) {
 int RunFl(FlCommandOptions options) {
   if (options.serve && options.dataset == "blobs") {
     throw UsageError("--serve trains a model: blobs has none (use a fashion-* or femnist dataset)");
+  }
+  if (options.dataset == "blobs" && !options.client_list.empty()) {
+    throw UsageError("--client-list selects LEAF writers: it needs --dataset femnist");
   }
   if (options.dataset == "blobs") return RunBlobs(options);
   if (options.run.late_signatures && !options.run.auxo) {
@@ -545,6 +557,9 @@ void AddPopulationOptions(CLI::App* command, FlCommandOptions* options) {
                       "or Fashion-MNIST IDX folder (default /usr/share/datasets/fashion-mnist)");
   command->add_option("--max-clients", options->max_clients, "femnist: keep the first N (0: all)")
       ->capture_default_str();
+  command->add_option("--client-list", options->client_list,
+                      "femnist: keep only the writers listed in this file (one LEAF writer id a "
+                      "line, '#' comments), in its order (default: all)");
   command->add_option("--clients", options->clients, "fashion-*: population size")
       ->capture_default_str();
   command->add_option("--groups", options->groups, "fashion-groups: ground-truth groups")

@@ -189,4 +189,36 @@ FederatedData ReadFemnist(const std::string& dir, int max_clients) {
   return data;
 }
 
+void KeepListedClients(const std::string& list_path, FederatedData* data) {
+  std::map<std::string, size_t> index_of;
+  for (size_t c = 0; c < data->clients.size(); ++c) index_of.emplace(data->clients[c].id, c);
+  TextFile file(list_path);
+  std::map<std::string, int> listed_at;  // id -> its line in the list
+  std::vector<size_t> keep;
+  std::string_view line;
+  while (file.NextLine(&line)) {
+    const std::string id(Trim(line.substr(0, line.find('#'))));
+    if (id.empty()) continue;
+    const auto found = index_of.find(id);
+    if (found == index_of.end()) {
+      file.Fail("client id \"" + Excerpt(id) +
+                "\": expected the id of a client of the data set (a LEAF writer id)");
+    }
+    const auto [previous, added] = listed_at.emplace(id, file.line_number());
+    if (!added) {
+      file.Fail("client id \"" + Excerpt(id) +
+                "\": expected each id once (already listed on line " +
+                std::to_string(previous->second) + ")");
+    }
+    keep.push_back(found->second);
+  }
+  if (keep.empty()) {
+    throw InputError(list_path, 0, "expected at least one client id (the list has none)");
+  }
+  std::vector<ClientData> kept;
+  kept.reserve(keep.size());
+  for (size_t c : keep) kept.push_back(std::move(data->clients[c]));
+  data->clients = std::move(kept);
+}
+
 }  // namespace jigsaw

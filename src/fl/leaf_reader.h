@@ -33,6 +33,15 @@ std::vector<LeafUser> ReadLeafFile(const std::string& path);
 // max_clients > 0 keeps the first that many users (shards in name order).
 FederatedData ReadFemnist(const std::string& dir, int max_clients);
 
+// A client list (`jigsaw fl --client-list`): one client id (a LEAF writer id) per line; '#'
+// starts a comment that runs to the end of the line, blanks around an id are ignored, blank
+// lines are skipped. KeepListedClients keeps exactly the listed clients of `data`, in the list's
+// order (the pooled pixels are left as they are, so every kept client's indices stay valid).
+// Throws InputError(list_path, line, what was expected) for an id that no client of `data` has
+// or an id listed twice, InputError(list_path, 0, ...) for a list with no id or a file that
+// cannot be read; `data` is unchanged when it throws.
+void KeepListedClients(const std::string& list_path, FederatedData* data);
+
 }  // namespace jigsaw
 
 #endif  // JIGSAW_FL_LEAF_READER_H_

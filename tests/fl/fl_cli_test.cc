@@ -8,6 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace jigsaw {
 namespace {
@@ -55,6 +57,61 @@ TEST_F(FlCliTest, MalformedLeafFileIsAClearInputError) {
   EXPECT_NE(err_.find("all_data_0_train_9.json:3: user \"a\": sample 0: expected an image of 784"),
             std::string::npos)
       << err_;
+}
+
+// A LEAF shard of writers w0, w1, w2 (two training images and one test image each).
+void WriteTinyLeaf(const fs::path& dir) {
+  fs::create_directories(dir / "train");
+  fs::create_directories(dir / "test");
+  std::string image = "[";
+  for (int i = 0; i < 784; ++i) image += (i ? ",0.5" : "0.5");
+  image += "]";
+  for (const bool train : {true, false}) {
+    const int samples = train ? 2 : 1;
+    std::string users, counts, entries;
+    for (int w = 0; w < 3; ++w) {
+      const std::string id = "\"w" + std::to_string(w) + "\"";
+      users += (w ? ", " : "") + id;
+      counts += (w ? ", " : "") + std::to_string(samples);
+      std::string xs, ys;
+      for (int s = 0; s < samples; ++s) {
+        xs += (s ? ", " : "") + image;
+        ys += (s ? ", " : "") + std::to_string(w + s);
+      }
+      entries += (w ? ",\n" : "") + id + ": {\"x\": [" + xs + "], \"y\": [" + ys + "]}";
+    }
+    std::ofstream(dir / (train ? "train/all_data_0_train_9.json" : "test/all_data_0_test_9.json"))
+        << "{\"users\": [" << users << "], \"num_samples\": [" << counts << "],\n\"user_data\": {"
+        << entries << "}}";
+  }
+}
+
+TEST_F(FlCliTest, ClientListKeepsExactlyThoseWriters) {
+  WriteTinyLeaf(dir_ / "leaf");
+  std::ofstream(dir_ / "list.txt") << "# two of the three writers\nw2\n\nw0\n";
+  const std::string common = "--dataset femnist --data-dir " + (dir_ / "leaf").string() +
+                             " --model mlp --rounds 1 --participants 2 --local-steps 1 --batch 2 "
+                             "--eval-every 1 --quiet --out " +
+                             (dir_ / "out").string();
+  ASSERT_EQ(Run(common + " --client-list " + (dir_ / "list.txt").string()), 0) << err_;
+  EXPECT_EQ(nlohmann::json::parse(Slurp(dir_ / "out/summary.json"))["clients"], 2);
+  std::stringstream clients(Slurp(dir_ / "out/clients.csv"));
+  std::vector<std::string> ids;
+  std::string line;
+  std::getline(clients, line);
+  EXPECT_EQ(line, "client,group,cohort,accuracy");
+  while (std::getline(clients, line)) ids.push_back(line.substr(0, line.find(',')));
+  EXPECT_EQ(ids, (std::vector<std::string>{"w2", "w0"}));
+
+  std::ofstream(dir_ / "bad.txt") << "w1\nw7\n";
+  EXPECT_EQ(Run(common + " --client-list " + (dir_ / "bad.txt").string()), 2);
+  EXPECT_NE(err_.find("bad.txt:2: client id \"w7\": expected the id of a client"),
+            std::string::npos)
+      << err_;
+  EXPECT_EQ(Run("--dataset blobs --client-list " + (dir_ / "list.txt").string() + " --out " +
+                (dir_ / "o").string()),
+            2);
+  EXPECT_EQ(Run(common + " --max-clients 2 --client-list " + (dir_ / "list.txt").string()), 2);
 }
 
 TEST_F(FlCliTest, UsageErrorsExit2) {

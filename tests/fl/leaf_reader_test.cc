@@ -106,6 +106,51 @@ TEST_F(LeafReaderTest, MissingFileAndCorruptGzip) {
   EXPECT_THROW(ReadLeafFile(path), InputError);
 }
 
+FederatedData ThreeClients() {
+  FederatedData data;
+  for (const char* id : {"a", "b", "c"}) {
+    ClientData client;
+    client.id = id;
+    client.train_index = {static_cast<int>(data.clients.size())};
+    data.clients.push_back(client);
+  }
+  return data;
+}
+
+TEST_F(LeafReaderTest, ClientListKeepsTheListedClientsInItsOrder) {
+  FederatedData data = ThreeClients();
+  KeepListedClients(Write("list.txt", "# oracle group 0\nc\n\n  a  # trailing comment\n"), &data);
+  ASSERT_EQ(data.clients.size(), 2u);
+  EXPECT_EQ(data.clients[0].id, "c");
+  EXPECT_EQ(data.clients[0].train_index, (std::vector<int>{2}));
+  EXPECT_EQ(data.clients[1].id, "a");
+}
+
+TEST_F(LeafReaderTest, ClientListErrorsNameTheLine) {
+  struct Case {
+    std::string text;
+    int line;
+    std::string fragment;
+  };
+  for (const Case& bad : {Case{"a\n# x\nzz\n", 3, "client id \"zz\": expected the id of a client"},
+                          Case{"b\na\nb\n", 3, "expected each id once (already listed on line 1)"},
+                          Case{"# only comments\n\n", 0, "expected at least one client id"}}) {
+    FederatedData data = ThreeClients();
+    const std::string path = Write("bad_list.txt", bad.text);
+    try {
+      KeepListedClients(path, &data);
+      FAIL() << "no error for: " << bad.text;
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.file(), path);
+      EXPECT_EQ(e.line(), bad.line) << e.what();
+      EXPECT_NE(std::string(e.what()).find(bad.fragment), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(data.clients.size(), 3u);  // unchanged
+  }
+  FederatedData data = ThreeClients();
+  EXPECT_THROW(KeepListedClients((dir_ / "absent.txt").string(), &data), InputError);
+}
+
 TEST(Femnist, SharedDataHas105WritersWithBothSplits) {
   const std::string dir = std::string(JIGSAW_SHARED_DATA) + "/datasets/femnist";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no FEMNIST in " << dir;
