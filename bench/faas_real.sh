@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Issue 18, the real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
 # under `jigsaw faas-load` Poisson (or bursty) requests at a few offered rates, Archipelago and the
-# OpenWhisk-like baseline (and with PLATFORMS, the Sparrow-like one) on the same processes; then `jigsaw faas-sim` on the SAME DAG file with
-# the durations (their measured quantiles, --durations), setup times and dispatch overhead
-# measured by the real run (rates, cores, memory matched), so the two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
+# OpenWhisk-like baseline (and with PLATFORMS, the Sparrow-like one) on the same processes; then
+# `jigsaw faas-sim` on the SAME DAG file with the durations (their measured quantiles,
+# --durations), setup times and dispatch overhead measured by the real run (rates, cores, memory
+# matched), so the two can be compared row by row. Prints tables; outputs stay under $OUT_ROOT.
 # Usage: bench/faas_real.sh DATA_DIR [rates...]   (DATA_DIR: ../shared/data; default rates 4 8 12)
 # Env: REQUESTS (300 per run), WARMUP (30), SGS (2), SLOTS (1), MEMORY (512MB per SGS),
 # PLATFORMS ("archipelago openwhisk"; add sparrow for the Sparrow-like baseline, with
-# SPARROW_PROBES (2) SGSs probed per function, its simulator row beside), SEED (1), OUT_ROOT (/tmp/jigsaw_faas_real_bench),
+# SPARROW_PROBES (2) SGSs probed per function, its simulator row beside), SEED (1),
+# OUT_ROOT (/tmp/jigsaw_faas_real_bench),
 # RUN_S (unset; if set, every run lasts about RUN_S seconds: REQUESTS = rate x RUN_S and WARMUP =
 # the first WARMUP_S (3) seconds or a tenth of them, whichever is more, so high rates get as long a
 # run as low ones and sandbox start-up stays in the warm-up), DAGS (bench/faas_real_dags.json),
