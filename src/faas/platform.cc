@@ -538,10 +538,9 @@ class Balancer {
       *why = "every usable SGS has " + std::to_string(kSparrowMaxQueue) + " reservations queued";
       return -1;
     }
-    const bool placed =
-        sparrow_cv_.wait_for(lock, std::chrono::nanoseconds(options_.sgs.request_timeout),
-                             [&] { return sparrow_placed_.count(task) > 0 || !running_; });
-    if (!placed || sparrow_placed_.count(task) == 0) {
+    sparrow_cv_.wait_for(lock, std::chrono::nanoseconds(options_.sgs.request_timeout),
+                         [&] { return sparrow_placed_.count(task) > 0 || !running_; });
+    if (sparrow_placed_.count(task) == 0) {  // timed out, or the LB is stopping
       sparrow_->Cancel(task);
       *status = 504;
       *why = "no probed SGS had a free slot in time";

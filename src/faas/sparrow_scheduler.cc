@@ -31,11 +31,16 @@ uint32_t SparrowScheduler::Draw(uint32_t n) {
   return static_cast<uint32_t>(z % n);
 }
 
-uint64_t SparrowScheduler::Reserve(std::vector<Launch>* launches) {
+std::vector<uint32_t> SparrowScheduler::UsableWithRoom() const {
   std::vector<uint32_t> candidates;
   for (uint32_t s = 0; s < slots_.size(); ++s) {
     if (usable_[s] && queues_[s].size() < max_queue_) candidates.push_back(s);
   }
+  return candidates;
+}
+
+uint64_t SparrowScheduler::Reserve(std::vector<Launch>* launches) {
+  std::vector<uint32_t> candidates = UsableWithRoom();
   if (candidates.empty()) {
     ++refused_;
     return 0;
@@ -89,10 +94,7 @@ std::vector<SparrowScheduler::Launch> SparrowScheduler::SetUsable(uint32_t sgs, 
 }
 
 int SparrowScheduler::PlaceOne(uint64_t task) {
-  std::vector<uint32_t> candidates;
-  for (uint32_t s = 0; s < slots_.size(); ++s) {
-    if (usable_[s] && queues_[s].size() < max_queue_) candidates.push_back(s);
-  }
+  const std::vector<uint32_t> candidates = UsableWithRoom();
   if (candidates.empty()) return -1;
   const uint32_t s = candidates[Draw(static_cast<uint32_t>(candidates.size()))];
   queues_[s].push_back(task);

@@ -61,7 +61,8 @@ class SparrowScheduler {
   uint64_t failed() const { return failed_; }
 
  private:
-  uint32_t Draw(uint32_t n);  // uniform in [0, n)
+  uint32_t Draw(uint32_t n);                     // uniform in [0, n)
+  std::vector<uint32_t> UsableWithRoom() const;  // SGSs a reservation may go to, in index order
   // Puts one reservation of `task` on a random usable SGS with room; returns the SGS, or -1.
   int PlaceOne(uint64_t task);
   void Dispatch(uint32_t sgs, std::vector<Launch>* launches);

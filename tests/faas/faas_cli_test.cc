@@ -41,6 +41,13 @@ Result RunJigsaw(const std::string& args) {
 
 Result RunCli(const std::string& args) { return RunJigsaw("faas-sim " + args); }
 
+// `jigsaw ARGS` is refused with exit status 2 and `fragment` in its error message.
+void ExpectExit2With(const std::string& args, const std::string& fragment) {
+  const Result r = RunJigsaw(args);
+  EXPECT_EQ(r.status, 2) << args;
+  EXPECT_NE(r.stderr_text.find(fragment), std::string::npos) << args << "\n" << r.stderr_text;
+}
+
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = TempPath(name);
   std::ofstream(path) << text;
@@ -131,12 +138,8 @@ TEST(FaasSimCli, RunsADagFileAndRefusesBadOptions) {
   EXPECT_EQ(RunCli("--out " + out + " --ow-stem-cell-memory 0").status, 2);
   EXPECT_EQ(RunCli("--out " + out + " --ow-stem-cell-memory 40GiB").status, 2);  // 2 x 40 > 64
   EXPECT_EQ(RunCli("--out " + out + " --ow-stem-cell-init-share 1.5").status, 2);
-  const Result stem_elsewhere =
-      RunCli("--out " + out + " --platforms archipelago,sparrow --ow-stem-cells 2");
-  EXPECT_EQ(stem_elsewhere.status, 2);
-  EXPECT_NE(stem_elsewhere.stderr_text.find("apply to the openwhisk platform only"),
-            std::string::npos)
-      << stem_elsewhere.stderr_text;
+  ExpectExit2With("faas-sim --out " + out + " --platforms archipelago,sparrow --ow-stem-cells 2",
+                  "apply to the openwhisk platform only");
   EXPECT_EQ(RunCli("--out " + out + " --worker-memory 1KB --apps 5 --requests 10").status, 2);
   const Result missing = RunCli("--dags /nonexistent/dags.json --out " + out);
   EXPECT_EQ(missing.status, 2);
@@ -187,55 +190,21 @@ TEST(FaasRealCli, RefusesBadInvokerMemoryAndBurstOptions) {
   const std::string dags = WriteFile("real.json", R"({"format": "jigsaw-faas-dags-v1", "dags": [
     {"name": "h", "deadline": "1s", "functions": [
       {"name": "f", "duration": "5ms", "code": "sha256:1KiB", "memory": "100MB"}]}]})");
-  const Result small =
-      RunJigsaw("faas --dags " + dags + " --platform openwhisk --invoker-memory 50MB --port 0");
-  EXPECT_EQ(small.status, 2);
-  EXPECT_NE(small.stderr_text.find("more memory than --invoker-memory 50MB"), std::string::npos)
-      << small.stderr_text;
-  const Result garbled =
-      RunJigsaw("faas --dags " + dags + " --platform openwhisk --invoker-memory lots --port 0");
-  EXPECT_EQ(garbled.status, 2);
-  EXPECT_NE(garbled.stderr_text.find("--invoker-memory 'lots'"), std::string::npos);
-  const Result wrong = RunJigsaw("faas --dags " + dags + " --invoker-memory 1GB --port 0");
-  EXPECT_EQ(wrong.status, 2);
-  EXPECT_NE(wrong.stderr_text.find("openwhisk only"), std::string::npos) << wrong.stderr_text;
-  const Result pause_elsewhere = RunJigsaw("faas --dags " + dags + " --ow-pause-grace 1s --port 0");
-  EXPECT_EQ(pause_elsewhere.status, 2);
-  EXPECT_NE(pause_elsewhere.stderr_text.find("--ow-pause-grace applies to --platform openwhisk"),
-            std::string::npos)
-      << pause_elsewhere.stderr_text;
-  const Result pause_garbled =
-      RunJigsaw("faas --dags " + dags + " --platform openwhisk --ow-unpause-cost soon --port 0");
-  EXPECT_EQ(pause_garbled.status, 2);
-  EXPECT_NE(pause_garbled.stderr_text.find("--ow-unpause-cost 'soon'"), std::string::npos)
-      << pause_garbled.stderr_text;
-  const Result probes_elsewhere = RunJigsaw("faas --dags " + dags + " --sparrow-probes 2 --port 0");
-  EXPECT_EQ(probes_elsewhere.status, 2);
-  EXPECT_NE(probes_elsewhere.stderr_text.find("--sparrow-probes applies to --platform sparrow"),
-            std::string::npos)
-      << probes_elsewhere.stderr_text;
+  const std::string faas = "faas --dags " + dags + " --port 0 ";
+  ExpectExit2With(faas + "--platform openwhisk --invoker-memory 50MB",
+                  "more memory than --invoker-memory 50MB");
+  ExpectExit2With(faas + "--platform openwhisk --invoker-memory lots", "--invoker-memory 'lots'");
+  ExpectExit2With(faas + "--invoker-memory 1GB", "openwhisk only");
+  ExpectExit2With(faas + "--ow-pause-grace 1s", "--ow-pause-grace applies to --platform openwhisk");
+  ExpectExit2With(faas + "--platform openwhisk --ow-unpause-cost soon", "--ow-unpause-cost 'soon'");
+  ExpectExit2With(faas + "--sparrow-probes 2", "--sparrow-probes applies to --platform sparrow");
   for (const std::string bad : {"0", "9", "two"}) {
-    const Result probes = RunJigsaw("faas --dags " + dags +
-                                    " --platform sparrow --sparrow-probes " + bad + " --port 0");
-    EXPECT_EQ(probes.status, 2) << bad;
-    EXPECT_NE(probes.stderr_text.find("--sparrow-probes '" + bad + "': expected 1..8"),
-              std::string::npos)
-        << probes.stderr_text;
+    ExpectExit2With(faas + "--platform sparrow --sparrow-probes " + bad,
+                    "--sparrow-probes '" + bad + "': expected 1..8");
   }
-  const Result platform = RunJigsaw("faas --dags " + dags + " --platform sparrows --port 0");
-  EXPECT_EQ(platform.status, 2);
-  EXPECT_NE(platform.stderr_text.find("expected archipelago, openwhisk or sparrow"),
-            std::string::npos)
-      << platform.stderr_text;
-  const std::string out = TempPath("load");
-  const Result sigma =
-      RunJigsaw("faas-load --dags " + dags + " --port 1 --burst-sigma 9 --out " + out);
-  EXPECT_EQ(sigma.status, 2);
-  EXPECT_NE(sigma.stderr_text.find("--burst-sigma"), std::string::npos) << sigma.stderr_text;
-  const Result period =
-      RunJigsaw("faas-load --dags " + dags + " --port 1 --burst-period 0s --out " + out);
-  EXPECT_EQ(period.status, 2);
-  EXPECT_NE(period.stderr_text.find("--burst-period '0s'"), std::string::npos)
-      << period.stderr_text;
+  ExpectExit2With(faas + "--platform sparrows", "expected archipelago, openwhisk or sparrow");
+  const std::string load = "faas-load --dags " + dags + " --port 1 --out " + TempPath("load") + " ";
+  ExpectExit2With(load + "--burst-sigma 9", "--burst-sigma");
+  ExpectExit2With(load + "--burst-period 0s", "--burst-period '0s'");
   std::filesystem::remove(dags);
 }
