@@ -140,7 +140,14 @@ FederatedData FromImageSets(const ImageSet& train, const ImageSet& test) {
   return data;
 }
 
+void RequireFemnistForClientList(const FlCommandOptions& options) {
+  if (!options.client_list.empty() && options.dataset != "femnist") {
+    throw UsageError("--client-list selects LEAF writers: it needs --dataset femnist");
+  }
+}
+
 FederatedData LoadPopulation(const FlCommandOptions& options) {
+  RequireFemnistForClientList(options);
   if (options.dataset == "femnist") {
     if (!options.client_list.empty() && options.max_clients > 0) {
       throw UsageError("--client-list and --max-clients both choose the writers: give one");
@@ -149,9 +156,6 @@ FederatedData LoadPopulation(const FlCommandOptions& options) {
         options.data_dir.empty() ? DefaultFemnistDir() : options.data_dir, options.max_clients);
     if (!options.client_list.empty()) KeepListedClients(options.client_list, &data);
     return data;
-  }
-  if (!options.client_list.empty()) {
-    throw UsageError("--client-list selects LEAF writers: it needs --dataset femnist");
   }
   if (options.clients < 1 || options.clients > 100000) {
     throw UsageError("--clients must be in [1, 100000]");
@@ -333,9 +337,7 @@ int RunFl(FlCommandOptions options) {
   if (options.serve && options.dataset == "blobs") {
     throw UsageError("--serve trains a model: blobs has none (use a fashion-* or femnist dataset)");
   }
-  if (options.dataset == "blobs" && !options.client_list.empty()) {
-    throw UsageError("--client-list selects LEAF writers: it needs --dataset femnist");
-  }
+  RequireFemnistForClientList(options);  // blobs never loads a population
   if (options.dataset == "blobs") return RunBlobs(options);
   if (options.run.late_signatures && !options.run.auxo) {
     throw UsageError("--late-signatures feeds Auxo's cohort table: it needs --auxo");
