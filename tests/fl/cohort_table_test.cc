@@ -259,6 +259,48 @@ TEST(CohortTable, MedianRewardsMeasureDistancesToTheKnownClientsMedian) {
   }
 }
 
+// pooled_sides (not in the reference): the first sides are drawn over the stored signatures of
+// the cohort's known clients once there are more than the size bar (known_clients 3 here).
+// Round 1 sees clients 0 (0, 0) and 1 (2, 0) of one cluster; round 2 sees them again with 2
+// (0.8, 0) of it and 3 (20, 0) of another. One-round draws cut the cluster (0 against 1; 1-NN
+// then gives 2 the side of 0 and 3 the side of 1); the pooled draw waits for round 2 and puts 0,
+// 1 and 2 against 3, and the separation starts from the pool's. A re-bipartition draws from one
+// round again.
+TEST(CohortTable, PooledSidesDrawOverTheKnownClientsStoredSignatures) {
+  const Rows first = {{0, 0}, {2, 0}};
+  const Rows second = {{0, 0}, {2, 0}, {0.8f, 0}, {20, 0}};
+  for (const bool pooled : {false, true}) {
+    CohortOptions options;
+    options.known_clients = 3;
+    options.pooled_sides = pooled;
+    CohortTable table(5, options);
+    table.UpdateSides(0, {0, 1}, first, true);
+    if (pooled) {
+      for (int c = 0; c < 5; ++c) EXPECT_EQ(table.PreferredSide(c, 0), 2) << c;
+    } else {
+      EXPECT_EQ(table.PreferredSide(0, 0), 1 - table.PreferredSide(1, 0));
+    }
+    table.UpdateSides(0, {0, 1, 2, 3}, second, true);
+    const int side_of_0 = table.PreferredSide(0, 0);
+    ASSERT_NE(side_of_0, 2) << pooled;
+    EXPECT_EQ(table.PreferredSide(1, 0), pooled ? side_of_0 : 1 - side_of_0) << pooled;
+    EXPECT_EQ(table.PreferredSide(2, 0), side_of_0) << pooled;
+    EXPECT_EQ(table.PreferredSide(3, 0), 1 - side_of_0) << pooled;
+    EXPECT_EQ(table.PreferredSide(4, 0), 2) << pooled;  // never seen
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_EQ(table.entry(c, 0).train_times, 1) << pooled << " " << c;
+      EXPECT_DOUBLE_EQ(table.entry(c, 0).side[table.PreferredSide(c, 0)], 1.5) << c;
+    }
+    if (!pooled) continue;
+    const std::vector<int> labels = {side_of_0, side_of_0, side_of_0, 1 - side_of_0};
+    EXPECT_DOUBLE_EQ(table.side_separation(0), ProjectedSeparation(second, labels));
+    table.ForgetSides(0);
+    table.UpdateSides(0, {0, 1}, first, true);  // one round: cuts the cluster again
+    EXPECT_EQ(table.PreferredSide(0, 0), 1 - table.PreferredSide(1, 0));
+    EXPECT_EQ(table.PreferredSide(3, 0), 2);
+  }
+}
+
 // The side-size ratio bar after the first split: sides of 3 and 7 clients (ratio 0.43; a cohort
 // of three equal groups cut 1-vs-2 gives about 0.5) fail the reference's (0.5, 2) and pass (1/3,
 // 3).
