@@ -8,7 +8,7 @@
 #   FEMNIST_PARTICIPANTS (50), FEMNIST_TRAIN (the reference's lr decay, momentum, weight decay),
 #   SPEED_ROUNDS (12), LOCAL_STEPS (10), MODEL (lenet),
 #   SPLIT_EPOCHS (50,100), FEMNIST_AUXO (--split-epochs SPLIT_EPOCHS), BLOB_SEEDS (20 draws), BLOB_FIRST_SEED (1), BLOB_RULES
-#   ("reference added robust"), BLOB_SEPARATIONS ("10 8"), ACCURACY_SETS ("femnist groups"),
+#   ("reference added robust"; also "pooled"), BLOB_SEPARATIONS ("10 8"), ACCURACY_SETS ("femnist groups"),
 #   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
 #   SKIP_BLOBS=1, JOBS (1: runs of a table at once, at most 8), OUT_DIR or KEEP (keep the runs
 #   there; runs already there are not repeated; default: a temporary folder, removed).
@@ -25,6 +25,9 @@
 # The blob table on the 20 held-out draws (seeds 21-40), separation 10, the defaults' rules and
 # the session-9 "robust" rules (add BLOB_SEEDS=120 for draws 21-140):
 #     BLOB_FIRST_SEED=21 BLOB_RULES="added robust" BLOB_SEPARATIONS=10 SKIP_ACCURACY=1 SKIP_SPEED=1 bench/fl.sh
+#   session 11's fresh draws 141-340 with the "pooled" rules (robust + --pooled-sides) as well:
+#     BLOB_FIRST_SEED=141 BLOB_SEEDS=200 BLOB_RULES="added robust pooled" BLOB_SEPARATIONS=10 \
+#       SKIP_ACCURACY=1 SKIP_SPEED=1 OUT_DIR=/tmp/blobs141 bench/fl.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 J="${1:-build/jigsaw}"
@@ -187,7 +190,8 @@ fi
 if [[ -z "${SKIP_BLOBS:-}" ]]; then
   # rules: "reference" = the reference's split test (--min-side-separation 0
   # --rebipartition-epochs 0); "added" = the defaults (separation gate 3, re-bipartition after 50);
-  # "robust" = added + --median-rewards --gate-first-split (session 9, chosen on seeds 1-20).
+  # "robust" = added + --median-rewards --gate-first-split (session 9, chosen on seeds 1-20);
+  # "pooled" = robust + --pooled-sides (session 11, chosen on seeds 1-140).
   echo "== blob cohort discovery (FedScale playground): 1000 clients, 4 blobs (std 2), 50/epoch, 800 epochs, adaptive splits =="
   blob_last=$((BLOB_FIRST_SEED + BLOB_SEEDS - 1))
   echo "seeds $BLOB_FIRST_SEED-$blob_last (the split rules' thresholds were chosen on 1-20; 21-40 are held out)"
@@ -197,6 +201,7 @@ if [[ -z "${SKIP_BLOBS:-}" ]]; then
     rule_args=()
     [[ "$rules" == reference ]] && rule_args=(--min-side-separation 0 --rebipartition-epochs 0)
     [[ "$rules" == robust ]] && rule_args=(--median-rewards --gate-first-split)
+    [[ "$rules" == pooled ]] && rule_args=(--median-rewards --gate-first-split --pooled-sides)
     for sep in $BLOB_SEPARATIONS; do
       aris=()
       four=0

@@ -261,6 +261,7 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   json["late_signatures_option"] = options.run.late_signatures;
   json["gate_first_split"] = options.run.cohort.gate_first_split;
   json["median_rewards"] = options.run.cohort.median_rewards;
+  json["pooled_sides"] = options.run.cohort.pooled_sides;
   json["proportional_slots"] = options.run.proportional_slots;
   int late = 0;
   for (const RoundRecord& r : result.rounds) late += r.late_signatures;
@@ -322,6 +323,7 @@ int RunBlobs(FlCommandOptions options) {
   json["max_side_ratio"] = options.max_side_ratio;
   json["gate_first_split"] = options.run.cohort.gate_first_split;
   json["median_rewards"] = options.run.cohort.median_rewards;
+  json["pooled_sides"] = options.run.cohort.pooled_sides;
   WriteJsonFile(options.out + "/summary.json", json);
   std::string clients = "client,group,cohort\n";
   for (int c = 0; c < options.clients; ++c) {
@@ -344,6 +346,9 @@ int RunFl(FlCommandOptions options) {
   }
   if (options.run.proportional_slots && !options.run.auxo) {
     throw UsageError("--proportional-slots shares slots among Auxo's cohorts: it needs --auxo");
+  }
+  if (options.run.cohort.pooled_sides && !options.run.auxo) {
+    throw UsageError("--pooled-sides draws Auxo's cohort sides: it needs --auxo");
   }
   if (options.run.late_signatures && options.serve) {
     throw UsageError(
@@ -638,6 +643,10 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
                     "Auxo, not in the reference: main rewards measure distances to the "
                     "coordinate-wise median of the known clients' signatures instead of their "
                     "mean (a minority fragment of another cluster no longer stays)");
+  command->add_flag("--pooled-sides", options->run.cohort.pooled_sides,
+                    "Auxo, not in the reference: a cohort's sides are drawn by 2-means over the "
+                    "latest signatures of all of its known clients (once there are more than the "
+                    "side size bar), not over one round's participants");
   command
       ->add_option("--max-side-ratio", options->max_side_ratio,
                    "Auxo adaptive split: after the first split, the sides' size ratio must lie "

@@ -26,6 +26,8 @@ CohortTable::CohortTable(int clients, const CohortOptions& options)
   initialised_.assign(1, false);
   separation_.assign(1, -1.0);
   sides_drawn_at_.assign(1, 0);
+  if (options_.pooled_sides) signature_.assign(clients, {});
+  pool_pending_.assign(1, options_.pooled_sides);
 }
 
 int CohortTable::PreferredSide(int client, int cohort) const {
@@ -88,6 +90,17 @@ void CohortTable::UpdateSides(int cohort, const std::vector<int>& clients, const
     const int last = *std::max_element(options_.split_epochs.begin(), options_.split_epochs.end());
     keep_splitting = epoch_[cohort] <= last + 1;
   }
+  if (options_.pooled_sides) {
+    for (size_t i = 0; i < clients.size(); ++i) signature_[clients[i]] = normalized[i];
+    if (pool_pending_[cohort]) {
+      if (DrawPooledSides(cohort)) {
+        pool_pending_[cohort] = false;
+        initialised_[cohort] = true;
+        sides_drawn_at_[cohort] = epoch_[cohort];
+      }
+      return;
+    }
+  }
   if (!initialised_[cohort]) {
     std::vector<int> rows;
     if (num_cohorts_ > 1) {
@@ -132,6 +145,24 @@ void CohortTable::UpdateSides(int cohort, const std::vector<int>& clients, const
     const int nearest = NearestRows(labelled, normalized[i], 1).front();
     AddSide(clients[i], cohort, labelled_side[nearest]);
   }
+}
+
+bool CohortTable::DrawPooledSides(int cohort) {
+  std::vector<int> pool;
+  Rows rows;
+  for (int c = 0; c < num_clients(); ++c) {
+    if (signature_[c].empty()) continue;
+    const CohortEntry& e = table_[c][cohort];
+    if (num_cohorts_ > 1 && !(e.train_times > 0 && e.reward > 1)) continue;
+    pool.push_back(c);
+    rows.push_back(signature_[c]);
+  }
+  const double min_size = options_.known_clients * std::pow(0.9, num_cohorts_ - 1);
+  if (pool.size() <= min_size) return false;
+  const std::vector<int> labels = TwoMeans(rows, rng_.NextU64());
+  for (size_t i = 0; i < pool.size(); ++i) AddSide(pool[i], cohort, labels[i]);
+  separation_[cohort] = ProjectedSeparation(rows, labels);
+  return true;
 }
 
 bool CohortTable::UpdateRewards(int cohort, const std::vector<int>& clients, const Rows& centered) {
@@ -224,6 +255,8 @@ int CohortTable::Grow(int cohort) {
   separation_[cohort] = -1.0;
   separation_.push_back(-1.0);
   sides_drawn_at_.push_back(0);
+  pool_pending_[cohort] = options_.pooled_sides;
+  pool_pending_.push_back(options_.pooled_sides);
   for (auto& row : table_) {
     const CohortEntry parent = row[cohort];
     const int to_parent = parent.side[0] > parent.side[1] ? 1 : 0;

@@ -8,10 +8,11 @@
 // signatures (see Signatures):
 //  1. Intra-cohort (sub-rewards). The first time for m: 2-means on the normalised signatures (of
 //     "known" clients only, when there is more than one cohort: trained in m and R > 1); each
-//     client's side gains r0 and the other side loses r0. Later rounds, while splitting is still
-//     allowed: if both sides are represented, unlabelled clients get the side of their nearest
-//     labelled neighbour (1-NN); if only one side is, the n/4 nearest neighbours of a labelled
-//     client inherit its side. Every labelling increments the client's train count.
+//     client's side gains r0 and the other side loses r0 (with pooled_sides: over the stored
+//     signatures of all of m's known clients, see CohortOptions). Later rounds, while splitting
+//     is still allowed: if both sides are represented, unlabelled clients get the side of their
+//     nearest labelled neighbour (1-NN); if only one side is, the n/4 nearest neighbours of a
+//     labelled client inherit its side. Every labelling increments the client's train count.
 //  2. Inter-cohort (main rewards, only with more than one cohort): the centroid (or, with
 //     median_rewards, the coordinate-wise median) of the known clients' centered signatures;
 //     client at distance d gets
@@ -74,6 +75,17 @@ struct CohortOptions {
   // cut a cluster) no longer pulls the centre towards itself, so it earns negative rewards, loses
   // its sides and is affiliated again, instead of staying where it is.
   bool median_rewards = false;
+  // Not in the reference (false: the reference's rules). The table keeps every participant's
+  // latest normalised signature, and a cohort's first sides (at the start and in both halves
+  // after each split; a re-bipartition after rebipartition_epochs still draws from one round) are
+  // drawn by 2-means over the stored signatures of all of the cohort's known clients (one cohort:
+  // every client with a stored signature), each of which gets its side, instead of over one
+  // round's participants. The draw waits until there are more such clients than the split test's
+  // side size bar (known_clients x 0.9^(cohorts - 1)): sides drawn from fewer cannot both pass
+  // it. The running side separation starts from the pool's ProjectedSeparation. One round's ~50
+  // points can put part of a cluster on another cluster's side, and a split then leaves that
+  // cluster in two cohorts; the pool is the whole cohort.
+  bool pooled_sides = false;
   uint64_t seed = 1;
 };
 
@@ -129,6 +141,10 @@ class CohortTable {
  private:
   std::vector<int> KnownRows(int cohort, const std::vector<int>& clients) const;
   void AddSide(int client, int cohort, int side);
+  // pooled_sides: 2-means over the stored signatures of the cohort's known clients, each of
+  // which gets its side, and the separation starts from theirs; false (and nothing changed)
+  // while there are not more of them than the side size bar.
+  bool DrawPooledSides(int cohort);
 
   CohortOptions options_;
   Rng rng_;
@@ -140,6 +156,8 @@ class CohortTable {
   std::vector<bool> initialised_;
   std::vector<double> separation_;
   std::vector<int> sides_drawn_at_;  // cohort epoch of the last first-time 2-means
+  Rows signature_;                   // pooled_sides: latest normalised signature (empty: none)
+  std::vector<bool> pool_pending_;   // pooled_sides: the cohort's next draw is over the pool
 };
 
 // Auxo's client signature: the last tenth of (w_old - w_new), as float.

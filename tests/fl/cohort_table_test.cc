@@ -259,6 +259,48 @@ TEST(CohortTable, MedianRewardsMeasureDistancesToTheKnownClientsMedian) {
   }
 }
 
+// pooled_sides (not in the reference): the first sides are drawn over the stored signatures of
+// the cohort's known clients once there are more than the size bar (known_clients 3 here).
+// Round 1 sees clients 0 (0, 0) and 1 (2, 0) of one cluster; round 2 sees them again with 2
+// (0.8, 0) of it and 3 (20, 0) of another. One-round draws cut the cluster (0 against 1; 1-NN
+// then gives 2 the side of 0 and 3 the side of 1); the pooled draw waits for round 2 and puts 0,
+// 1 and 2 against 3, and the separation starts from the pool's. A re-bipartition draws from one
+// round again.
+TEST(CohortTable, PooledSidesDrawOverTheKnownClientsStoredSignatures) {
+  const Rows first = {{0, 0}, {2, 0}};
+  const Rows second = {{0, 0}, {2, 0}, {0.8f, 0}, {20, 0}};
+  for (const bool pooled : {false, true}) {
+    CohortOptions options;
+    options.known_clients = 3;
+    options.pooled_sides = pooled;
+    CohortTable table(5, options);
+    table.UpdateSides(0, {0, 1}, first, true);
+    if (pooled) {
+      for (int c = 0; c < 5; ++c) EXPECT_EQ(table.PreferredSide(c, 0), 2) << c;
+    } else {
+      EXPECT_EQ(table.PreferredSide(0, 0), 1 - table.PreferredSide(1, 0));
+    }
+    table.UpdateSides(0, {0, 1, 2, 3}, second, true);
+    const int side_of_0 = table.PreferredSide(0, 0);
+    ASSERT_NE(side_of_0, 2) << pooled;
+    EXPECT_EQ(table.PreferredSide(1, 0), pooled ? side_of_0 : 1 - side_of_0) << pooled;
+    EXPECT_EQ(table.PreferredSide(2, 0), side_of_0) << pooled;
+    EXPECT_EQ(table.PreferredSide(3, 0), 1 - side_of_0) << pooled;
+    EXPECT_EQ(table.PreferredSide(4, 0), 2) << pooled;  // never seen
+    for (int c = 0; c < 4; ++c) {
+      EXPECT_EQ(table.entry(c, 0).train_times, 1) << pooled << " " << c;
+      EXPECT_DOUBLE_EQ(table.entry(c, 0).side[table.PreferredSide(c, 0)], 1.5) << c;
+    }
+    if (!pooled) continue;
+    const std::vector<int> labels = {side_of_0, side_of_0, side_of_0, 1 - side_of_0};
+    EXPECT_DOUBLE_EQ(table.side_separation(0), ProjectedSeparation(second, labels));
+    table.ForgetSides(0);
+    table.UpdateSides(0, {0, 1}, first, true);  // one round: cuts the cluster again
+    EXPECT_EQ(table.PreferredSide(0, 0), 1 - table.PreferredSide(1, 0));
+    EXPECT_EQ(table.PreferredSide(3, 0), 2);
+  }
+}
+
 // The side-size ratio bar after the first split: sides of 3 and 7 clients (ratio 0.43; a cohort
 // of three equal groups cut 1-vs-2 gives about 0.5) fail the reference's (0.5, 2) and pass (1/3,
 // 3).
@@ -387,6 +429,29 @@ TEST(BlobDiscovery, MedianRewardsRecoverDrawsWithAFragmentLeftByAnEarlySplit) {
     EXPECT_LT(added.ari, 0.9) << "seed " << seed;
     options.median_rewards = true;
     options.gate_first_split = true;
+    const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
+    EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
+    EXPECT_GE(result.ari, 0.9) << "seed " << seed;
+    EXPECT_GE(result.purity, 0.9) << "seed " << seed;
+  }
+}
+
+// Session 11: draws the robust rules leave below ARI 0.9 (a blob cut by sides drawn from one
+// round, 3 cohorts at the end: ARI 0.61-0.68); with the first sides of every cohort drawn
+// over its known clients' stored signatures as well, the four blobs are found (bench/fl.sh's
+// "pooled" rules; they do not fix every draw and break a few others: docs/fl.md, session 11).
+TEST(BlobDiscovery, PooledSidesRecoverDrawsWhereOneRoundsSidesCutABlob) {
+  for (uint64_t seed : {23u, 44u, 123u}) {
+    const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
+    CohortOptions options = PlaygroundOptions();
+    options.min_side_separation = 3.0;
+    options.rebipartition_epochs = 50;
+    options.median_rewards = true;
+    options.gate_first_split = true;
+    options.seed = seed;
+    const BlobDiscoveryResult robust = RunBlobDiscovery(population, options, 800, 50, seed);
+    EXPECT_LT(robust.ari, 0.9) << "seed " << seed;
+    options.pooled_sides = true;
     const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
     EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
     EXPECT_GE(result.ari, 0.9) << "seed " << seed;

@@ -145,6 +145,10 @@ TEST_F(FlCliTest, UsageErrorsExit2) {
                 " --out " + (dir_ / "o").string()),
             2);
   EXPECT_NE(err_.find("--proportional-slots"), std::string::npos) << err_;
+  EXPECT_EQ(Run("--pooled-sides --dataset femnist --data-dir " + (dir_ / "none").string() +
+                " --out " + (dir_ / "o").string()),
+            2);
+  EXPECT_NE(err_.find("--pooled-sides"), std::string::npos) << err_;
 }
 
 TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
@@ -158,6 +162,7 @@ TEST_F(FlCliTest, BlobsWriteSummaryAndAssignments) {
   EXPECT_TRUE(summary.contains("ari"));
   EXPECT_EQ(summary["min_side_separation"], 3.0);  // the defaults: the added split rules on
   EXPECT_EQ(summary["rebipartition_epochs"], 50);
+  EXPECT_EQ(summary["pooled_sides"], false);  // opt-in
   EXPECT_NE(Slurp(dir_ / "out/clients.csv").find("client,group,cohort"), std::string::npos);
 }
 
