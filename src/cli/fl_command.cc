@@ -213,6 +213,13 @@ FederatedData LoadPopulation(const FlCommandOptions& options) {
                    "': expected femnist, fashion-dirichlet, fashion-groups or blobs");
 }
 
+// The opt-in cohort rules (not in the reference) a run used, for both summaries.
+void AddOptInCohortRules(const CohortOptions& cohort, Json* json) {
+  (*json)["gate_first_split"] = cohort.gate_first_split;
+  (*json)["median_rewards"] = cohort.median_rewards;
+  (*json)["pooled_sides"] = cohort.pooled_sides;
+}
+
 Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
                 const FlResult& result) {
   Json json;
@@ -259,9 +266,7 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
   for (const RoundRecord& r : result.rounds) rejected += static_cast<int>(r.rejected.size());
   json["rejected_updates"] = rejected;
   json["late_signatures_option"] = options.run.late_signatures;
-  json["gate_first_split"] = options.run.cohort.gate_first_split;
-  json["median_rewards"] = options.run.cohort.median_rewards;
-  json["pooled_sides"] = options.run.cohort.pooled_sides;
+  AddOptInCohortRules(options.run.cohort, &json);
   json["proportional_slots"] = options.run.proportional_slots;
   int late = 0;
   for (const RoundRecord& r : result.rounds) late += r.late_signatures;
@@ -321,9 +326,7 @@ int RunBlobs(FlCommandOptions options) {
   json["min_side_separation"] = options.min_side_separation;
   json["rebipartition_epochs"] = options.rebipartition_epochs;
   json["max_side_ratio"] = options.max_side_ratio;
-  json["gate_first_split"] = options.run.cohort.gate_first_split;
-  json["median_rewards"] = options.run.cohort.median_rewards;
-  json["pooled_sides"] = options.run.cohort.pooled_sides;
+  AddOptInCohortRules(options.run.cohort, &json);
   WriteJsonFile(options.out + "/summary.json", json);
   std::string clients = "client,group,cohort\n";
   for (int c = 0; c < options.clients; ++c) {

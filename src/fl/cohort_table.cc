@@ -74,11 +74,19 @@ void CohortTable::AddSide(int client, int cohort, int side) {
   ++e.train_times;
 }
 
+bool CohortTable::IsKnown(int client, int cohort) const {
+  const CohortEntry& e = table_[client][cohort];
+  return e.train_times > 0 && e.reward > 1;
+}
+
+double CohortTable::SideSizeBar() const {
+  return options_.known_clients * std::pow(0.9, num_cohorts_ - 1);
+}
+
 std::vector<int> CohortTable::KnownRows(int cohort, const std::vector<int>& clients) const {
   std::vector<int> rows;
   for (size_t i = 0; i < clients.size(); ++i) {
-    const CohortEntry& e = table_[clients[i]][cohort];
-    if (e.train_times > 0 && e.reward > 1) rows.push_back(static_cast<int>(i));
+    if (IsKnown(clients[i], cohort)) rows.push_back(static_cast<int>(i));
   }
   return rows;
 }
@@ -151,14 +159,11 @@ bool CohortTable::DrawPooledSides(int cohort) {
   std::vector<int> pool;
   Rows rows;
   for (int c = 0; c < num_clients(); ++c) {
-    if (signature_[c].empty()) continue;
-    const CohortEntry& e = table_[c][cohort];
-    if (num_cohorts_ > 1 && !(e.train_times > 0 && e.reward > 1)) continue;
+    if (signature_[c].empty() || (num_cohorts_ > 1 && !IsKnown(c, cohort))) continue;
     pool.push_back(c);
     rows.push_back(signature_[c]);
   }
-  const double min_size = options_.known_clients * std::pow(0.9, num_cohorts_ - 1);
-  if (pool.size() <= min_size) return false;
+  if (pool.size() <= SideSizeBar()) return false;
   const std::vector<int> labels = TwoMeans(rows, rng_.NextU64());
   for (size_t i = 0; i < pool.size(); ++i) AddSide(pool[i], cohort, labels[i]);
   separation_[cohort] = ProjectedSeparation(rows, labels);
@@ -237,7 +242,7 @@ bool CohortTable::ShouldSplit(int cohort) const {
     ++count[PreferredSide(c, cohort)];
   }
   if (members < options_.min_cohort_clients) return false;
-  const double min_size = options_.known_clients * std::pow(0.9, num_cohorts_ - 1);
+  const double min_size = SideSizeBar();
   const double ratio = static_cast<double>(count[0]) / std::max(count[1], 1);
   const bool balanced = num_cohorts_ == 1 ||
                         (ratio > 1.0 / options_.max_side_ratio && ratio < options_.max_side_ratio);

@@ -139,6 +139,10 @@ class CohortTable {
   void AffiliateAll();
 
  private:
+  // Trained in the cohort and R > 1: the clients the cohort's centre and sides are drawn from.
+  bool IsKnown(int client, int cohort) const;
+  // The adaptive split test's bar on each side's size: known_clients x 0.9^(cohorts - 1).
+  double SideSizeBar() const;
   std::vector<int> KnownRows(int cohort, const std::vector<int>& clients) const;
   void AddSide(int client, int cohort, int side);
   // pooled_sides: 2-means over the stored signatures of the cohort's known clients, each of

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
 
 #include "fl/blobs.h"
 
@@ -379,6 +380,45 @@ CohortOptions PlaygroundOptions() {
   return options;
 }
 
+// bench/fl.sh's "added" rules: the separation gate (3) and re-bipartition after 50 cohort epochs.
+CohortOptions AddedRules() {
+  CohortOptions options = PlaygroundOptions();
+  options.min_side_separation = 3.0;
+  options.rebipartition_epochs = 50;
+  return options;
+}
+
+// bench/fl.sh's "robust" rules: added + the median reward centre + the gate at the first split.
+CohortOptions RobustRules() {
+  CohortOptions options = AddedRules();
+  options.median_rewards = true;
+  options.gate_first_split = true;
+  return options;
+}
+
+void ExpectFourBlobs(const BlobDiscoveryResult& result, uint64_t seed) {
+  EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
+  EXPECT_GE(result.ari, 0.9) << "seed " << seed;
+  EXPECT_GE(result.purity, 0.9) << "seed " << seed;
+}
+
+BlobPopulation PlaygroundDraw(uint64_t seed) {
+  return MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
+}
+
+// On each draw (the cohort seed is the draw) `before` stays below ARI 0.9 and `after` finds the
+// four blobs.
+void ExpectRulesRecoverDraws(std::initializer_list<uint64_t> seeds, CohortOptions before,
+                             CohortOptions after) {
+  for (uint64_t seed : seeds) {
+    const BlobPopulation population = PlaygroundDraw(seed);
+    before.seed = seed;
+    after.seed = seed;
+    EXPECT_LT(RunBlobDiscovery(population, before, 800, 50, seed).ari, 0.9) << "seed " << seed;
+    ExpectFourBlobs(RunBlobDiscovery(population, after, 800, 50, seed), seed);
+  }
+}
+
 // FedScale's playground: 1,000 clients in 4 Gaussian blobs (std 2, centres >= 10 apart), 50
 // sampled per epoch, 800 epochs, known_clt 150, min_clt 100 / 0.9. The reference algorithm is
 // not robust on every draw (bench/fl.sh reports the share of 20 seeds that reach ARI 0.9, about
@@ -386,32 +426,16 @@ CohortOptions PlaygroundOptions() {
 // test of the whole discovery loop.
 TEST(BlobDiscovery, RecoversFourBlobs) {
   for (uint64_t seed : {2u, 3u, 5u}) {
-    const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
     CohortOptions options = PlaygroundOptions();
     options.seed = seed;
-    const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
-    EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
-    EXPECT_GE(result.ari, 0.9) << "seed " << seed;
-    EXPECT_GE(result.purity, 0.9) << "seed " << seed;
+    ExpectFourBlobs(RunBlobDiscovery(PlaygroundDraw(seed), options, 800, 50, seed), seed);
   }
 }
 
 // With the separation gate (3) and re-bipartition after 50 cohort epochs, seeds on which the
 // reference rules fail (bench/fl.sh: ARI 0.36-0.71, 2, 3 or 5 cohorts) recover the four blobs.
 TEST(BlobDiscovery, SeparationGateAndRebipartitionRecoverBlobsTheReferenceMisses) {
-  for (uint64_t seed : {1u, 4u, 6u, 9u, 14u}) {
-    const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
-    CohortOptions options = PlaygroundOptions();
-    options.seed = seed;
-    const BlobDiscoveryResult reference = RunBlobDiscovery(population, options, 800, 50, seed);
-    EXPECT_LT(reference.ari, 0.9) << "seed " << seed;
-    options.min_side_separation = 3.0;
-    options.rebipartition_epochs = 50;
-    const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
-    EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
-    EXPECT_GE(result.ari, 0.9) << "seed " << seed;
-    EXPECT_GE(result.purity, 0.9) << "seed " << seed;
-  }
+  ExpectRulesRecoverDraws({1u, 4u, 6u, 9u, 14u}, PlaygroundOptions(), AddedRules());
 }
 
 // Session 9: draws on which an early split cut a blob and the fragment stayed in another blob's
@@ -419,21 +443,7 @@ TEST(BlobDiscovery, SeparationGateAndRebipartitionRecoverBlobsTheReferenceMisses
 // first split as well, the fragment is pushed out and the four blobs are found (bench/fl.sh's
 // "robust" rules; they do not fix every draw: docs/fl.md, session 9).
 TEST(BlobDiscovery, MedianRewardsRecoverDrawsWithAFragmentLeftByAnEarlySplit) {
-  for (uint64_t seed : {25u, 42u, 104u}) {
-    const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
-    CohortOptions options = PlaygroundOptions();
-    options.min_side_separation = 3.0;
-    options.rebipartition_epochs = 50;
-    options.seed = seed;
-    const BlobDiscoveryResult added = RunBlobDiscovery(population, options, 800, 50, seed);
-    EXPECT_LT(added.ari, 0.9) << "seed " << seed;
-    options.median_rewards = true;
-    options.gate_first_split = true;
-    const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
-    EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
-    EXPECT_GE(result.ari, 0.9) << "seed " << seed;
-    EXPECT_GE(result.purity, 0.9) << "seed " << seed;
-  }
+  ExpectRulesRecoverDraws({25u, 42u, 104u}, AddedRules(), RobustRules());
 }
 
 // Session 11: draws the robust rules leave below ARI 0.9 (a blob cut by sides drawn from one
@@ -441,22 +451,9 @@ TEST(BlobDiscovery, MedianRewardsRecoverDrawsWithAFragmentLeftByAnEarlySplit) {
 // over its known clients' stored signatures as well, the four blobs are found (bench/fl.sh's
 // "pooled" rules; they do not fix every draw and break a few others: docs/fl.md, session 11).
 TEST(BlobDiscovery, PooledSidesRecoverDrawsWhereOneRoundsSidesCutABlob) {
-  for (uint64_t seed : {23u, 44u, 123u}) {
-    const BlobPopulation population = MakeBlobs(1000, 4, 2.0, 2, 10.0, 100 + seed);
-    CohortOptions options = PlaygroundOptions();
-    options.min_side_separation = 3.0;
-    options.rebipartition_epochs = 50;
-    options.median_rewards = true;
-    options.gate_first_split = true;
-    options.seed = seed;
-    const BlobDiscoveryResult robust = RunBlobDiscovery(population, options, 800, 50, seed);
-    EXPECT_LT(robust.ari, 0.9) << "seed " << seed;
-    options.pooled_sides = true;
-    const BlobDiscoveryResult result = RunBlobDiscovery(population, options, 800, 50, seed);
-    EXPECT_EQ(result.cohorts, 4) << "seed " << seed;
-    EXPECT_GE(result.ari, 0.9) << "seed " << seed;
-    EXPECT_GE(result.purity, 0.9) << "seed " << seed;
-  }
+  CohortOptions pooled = RobustRules();
+  pooled.pooled_sides = true;
+  ExpectRulesRecoverDraws({23u, 44u, 123u}, RobustRules(), pooled);
 }
 
 // A client undecided at a split (client 4: never seen) has no train count in either half, so,
