@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile peers against a parameter-server job (issue 12), with real processes on loopback.
+# Hostile peers against a parameter-server job, with real processes on loopback.
 #
 # Per scenario: two jobs, A and B, each `jigsaw ps` (its own token file) + 2 LibTorch
 # `jigsaw ps-worker`s. The attack is made against A (before its workers join, or during
