@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TensorLights benchmark : K parameter-server jobs co-located on one PS host, workers on
+# TensorLights benchmark: K parameter-server jobs co-located on one PS host, workers on
 # other hosts, every host a network namespace behind a rate-limited veth link (needs root).
 # Runs fifo, static, rotate (every INTERVAL) and rotate:20s (TensorLights' default interval)
 # (REPS repetitions, policies interleaved within each) with bench/tensorlights/run.sh and
