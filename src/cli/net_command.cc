@@ -20,6 +20,8 @@
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "core/units.h"
+#include "net/chakra_options.h"
+#include "net/chakra_report.h"
 #include "net/collective.h"
 #include "net/flow_file.h"
 #include "net/homa.h"
@@ -84,7 +86,8 @@ struct NetOptions {
   int homa_per_sender = 0;
   std::string pl2_bulk_order = "oldest";
   int egress_shift = -1;
-  net::PsJobsOptions ps;  // parameter-server jobs (--ps-*, --host-priority)
+  net::PsJobsOptions ps;      // parameter-server jobs (--ps-*, --host-priority)
+  net::ChakraOptions chakra;  // Chakra execution traces (--chakra, --npu-tflops, --chakra-system)
 };
 
 // "400%" or "4" -> 4.0.
@@ -238,15 +241,15 @@ Json StatsJson(const net::NetStats& stats) {
 
 int RunNet(const NetOptions& options) {
   const bool rack = !options.load.empty();
-  const int sources = static_cast<int>(!options.workloads.empty()) +
-                      static_cast<int>(!options.traffic.empty()) +
-                      static_cast<int>(!options.flows.empty()) + static_cast<int>(rack) +
-                      static_cast<int>(options.ps.any_given());
+  const int sources =
+      static_cast<int>(!options.workloads.empty()) + static_cast<int>(!options.traffic.empty()) +
+      static_cast<int>(!options.flows.empty()) + static_cast<int>(rack) +
+      static_cast<int>(options.ps.any_given()) + static_cast<int>(options.chakra.any_given());
   if (sources > 1 || (sources == 0 && options.background.empty()) ||
       (rack && !options.background.empty())) {
     throw UsageError(
-        "give one of --workload (one or more), --traffic, --flows, --ps-jobs or --load, or only "
-        "--background (which may also join --workload, --traffic, --flows or --ps-jobs)");
+        "give one of --workload (one or more), --chakra (one or more), --traffic, --flows, "
+        "--ps-jobs or --load, or only --background (which may also join any of them but --load)");
   }
   net::NetConfig config;
   if (!net::ParseCcMode(options.cc, &config.cc)) {
@@ -366,6 +369,9 @@ int RunNet(const NetOptions& options) {
   const net::JobPlacement placement = net::ParseJobPlacement(options.placement);
   std::optional<net::PsJobsSpec> ps;
   if (options.ps.any_given()) ps = options.ps.Validate();
+  std::optional<net::ChakraRunSpec> chakra;
+  if (options.chakra.any_given()) chakra = options.chakra.Validate();
+  std::string collectives_csv;
 
   std::vector<net::FlowSpec> given_flows;
   if (!options.flows.empty()) given_flows = net::ReadFlowFile(options.flows, topology);
@@ -444,6 +450,19 @@ int RunNet(const NetOptions& options) {
         net::AddWorkloadJobsJson(specs, net::RunJobs(&network, specs, stop), &summary);
   } else if (ps) {
     unfinished_jobs = net::AddPsJobsJson(*ps, net::RunPsJobs(&network, *ps, stop), &summary);
+  } else if (chakra) {
+    const std::string progress = sample_interval > 0 ? options.out + "/progress.csv" : "";
+    net::ChakraRunOutput run = net::RunChakra(&network, *chakra,
+                                              {placement,
+                                               options.seed,
+                                               dims,
+                                               options.chunks,
+                                               options.iterations,
+                                               stop,
+                                               {sample_interval, progress}},
+                                              &summary);
+    unfinished_jobs = run.unfinished_jobs;
+    collectives_csv = std::move(run.collectives_csv);
   } else if (rack) {
     if (rack_spec.ml_bytes > 0 && static_cast<uint32_t>(options.ml_hosts) > network.num_hosts()) {
       throw UsageError("--ml-hosts " + std::to_string(options.ml_hosts) + ": the topology has " +
@@ -604,6 +623,7 @@ int RunNet(const NetOptions& options) {
   summary["network"] = StatsJson(stats);
   ResultSet results(options.out);  // one unit: never one run's summary beside another's flows
   results.Add("flows.csv", csv.str());
+  if (chakra) results.Add("collectives.csv", std::move(collectives_csv));
   const std::filesystem::path series_dir = std::filesystem::path(options.out) / "timeseries";
   if (sample_interval > 0) {
     Json j;
@@ -641,6 +661,12 @@ int RunNet(const NetOptions& options) {
     for (const char* name : {"queue.csv", "pfc.csv", "rate.csv"})
       std::filesystem::remove(series_dir / name, ignored);
     std::filesystem::remove(series_dir, ignored);  // only if now empty
+  }
+  for (const char* name : {"collectives.csv", "progress.csv"}) {  // nor its trace outputs
+    std::error_code ignored;
+    if (!chakra || (name[0] == 'p' && sample_interval == 0)) {
+      std::filesystem::remove(std::filesystem::path(options.out) / name, ignored);
+    }
   }
   results.Add("summary.json", summary.dump(2) + "\n");
   results.Commit();
@@ -719,6 +745,13 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
                       "(with-server)");
   command->add_option("--workload", options->workloads,
                       "ASTRA-sim 1.0 workload file; repeat for jobs sharing the fabric");
+  command->add_option(
+      "--chakra", options->chakra.prefixes,
+      "Chakra execution traces PREFIX.<rank>.et; repeat for jobs sharing the fabric");
+  command->add_option("--npu-tflops", options->chakra.npu_tflops,
+                      "compute rate for Chakra compute nodes that give FLOPs (num_ops) only");
+  command->add_option("--chakra-system", options->chakra.system,
+                      "ASTRA-sim system JSON: the collective algorithms (ring; all-to-all direct)");
   command->add_option("--traffic", options->traffic, "permutation:<bytes> or incast:<n>:<bytes>");
   command->add_option("--flows", options->flows,
                       "ns-3/HPCC flow file: count, then 'src dst priority dport bytes start_s' "
