@@ -1,15 +1,16 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Chakra execution traces of one data-parallel training iteration, one file per rank.
 
 Writes PREFIX.<rank>.et for ranks 0..N-1 (all ranks alike): per layer a forward compute node
 (a chain), then per layer in reverse a backward compute node (twice the forward FLOPs), the
 gradients bucketed as DDP does (a bucket closes once it holds --bucket-mb; its ALL_REDUCE
-collective depends on the backward node that filled it), and an optimizer compute node after
-every all-reduce. Layers split the model's parameters and FLOPs evenly (a simplification: real
+collective depends on the backward node that filled it), and one optimizer compute node after
+the last backward node and every all-reduce. Layers split the model's parameters and FLOPs evenly (a simplification: real
 layers differ). Compute nodes carry num_ops (FLOPs for the batch) and tensor_size, and with
 --tflops also duration_micros at that rate. Wire format (et_def.proto of mlcommons/chakra:
-varint-length-prefixed GlobalMetadata, then Node messages) is written by hand, so only the
-Python standard library is needed.
+varint-length-prefixed GlobalMetadata, then Node messages): the messages are encoded by the
+protobuf library (Debian's python3-protobuf, hence /usr/bin/python3) from a run-time descriptor
+of the fields written, an encoder independent of the simulator's hand-written reader.
 
 Usage: chakra_gen.py --ranks 128 --out DIR/resnet50 [--model resnet50] [--batch 32]
        [--bucket-mb 25] [--tflops 0]
@@ -29,59 +30,75 @@ COMP_NODE, COMM_COLL_NODE = 4, 7
 ALL_REDUCE = 0
 
 
-def varint(value):
-    out = bytearray()
-    while value >= 0x80:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
+def schema():
+    """The subset of et_def.proto (package ChakraProtoMsg) the generator writes, built at run
+    time as a descriptor, so that the messages are encoded by the protobuf library itself."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+    f = descriptor_pb2.FieldDescriptorProto
+    proto = descriptor_pb2.FileDescriptorProto(name="chakra_gen_et.proto",
+                                               package="ChakraProtoMsg", syntax="proto3")
+
+    def message(name, fields, oneof=None):
+        m = proto.message_type.add(name=name)
+        if oneof:
+            m.oneof_decl.add(name=oneof)  # fields numbered 9 and up are its members
+        for field_name, number, kind, repeated, type_name in fields:
+            field = m.field.add(name=field_name, number=number, type=kind,
+                                label=f.LABEL_REPEATED if repeated else f.LABEL_OPTIONAL)
+            if type_name:
+                field.type_name = type_name
+            if oneof and number >= 9:
+                field.oneof_index = 0  # in a oneof, a zero value is still written
+
+    message("AttributeProto", [("name", 1, f.TYPE_STRING, False, None),
+                               ("int64_val", 9, f.TYPE_INT64, False, None),
+                               ("bool_val", 27, f.TYPE_BOOL, False, None)], oneof="value")
+    message("GlobalMetadata", [("version", 1, f.TYPE_STRING, False, None)])
+    message("Node", [("id", 1, f.TYPE_UINT64, False, None),
+                     ("name", 2, f.TYPE_STRING, False, None),
+                     ("type", 3, f.TYPE_INT32, False, None),  # the NodeType enum's varint
+                     ("data_deps", 5, f.TYPE_UINT64, True, None),
+                     ("duration_micros", 7, f.TYPE_UINT64, False, None),
+                     ("attr", 10, f.TYPE_MESSAGE, True, ".ChakraProtoMsg.AttributeProto")])
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(proto)
+    factory = message_factory.MessageFactory(pool)
+    return {name: factory.GetPrototype(pool.FindMessageTypeByName("ChakraProtoMsg." + name))
+            for name in ("GlobalMetadata", "Node")}
 
 
-def key(field, wire):
-    return varint(field << 3 | wire)
-
-
-def number(field, value):
-    return key(field, 0) + varint(value)
-
-
-def length(field, payload):
-    return key(field, 2) + varint(len(payload)) + payload
-
-
-def attribute(name, value, value_field=9):  # 9: int64_val, 27: bool_val
-    return length(10, length(1, name.encode()) + number(value_field, value))
-
-
-def node(node_id, name, node_type, deps=(), attrs=b"", duration=0):
-    message = number(1, node_id) + length(2, name.encode()) + number(3, node_type)
-    if deps:
-        message += length(5, b"".join(varint(d) for d in deps))  # packed data_deps
-    if duration:
-        message += number(7, duration)
-    return varint(len(message) + len(attrs)) + message + attrs
+def delimited(message):
+    """A message preceded by its length as a varint: the .et stream's framing."""
+    from google.protobuf.internal.encoder import _VarintBytes
+    payload = message.SerializeToString()
+    return _VarintBytes(len(payload)) + payload
 
 
 def rank_trace(args):
     parameters, flops_per_sample, layers = MODELS[args.model]
     layer_params = parameters // layers
     layer_flops = int(flops_per_sample * args.batch / layers)
-    out = bytearray()
-    meta = length(1, b"0.0.4")
-    out += varint(len(meta)) + meta
+    messages = schema()
+    out = bytearray(delimited(messages["GlobalMetadata"](version="0.0.4")))
     next_id = 0
 
-    def add(name, node_type, deps, attrs=b"", duration=0):
+    def add(name, node_type, deps, attrs, duration=0):
         nonlocal next_id
-        out.extend(node(next_id, name, node_type, deps, attrs, duration))
+        node = messages["Node"](id=next_id, name=name, type=node_type, data_deps=deps,
+                                duration_micros=duration)
+        for attr_name, value in attrs:
+            attr = node.attr.add(name=attr_name)
+            if isinstance(value, bool):
+                attr.bool_val = value
+            else:
+                attr.int64_val = value
+        out.extend(delimited(node))
         next_id += 1
         return next_id - 1
 
     def compute(name, flops, deps):
         duration = max(1, round(flops / (args.tflops * 1e12) * 1e6)) if args.tflops > 0 else 0
-        attrs = attribute("num_ops", flops) + attribute("tensor_size", layer_params * 4) + \
-            attribute("is_cpu_op", 0, 27)
+        attrs = [("num_ops", flops), ("tensor_size", layer_params * 4), ("is_cpu_op", False)]
         return add(name, COMP_NODE, deps, attrs, duration)
 
     previous = []
@@ -93,8 +110,7 @@ def rank_trace(args):
         previous = [compute(f"bwd_layer{layer}", 2 * layer_flops, previous)]
         bucket += layer_params * 4
         if bucket >= bucket_limit or layer == 0:
-            attrs = attribute("comm_type", ALL_REDUCE) + attribute("comm_size", bucket) + \
-                attribute("is_cpu_op", 0, 27)
+            attrs = [("comm_type", ALL_REDUCE), ("comm_size", bucket), ("is_cpu_op", False)]
             reduces.append(add(f"allreduce_bucket{len(reduces)}_to_layer{layer}", COMM_COLL_NODE,
                                previous, attrs))
             bucket = 0

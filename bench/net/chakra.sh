@@ -58,7 +58,7 @@ fi
 if [ "$PART" = all ] || [ "$PART" = scale ]; then
   model="${MODEL:-resnet50}"
   traces="$OUT/traces"
-  [ -f "$traces/$model.127.et" ] || python3 bench/chakra_gen.py --ranks 128 --model "$model" \
+  [ -f "$traces/$model.127.et" ] || bench/chakra_gen.py --ranks 128 --model "$model" \
     --out "$traces/$model" > /dev/null
   # An idle job (one rank, no nodes) keeps the other job on the same hosts when it runs alone.
   printf '\x07\x0a\x050.0.4' > "$traces/idle.0.et"
