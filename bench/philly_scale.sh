@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scheduling at production scale (issue 13): every policy on the whole Philly-derived trace
+# Scheduling at production scale : every policy on the whole Philly-derived trace
 # (82,247 jobs) on 2,048 GPUs (offered load 0.18) and on contended clusters (512 GPUs: load
 # 0.73; 256 GPUs: load 1.46, an overloaded queue that grows until arrivals stop), one run at a
 # time, single-threaded. The co-locating planners also run on the trace typed with Gavel's job

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shockwave benchmark (issue 5): shockwave vs max_min_fairness (Gavel) and finish_time_fairness
+# Shockwave benchmark : shockwave vs max_min_fairness (Gavel) and finish_time_fairness
 # (Themis) on Shockwave's canonical 120-job trace (TACC throughputs, 32 GPUs) and its scale traces
 # (WISR throughputs: 220 jobs / 64 GPUs, 460 / 128, 900 / 256, with the matching scale_*gpus.json
 # configs). Prints a markdown table. Usage: bench/shockwave_bench.sh [shared-data-dir]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Simulator benchmark (issue 2): fidelity and speed of every baseline on Shockwave's canonical
+# Simulator benchmark : fidelity and speed of every baseline on Shockwave's canonical
 # 120-job trace (32 GPUs, 120 s rounds), and fifo/las on the 82,247-job Philly trace on 2,048
 # GPUs. Prints markdown tables. Usage: bench/sim_bench.sh [shared-data-dir]
 set -euo pipefail

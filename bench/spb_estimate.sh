@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The SPB cost model against the runtime's own measurements on this machine (moved out of ctest
-# by issue 12: a wall-clock comparison cannot be a test on a shared machine).
+# as a rule: a wall-clock comparison cannot be a test on a shared machine).
 #
 # In each of ROUNDS rounds: profile LeNet with whole steps and the communication calibration
 # (`jigsaw profile --step-workers 2 --comm-workers 2`), then train it with 2 worker processes
