@@ -14,6 +14,7 @@
 #include "cluster/sim_output.h"
 #include "cluster/simulator.h"
 #include "cluster/spb_cost_model.h"
+#include "cluster/spb_phase_model.h"
 #include "core/data_files.h"
 #include "core/error.h"
 #include "core/limits.h"
@@ -48,6 +49,9 @@ struct SimOptions {
   ColocationTunables colocation;
   std::string spb_efficiency_bound = "value";
   FallbackSpbShape spb_fallback;
+  std::string spb_phases = DataFile("spb_phase_plans.csv");  // "none": no phase plans
+  SpbPhaseModelOptions spb_phase;  // the overrides; file, proxy, profiles, bound from above
+  std::string freed_interference = "gavel";
   int64_t assign_job_types = -1;  // seed; -1: keep type-less jobs type-less
   int64_t max_jobs = 0;           // 0: all
   double load = 1;                // arrival-rate scaling (model/arrival_stream.h)
@@ -93,7 +97,7 @@ ShockwaveOptions ResolveShockwaveOptions(const SimOptions& options) {
 }
 
 // The SPB cost model the co-locating planners use, from the command line.
-std::unique_ptr<SpbCostModel> MakeSpbCostModel(const SimOptions& options) {
+SpbCostModelOptions MakeSpbCostModelOptions(const SimOptions& options) {
   SpbCostModelOptions spb;
   for (const std::string& binding : options.spb_profiles) {
     const size_t eq = binding.find('=');
@@ -133,7 +137,24 @@ std::unique_ptr<SpbCostModel> MakeSpbCostModel(const SimOptions& options) {
           options.spb_efficiency + "'");
     }
   }
-  return std::make_unique<SpbCostModel>(spb);
+  return spb;
+}
+
+// The phase plans of jigsaw and spb_only, from the command line (the SPB cost model's
+// efficiency, bound, proxy, profiles and fallback apply to them too).
+std::unique_ptr<SpbPhaseModel> MakeSpbPhaseModel(const SimOptions& options,
+                                                 const SpbCostModelOptions& spb) {
+  SpbPhaseModelOptions phases = options.spb_phase;
+  phases.file = options.spb_phases == "none" ? "" : options.spb_phases;
+  phases.proxy_model = spb.proxy_model;
+  phases.profiles = spb.profiles;
+  phases.fallback = spb.fallback;
+  phases.fixed_efficiency = spb.fixed_efficiency;
+  phases.bound = spb.bound == SpbCostModelOptions::Bound::kLow ? SpbPhaseModelOptions::Bound::kLow
+                 : spb.bound == SpbCostModelOptions::Bound::kHigh
+                     ? SpbPhaseModelOptions::Bound::kHigh
+                     : SpbPhaseModelOptions::Bound::kValue;
+  return std::make_unique<SpbPhaseModel>(phases);
 }
 
 int RunSim(const SimOptions& options) {
@@ -222,9 +243,15 @@ int RunSim(const SimOptions& options) {
   policy_options.worker_type = options.config.worker_type;
   policy_options.shockwave = &shockwave;
   std::unique_ptr<SpbCostModel> spb;
+  std::unique_ptr<SpbPhaseModel> spb_phases;
   if (options.policy == "jigsaw" || options.policy == "spb_only" || options.policy == "packing") {
-    spb = MakeSpbCostModel(options);
+    const SpbCostModelOptions spb_options = MakeSpbCostModelOptions(options);
+    spb = std::make_unique<SpbCostModel>(spb_options);
     policy_options.spb = spb.get();
+    if (options.policy != "packing") {
+      spb_phases = MakeSpbPhaseModel(options, spb_options);
+      policy_options.spb_phases = spb_phases.get();
+    }
   }
   RequireCountInRange("--gpus-per-node", options.gpus_per_node, 1, kMaxGpus);
   RequireOptionInRange("--nic-gbps", options.nic_gbps, 1e-3, 1e6);
@@ -239,6 +266,9 @@ int RunSim(const SimOptions& options) {
         "[0, 1), --spb-warmup in [0, 1]");
   }
   policy_options.colocation = t;
+  policy_options.colocation.freed.interference =
+      ParseFreedInterference("--jigsaw-freed-interference", options.freed_interference);
+  policy_options.colocation.freed.Validate();
   ThroughputTable colocation_table;
   const bool colocating = options.policy == "jigsaw" || options.policy == "packing";
   if (!options.colocation_throughputs.empty()) {
@@ -310,6 +340,7 @@ int RunSim(const SimOptions& options) {
     }
     extra["spb_statistical_efficiency"] = uses;
   }
+  if (spb_phases != nullptr) extra["spb_phase_plans"] = SpbPhaseUsesJson(*spb_phases, stderr);
   Json summary = SummarizeSimulation(&result, extra);
   const bool full =
       options.round_log == "full" || (options.round_log == "auto" && trace.jobs.size() <= 10000);
@@ -443,6 +474,34 @@ void AddSimCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   sim->add_option("--spb-warmup", t.spb_warmup,
                   "Share of its iterations a job runs at full backprop before it may run SPB")
+      ->capture_default_str();
+  sim->add_option("--spb-phases", options->spb_phases,
+                  "jigsaw/spb_only: phase plans (jigsaw phase-plan); every job runs its adaptive "
+                  "plan, a proxy's for models without one; none: no phase plans")
+      ->capture_default_str();
+  sim->add_option("--spb-phase-warmup", options->spb_phase.warmup_fraction,
+                  "Sensitivity: share of a job's iterations in its warm-up (-1: as measured)")
+      ->capture_default_str();
+  sim->add_option("--spb-phase-frozen-share", options->spb_phase.frozen_share,
+                  "Sensitivity: share of the blocks a frozen phase freezes (-1: as measured)")
+      ->capture_default_str();
+  sim->add_option("--spb-phase-compute-bound", options->spb_phase.compute_bound,
+                  "Share of a frozen phase's compute saving that shortens its iteration (1: "
+                  "compute-bound; 0: only capacity is freed)")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-freed-guests", t.freed_guests,
+                  "1: guests in the capacity a host's frozen phase frees; 0: none")
+      ->capture_default_str();
+  std::string interference_names;
+  for (const auto& [value, name] : FreedInterferenceNames()) {
+    interference_names += (interference_names.empty() ? "" : "|") + name;
+  }
+  sim->add_option("--jigsaw-freed-interference", options->freed_interference,
+                  "Guests in freed capacity: " + interference_names +
+                      " (Gavel's pair rates scaled by the freed share, or plain time slicing)")
+      ->capture_default_str();
+  sim->add_option("--jigsaw-freed-interference-scale", t.freed.interference_scale,
+                  "Sensitivity: multiplies each co-located job's measured slowdown")
       ->capture_default_str();
   sim->add_option("--spb-efficiency-bound", options->spb_efficiency_bound,
                   "value, low or high: a measured entry's value or an end of its interval")
