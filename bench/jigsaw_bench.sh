@@ -21,8 +21,9 @@
 # Gavel's co-location entries but re-measured the isolated throughputs.
 # Usage: bench/jigsaw_bench.sh [shared-data-dir] [seeds (default "1 2 3")] [sections (default
 # "1 2 3 4")]. Prints markdown tables; keeps the raw results in $RESULTS if set (sections "none"
-# with RESULTS set prints the tables of an earlier run again). LOADS overrides the stream loads;
-# JOBS=N runs N simulations at a time (default 1; each is one process).
+# with RESULTS set prints the tables of an earlier run again). LOADS overrides the stream loads,
+# SENSITIVITY section 4's rows; JOBS=N runs N simulations at a time (default 1; each is one
+# process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA="${1:-../shared/data}"
@@ -111,11 +112,14 @@ CHAIN="shockwave shockwave
 +freed-guests jigsaw --jigsaw-spb-guests 0 --jigsaw-interleave 0
 +staircase-guests jigsaw --jigsaw-interleave 0
 +interleave jigsaw"
-# Sensitivity rows: "factor|option" (factor groups the rows of one capping factor).
-SENSITIVITY="default|
+# Sensitivity rows: "factor|option" (factor groups the rows of one capping factor); the
+# SENSITIVITY variable replaces the list (for example, to add rows to an earlier run's results).
+# "combined" sets the two factors that move the gain most to their most favourable swept values.
+SENSITIVITY="${SENSITIVITY:-default|
 efficiency|--spb-efficiency-bound low
 efficiency|--spb-efficiency-bound high
 efficiency|--spb-efficiency 0.7
+efficiency|--spb-efficiency 0.8
 efficiency|--spb-efficiency 0.9
 efficiency|--spb-efficiency 1.0
 interference|--jigsaw-freed-interference timeslice
@@ -125,6 +129,8 @@ interference|--jigsaw-sharing-overhead 0.1
 frozen fraction|--spb-phase-warmup 0.25
 frozen fraction|--spb-phase-warmup 0.75
 frozen fraction|--spb-phase-frozen-share 0.3
+frozen fraction|--spb-phase-frozen-share 0.5
+frozen fraction|--spb-phase-frozen-share 0.7
 frozen fraction|--spb-phase-frozen-share 0.9
 compute-bound|--spb-phase-compute-bound 0.5
 compute-bound|--spb-phase-compute-bound 0
@@ -136,7 +142,8 @@ memory|--jigsaw-spb-memory 0
 threshold|--jigsaw-min-gain 0
 threshold|--jigsaw-min-host-rate 0.3
 threshold|--jigsaw-critical-path-guard 0
-threshold|--jigsaw-max-guests 1"
+threshold|--jigsaw-max-guests 1
+combined|--spb-efficiency 1.0 --spb-phase-frozen-share 0.9}"
 
 [ "$SECTIONS" = none ] && SECTIONS=""
 for section in $SECTIONS; do
