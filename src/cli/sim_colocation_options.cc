@@ -1,12 +1,16 @@
 // The co-locating policies' part of `jigsaw sim`: their flags and the SPB cost model and phase
 // plans built from them (src/cli/sim_options.h).
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "cli/sim_options.h"
 #include "cluster/freed_capacity.h"
+#include "cluster/policies/colocation.h"
 #include "core/error.h"
+#include "core/limits.h"
+#include "core/output.h"
 
 namespace jigsaw {
 
@@ -168,6 +172,92 @@ std::unique_ptr<SpbPhaseModel> MakeSpbPhaseModel(const SimOptions& options,
                      ? SpbPhaseModelOptions::Bound::kHigh
                      : SpbPhaseModelOptions::Bound::kValue;
   return std::make_unique<SpbPhaseModel>(phases);
+}
+
+SimColocation ConfigureColocation(const SimOptions& options, const ThroughputTable& table,
+                                  PolicyOptions* policy_options) {
+  SimColocation c;
+  if (options.policy == "jigsaw" || options.policy == "spb_only" || options.policy == "packing") {
+    const SpbCostModelOptions spb_options = MakeSpbCostModelOptions(options);
+    c.spb = std::make_unique<SpbCostModel>(spb_options);
+    policy_options->spb = c.spb.get();
+    if (options.policy != "packing") {
+      c.phases = MakeSpbPhaseModel(options, spb_options);
+      policy_options->spb_phases = c.phases.get();
+    }
+  }
+  RequireCountInRange("--gpus-per-node", options.gpus_per_node, 1, kMaxGpus);
+  RequireOptionInRange("--nic-gbps", options.nic_gbps, 1e-3, 1e6);
+  policy_options->colocation_base = options.colocation_base;
+  const ColocationTunables& t = options.colocation;
+  if (!(t.min_gain >= 0) || !(t.min_host_rate >= 0 && t.min_host_rate <= 1) || t.max_guests < 1 ||
+      !(t.gpu_memory_mb > 0) || !(t.sharing_overhead >= 0 && t.sharing_overhead < 1) ||
+      !(t.spb_warmup >= 0 && t.spb_warmup <= 1)) {
+    throw UsageError(
+        "co-location tunables out of range: --jigsaw-min-gain >= 0, --jigsaw-min-host-rate in "
+        "[0, 1], --jigsaw-max-guests >= 1, --gpu-memory-gb > 0, --jigsaw-sharing-overhead in "
+        "[0, 1), --spb-warmup in [0, 1]");
+  }
+  policy_options->colocation = t;
+  policy_options->colocation.freed.interference =
+      ParseFreedInterference("--jigsaw-freed-interference", options.freed_interference);
+  policy_options->colocation.freed.Validate();
+  const bool colocating = options.policy == "jigsaw" || options.policy == "packing";
+  if (!options.colocation_throughputs.empty()) {
+    c.colocation_table =
+        std::make_unique<ThroughputTable>(ThroughputTable::Load(options.colocation_throughputs));
+    policy_options->colocation_throughputs = c.colocation_table.get();
+  }
+  if (colocating) {
+    const ThroughputTable& pairs =
+        options.colocation_throughputs.empty() ? table : *c.colocation_table;
+    const ColocationConsistency check = CheckColocationEntries(pairs, options.config.worker_type);
+    c.report["table"] = pairs.name();
+    c.report["entries_checked"] = check.checked;
+    c.report["entries_faster_than_alone"] = check.faster_than_alone;
+    if (check.faster_than_alone > 0) {
+      std::fprintf(stderr,
+                   "sim: warning: %d of %d co-location entries in %s are faster than the same "
+                   "table's isolated throughput: its co-location and isolated entries come from "
+                   "different measurements (Shockwave's tables copy Gavel's co-location entries "
+                   "but re-measured the isolated ones); pass --colocation-throughputs with the "
+                   "table they were measured with (Gavel's)\n",
+                   check.faster_than_alone, check.checked, pairs.name().c_str());
+    }
+  }
+  policy_options->gpus_per_node = options.gpus_per_node;
+  policy_options->nic_gbps = options.nic_gbps;
+  return c;
+}
+
+void AddColocationReports(const SimColocation& colocation, Json* extra) {
+  if (colocation.spb != nullptr) {
+    Json uses = Json::array();
+    for (const SpbEfficiencyUse& use : colocation.spb->Uses()) {
+      Json u;
+      u["model"] = use.model;
+      u["workers"] = use.workers;
+      u["known"] = use.known;
+      if (use.known) {
+        u["efficiency"] = use.efficiency;
+        u["interval"] = {use.low, use.high};
+        u["seeds"] = use.seeds;
+      }
+      u["proxy"] = use.proxy;
+      u["source"] = use.source;
+      uses.push_back(u);
+      if (use.known && use.proxy) {
+        std::fprintf(stderr,
+                     "sim: warning: no statistical efficiency measured for %s on %d workers; "
+                     "used %.4g from %s\n",
+                     use.model.c_str(), use.workers, use.efficiency, use.source.c_str());
+      }
+    }
+    (*extra)["spb_statistical_efficiency"] = uses;
+  }
+  if (colocation.phases != nullptr) {
+    (*extra)["spb_phase_plans"] = SpbPhaseUsesJson(*colocation.phases, stderr);
+  }
 }
 
 }  // namespace jigsaw

@@ -142,59 +142,7 @@ int RunSim(const SimOptions& options) {
   policy_options.throughputs = &table;
   policy_options.worker_type = options.config.worker_type;
   policy_options.shockwave = &shockwave;
-  std::unique_ptr<SpbCostModel> spb;
-  std::unique_ptr<SpbPhaseModel> spb_phases;
-  if (options.policy == "jigsaw" || options.policy == "spb_only" || options.policy == "packing") {
-    const SpbCostModelOptions spb_options = MakeSpbCostModelOptions(options);
-    spb = std::make_unique<SpbCostModel>(spb_options);
-    policy_options.spb = spb.get();
-    if (options.policy != "packing") {
-      spb_phases = MakeSpbPhaseModel(options, spb_options);
-      policy_options.spb_phases = spb_phases.get();
-    }
-  }
-  RequireCountInRange("--gpus-per-node", options.gpus_per_node, 1, kMaxGpus);
-  RequireOptionInRange("--nic-gbps", options.nic_gbps, 1e-3, 1e6);
-  policy_options.colocation_base = options.colocation_base;
-  const ColocationTunables& t = options.colocation;
-  if (!(t.min_gain >= 0) || !(t.min_host_rate >= 0 && t.min_host_rate <= 1) || t.max_guests < 1 ||
-      !(t.gpu_memory_mb > 0) || !(t.sharing_overhead >= 0 && t.sharing_overhead < 1) ||
-      !(t.spb_warmup >= 0 && t.spb_warmup <= 1)) {
-    throw UsageError(
-        "co-location tunables out of range: --jigsaw-min-gain >= 0, --jigsaw-min-host-rate in "
-        "[0, 1], --jigsaw-max-guests >= 1, --gpu-memory-gb > 0, --jigsaw-sharing-overhead in "
-        "[0, 1), --spb-warmup in [0, 1]");
-  }
-  policy_options.colocation = t;
-  policy_options.colocation.freed.interference =
-      ParseFreedInterference("--jigsaw-freed-interference", options.freed_interference);
-  policy_options.colocation.freed.Validate();
-  ThroughputTable colocation_table;
-  const bool colocating = options.policy == "jigsaw" || options.policy == "packing";
-  if (!options.colocation_throughputs.empty()) {
-    colocation_table = ThroughputTable::Load(options.colocation_throughputs);
-    policy_options.colocation_throughputs = &colocation_table;
-  }
-  Json colocation_report;
-  if (colocating) {
-    const ThroughputTable& pairs =
-        options.colocation_throughputs.empty() ? table : colocation_table;
-    const ColocationConsistency check = CheckColocationEntries(pairs, options.config.worker_type);
-    colocation_report["table"] = pairs.name();
-    colocation_report["entries_checked"] = check.checked;
-    colocation_report["entries_faster_than_alone"] = check.faster_than_alone;
-    if (check.faster_than_alone > 0) {
-      std::fprintf(stderr,
-                   "sim: warning: %d of %d co-location entries in %s are faster than the same "
-                   "table's isolated throughput: its co-location and isolated entries come from "
-                   "different measurements (Shockwave's tables copy Gavel's co-location entries "
-                   "but re-measured the isolated ones); pass --colocation-throughputs with the "
-                   "table they were measured with (Gavel's)\n",
-                   check.faster_than_alone, check.checked, pairs.name().c_str());
-    }
-  }
-  policy_options.gpus_per_node = options.gpus_per_node;
-  policy_options.nic_gbps = options.nic_gbps;
+  const SimColocation colocation = ConfigureColocation(options, table, &policy_options);
   std::unique_ptr<Policy> policy = MakePolicy(options.policy, policy_options);
   config.progress = !options.quiet;
   if (!options.quiet) {
@@ -208,7 +156,7 @@ int RunSim(const SimOptions& options) {
   extra["trace"] = options.trace.empty() ? trace.name : options.trace;
   extra["throughputs"] = options.throughputs.empty() ? "<synthetic>" : options.throughputs;
   extra["seed"] = options.generator.seed;
-  if (!colocation_report.is_null()) extra["colocation_throughputs"] = colocation_report;
+  if (!colocation.report.is_null()) extra["colocation_throughputs"] = colocation.report;
   if (!cluster.empty()) {
     extra["cluster_spec"] = FormatClusterSpec(cluster);
     Json busy;
@@ -216,31 +164,7 @@ int RunSim(const SimOptions& options) {
       busy[cluster[k].type] = result.busy_gpu_s_by_type[k];
     extra["busy_gpu_s_by_type"] = busy;
   }
-  if (spb != nullptr) {
-    Json uses = Json::array();
-    for (const SpbEfficiencyUse& use : spb->Uses()) {
-      Json u;
-      u["model"] = use.model;
-      u["workers"] = use.workers;
-      u["known"] = use.known;
-      if (use.known) {
-        u["efficiency"] = use.efficiency;
-        u["interval"] = {use.low, use.high};
-        u["seeds"] = use.seeds;
-      }
-      u["proxy"] = use.proxy;
-      u["source"] = use.source;
-      uses.push_back(u);
-      if (use.known && use.proxy) {
-        std::fprintf(stderr,
-                     "sim: warning: no statistical efficiency measured for %s on %d workers; "
-                     "used %.4g from %s\n",
-                     use.model.c_str(), use.workers, use.efficiency, use.source.c_str());
-      }
-    }
-    extra["spb_statistical_efficiency"] = uses;
-  }
-  if (spb_phases != nullptr) extra["spb_phase_plans"] = SpbPhaseUsesJson(*spb_phases, stderr);
+  AddColocationReports(colocation, &extra);
   Json summary = SummarizeSimulation(&result, extra);
   const bool full =
       options.round_log == "full" || (options.round_log == "auto" && trace.jobs.size() <= 10000);

@@ -17,6 +17,8 @@
 #include "cluster/spb_options.h"
 #include "cluster/spb_phase_model.h"
 #include "core/data_files.h"
+#include "core/output.h"
+#include "model/throughput_table.h"
 #include "model/trace_generator.h"
 
 namespace jigsaw {
@@ -73,6 +75,25 @@ SpbCostModelOptions MakeSpbCostModelOptions(const SimOptions& options);
 // and fallback apply to them too); reads --spb-phases unless it is "none".
 std::unique_ptr<SpbPhaseModel> MakeSpbPhaseModel(const SimOptions& options,
                                                  const SpbCostModelOptions& spb);
+
+// What the co-locating policies need beyond the options, kept alive while the policy runs (the
+// PolicyOptions that ConfigureColocation fills point into it).
+struct SimColocation {
+  std::unique_ptr<SpbCostModel> spb;                  // jigsaw, packing, spb_only
+  std::unique_ptr<SpbPhaseModel> phases;              // jigsaw, spb_only
+  std::unique_ptr<ThroughputTable> colocation_table;  // --colocation-throughputs, if given
+  Json report;  // jigsaw, packing: the co-location table's consistency check
+};
+
+// Validates the co-location options (UsageError naming them), builds the SPB cost model, the phase
+// plans and the co-location table the policy needs and points *policy_options at them; warns on
+// stderr when the pair table's co-located entries beat its isolated ones.
+SimColocation ConfigureColocation(const SimOptions& options, const ThroughputTable& table,
+                                  PolicyOptions* policy_options);
+
+// summary.json's spb_statistical_efficiency and spb_phase_plans (each proxy use also warned on
+// stderr), after the run.
+void AddColocationReports(const SimColocation& colocation, Json* extra);
 
 }  // namespace jigsaw
 
