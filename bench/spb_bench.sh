@@ -1,42 +1,44 @@
 #!/usr/bin/env bash
-# SPB v2 benchmark: every plan against full backpropagation on the same model, data, epochs and
-# seeds, with 4 local workers; prints the table of docs/runtime.md ("SPB v2: measured").
+# SPB benchmark: every plan against full backpropagation on the same model, data, epochs and
+# seeds, with 4 local workers; prints the tables of docs/results/spb.md.
 #
 # Per plan and seed it runs `jigsaw train` (skipped when RUNS/<plan>/seed<s>/summary.json already
 # holds every epoch, so an interrupted bench resumes), then bench/spb_report.py prints: test
 # accuracy (mean, spread and worst over seeds) and its gap to full; the busiest rank's backward
 # compute summed over the run, measured and as profiled work; the busiest rank's activation memory
 # (run average of each iteration's peak); the busiest rank's measured wire bytes (sent + received)
-# and the share of the bytes bound each plan reaches; the iteration time; and the statistical
-# efficiency (iterations full needs to reach TARGET test accuracy / iterations the plan needs,
-# per seed, with a 95% t-interval). Then the iteration time with and without overlapping the
-# exchange with backward (OVERLAP_ITERS iterations, REPEATS alternating runs each).
+# and the share of the bytes bound each plan reaches; the iteration time; then the time to a late
+# target accuracy (TARGET_FRACTION x full's final accuracy averaged over the seeds, or TARGET) in
+# iterations and in the busiest rank's compute, per seed, with a 95% t-interval, and the
+# frozen-phase efficiency (`jigsaw spb-efficiency`, docs/spb_statistical_efficiency.md). Then
+# the iteration time with and without overlapping the exchange with backward (OVERLAP_ITERS
+# iterations, REPEATS alternating runs each).
 #
 # Usage: bench/spb_bench.sh                       ResNet-20 on CIFAR-10 (long: hours on 2 cores)
-#        MODEL=lenet bench/spb_bench.sh           LeNet on Fashion-MNIST (minutes)
-#        LeNet's table that meets the issue's targets (docs/runtime.md, "LeNet, 8 epochs"):
-#        MODEL=lenet EPOCHS=8 WARMUP=4.5 REPEATS=0 PLANS="full|--spb full
-#        coherence-w4.5|--spb adaptive --spb-signal coherence --spb-warmup 4.5 --spb-window 100
-#          --spb-freeze-below 0.8 --spb-patience 1 --spb-span 1 --spb-min-trained-blocks 2
-#          --spb-frozen-chunk 2" bench/spb_bench.sh      (the plan's options on one line)
+#        MODEL=lenet bench/spb_bench.sh           LeNet on Fashion-MNIST, 3 epochs (minutes a run)
+#        MODEL=lenet SEEDS="3 4 5 6 7" PLANS="full|--spb full
+#        adaptive|--spb adaptive" REPEATS=0 bench/spb_bench.sh   (the default adaptive plan)
 # Env: MODEL, EPOCHS, SEEDS ("0 1 2"), WORKERS (4), BATCH (per worker), LR, WD, TRAIN_SAMPLES
-#      (0 = all), EVAL_EVERY, EVAL_SAMPLES, TARGET, WARMUP (adaptive warm-up epochs), PLANS (lines
-#      "name|train options"), RUNS (kept; default out/spb_bench/MODEL), OVERLAP_ITERS, REPEATS,
+#      (0 = all), EVAL_EVERY, EVAL_SAMPLES (0 = the whole test set), TARGET_FRACTION (0.99),
+#      TARGET (an absolute target instead), WARMUP_FRACTION (the adaptive warm-up's share, for the
+#      bytes bound), PLANS (lines "name|train options"), RUNS (kept; default out/spb_bench/MODEL),
+#      BIN (folder of jigsaw and jigsaw-runtime; default build), OVERLAP_ITERS, REPEATS,
 #      WRITE_EFFICIENCY=1 to merge the measured efficiencies into data/spb_statistical_efficiency.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL="${MODEL:-resnet20}"
 case "$MODEL" in
   lenet)
-    DATASET=fashion-mnist; EPOCHS="${EPOCHS:-4}"; BATCH="${BATCH:-32}"; LR="${LR:-0.05}"
-    WD="${WD:-0}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}"
-    TARGET="${TARGET:-0.87}"; WARMUP="${WARMUP:-1}" ;;
+    DATASET=fashion-mnist; EPOCHS="${EPOCHS:-3}"; BATCH="${BATCH:-32}"; LR="${LR:-0.05}"
+    WD="${WD:-0}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-0}" ;;
   resnet20)
     DATASET=cifar10; EPOCHS="${EPOCHS:-3}"; BATCH="${BATCH:-32}"; LR="${LR:-0.1}"
-    WD="${WD:-0.0005}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}"
-    TARGET="${TARGET:-0.65}"; WARMUP="${WARMUP:-1}" ;;
+    WD="${WD:-0.0005}"; EVAL_EVERY="${EVAL_EVERY:-50}"; EVAL_SAMPLES="${EVAL_SAMPLES:-2000}" ;;
   *) echo "spb_bench: MODEL must be lenet or resnet20" >&2; exit 2 ;;
 esac
+TARGET_FRACTION="${TARGET_FRACTION:-0.99}"
+TARGET="${TARGET:-0}"
+WARMUP_FRACTION="${WARMUP_FRACTION:-0.4}"  # the adaptive default (docs/runtime.md)
 SEEDS="${SEEDS:-0 1 2}"
 WORKERS="${WORKERS:-4}"
 TRAIN_SAMPLES="${TRAIN_SAMPLES:-0}"
@@ -48,18 +50,20 @@ if [ "$MODEL" = lenet ]; then
 staircase|--spb staircase --spb-scale contributors
 staircase-world|--spb staircase --spb-scale world
 rotating-world|--spb rotating --spb-scale world
-adaptive|--spb adaptive --spb-warmup $WARMUP
-adaptive-rotating|--spb adaptive --spb-warmup $WARMUP --spb-structure rotating --spb-scale world"
+adaptive|--spb adaptive
+adaptive-rotating|--spb adaptive --spb-warmup 1 --spb-structure rotating --spb-scale world \
+--spb-freeze-below 0.95 --spb-patience 2 --spb-span 3 --spb-min-trained-blocks 1"
 else  # fewer plans: each run takes a quarter of an hour on 2 busy cores
   DEFAULT_PLANS="full|--spb full
 staircase-world|--spb staircase --spb-scale world
-adaptive|--spb adaptive --spb-warmup $WARMUP --spb-window 50"
+adaptive|--spb adaptive --spb-window 50"
 fi
 PLANS="${PLANS:-$DEFAULT_PLANS}"
-[ -x build/jigsaw ] || scripts/build.sh >/dev/null
+BIN="${BIN:-build}"
+[ -x "$BIN/jigsaw" ] || scripts/build.sh >/dev/null
 mkdir -p "$RUNS"
 # A private copy, so a concurrent rebuild cannot swap the binaries between runs.
-cp build/jigsaw build/jigsaw-runtime "$RUNS/"
+cp "$BIN/jigsaw" "$BIN/jigsaw-runtime" "$RUNS/"
 JIGSAW="$RUNS/jigsaw"
 COMMON=(--model "$MODEL" --dataset "$DATASET" --workers "$WORKERS" --batch "$BATCH"
   --lr "$LR" --lr-schedule cosine --weight-decay "$WD" --train-samples "$TRAIN_SAMPLES"
@@ -101,5 +105,6 @@ for rep in $(seq 1 "$REPEATS"); do
 done
 
 python3 bench/spb_report.py --runs "$RUNS" --model "$MODEL" --dataset "$DATASET" \
-  --target "$TARGET" --warmup-epochs "$WARMUP" --plans "$(cut -d'|' -f1 <<<"$PLANS" | tr '\n' ' ')" \
+  --target "$TARGET" --target-fraction "$TARGET_FRACTION" --warmup-fraction "$WARMUP_FRACTION" \
+  --jigsaw "$JIGSAW" --plans "$(cut -d'|' -f1 <<<"$PLANS" | tr '\n' ' ')" \
   ${WRITE_EFFICIENCY:+--write-efficiency data/spb_statistical_efficiency.json}

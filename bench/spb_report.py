@@ -10,7 +10,9 @@ import glob
 import json
 import math
 import os
+import random
 import statistics
+import subprocess
 import sys
 
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
@@ -34,21 +36,6 @@ def mean_ci(values):
     return m, m - half, m + half
 
 
-def iterations_to(evals, target):
-    """First iteration count at which the evaluated accuracy reaches target (linear between
-    evaluations, from (0, 0.1)), or None."""
-    previous = (0, 0.1)
-    for e in evals:
-        it, acc = int(e["iteration"]), float(e["test_accuracy"])
-        if acc >= target:
-            (i0, a0) = previous
-            if acc == a0:
-                return it
-            return i0 + (target - a0) / (acc - a0) * (it - i0)
-        previous = (it, acc)
-    return None
-
-
 def backward_work(iterations, profile, blocks):
     """Per rank: sum over iterations of the profiled backward cost of the depth it ran (weights
     of the lowest trained block only, weights and inputs of the others)."""
@@ -65,6 +52,94 @@ def backward_work(iterations, profile, blocks):
     return work
 
 
+def score(a, full, r, seeds):
+    """`jigsaw spb-efficiency` over the seeds: measured compute and profiled work."""
+    out = {}
+    for kind in ("measured", "profiled"):
+        cmd = [a.jigsaw, "spb-efficiency", "--target-fraction", str(a.target_fraction),
+               "--target", str(a.target)]
+        for s in seeds:
+            cmd += ["--full", full[s]["dir"], "--plan", r[s]["dir"]]
+        if kind == "profiled":
+            cmd += ["--profile", os.path.join(a.runs, "profile.json")]
+        out[kind] = json.loads(subprocess.run(cmd, check=True, capture_output=True,
+                                              text=True).stdout)
+    out["seeds"] = seeds
+    return out
+
+
+def interval_text(values, digits=2):
+    m, lo, hi = mean_ci(values)
+    if len(values) < 2:
+        return f"{m:.{digits}f} (one seed)"
+    return f"{m:.{digits}f} ({lo:.{digits}f}-{hi:.{digits}f})"
+
+
+def print_efficiency(a, scores, efficiencies, runs):
+    if not scores:
+        return
+    any_score = next(iter(scores.values()))["measured"]
+    print(f"Time to accuracy: target {any_score['target']:.4f} = {a.target_fraction:g} x full's "
+          f"final test accuracy averaged over its seeds ({any_score['full_mean_final_accuracy']:.4f})"
+          if a.target <= 0 else f"Time to accuracy: target {a.target:.4f} (absolute)")
+    print()
+    print("| plan | iterations: full / plan (95% CI) | busiest rank's compute, measured: full / "
+          "plan | profiled work: full / plan | frozen-phase efficiency | seeds scored at the "
+          "target / before saving / below it |")
+    print("|---|---|---|---|---|---|")
+    for plan, sc in scores.items():
+        seeds = sc["measured"]["seeds"]
+        it = [x["iteration_ratio"] for x in seeds]
+        comp = [x["compute_ratio"] for x in seeds]
+        prof = [x["compute_ratio"] for x in sc["profiled"]["seeds"]]
+        frozen = [x["frozen_phase_efficiency"] for x in seeds
+                  if x["frozen_phase_efficiency"] is not None]
+        pooled = pooled_frozen(seeds)
+        rules = [x["rule"] for x in seeds]
+        at = sum(x["scored_at_target"] for x in seeds)
+        before = sum(r.startswith("target reached before saving") for r in rules)
+        below = len(rules) - at - before
+        frozen_text = "-" if pooled is None else (
+            f"{pooled[0]:.2f} ({pooled[1]:.2f}-{pooled[2]:.2f}); per seed " +
+            ", ".join(f"{v:.2f}" for v in frozen))
+        print(f"| {plan} | {interval_text(it)} | {interval_text(comp)} | {interval_text(prof)} | "
+              f"{frozen_text} | {at} / {before} / {below} |")
+        if plan in ("staircase-world", "rotating-world", "adaptive"):
+            efficiencies.append({"plan": plan, "iteration": it, "compute": comp,
+                                 "profiled": prof, "frozen": frozen, "pooled": pooled, "at": at,
+                                 "before": before, "below": below,
+                                 "target": sc["measured"]["target"],
+                                 "summary": runs[plan][sc["seeds"][0]]["summary"],
+                                 "seeds": sc["seeds"]})
+    print()
+    print("Per seed: iterations (and the busiest rank's compute time) full backprop needs to reach "
+          "the target / what the plan needs; ratios above 1 mean the plan is ahead. A seed whose "
+          "plan reaches the target before its first saving iteration, or never, is scored at the "
+          "plan's final accuracy instead (iterations full needs to reach it / the plan's "
+          "iterations). Frozen-phase efficiency: progress per iteration after the first freeze "
+          "relative to full, pooled over the seeds: sum of (t_full - W) / sum of (t_plan - W) "
+          "(a seed's own ratio is unstable when its plan reaches the target soon after W), with a "
+          "95% bootstrap interval over seeds (10,000 resamples). Other columns: mean and 95% "
+          "t-interval over seeds (`jigsaw spb-efficiency`, src/spb/time_to_accuracy.h).")
+
+
+def pooled_frozen(seeds, resamples=10000):
+    """Frozen-phase efficiency pooled over seeds, sum (t_full - W) / sum (t_plan - W), and its
+    95% bootstrap percentile interval (seeds resampled with replacement, a fixed RNG)."""
+    parts = [(x["full_iterations"] - x["first_saving_iteration"],
+              x["plan_iterations"] - x["first_saving_iteration"]) for x in seeds
+             if x["frozen_phase_efficiency"] is not None]
+    if not parts or sum(p for _, p in parts) <= 0:
+        return None
+
+    def ratio(sample):
+        den = sum(p for _, p in sample)
+        return max(0.0, sum(f for f, _ in sample) / den) if den > 0 else 0.0
+    rng = random.Random(1)
+    boot = sorted(ratio([rng.choice(parts) for _ in parts]) for _ in range(resamples))
+    return ratio(parts), boot[int(0.025 * resamples)], boot[int(0.975 * resamples) - 1]
+
+
 def fmt(x, digits=2):
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
@@ -74,8 +149,12 @@ def main():
     p.add_argument("--runs", required=True)
     p.add_argument("--model", required=True)
     p.add_argument("--dataset", required=True)
-    p.add_argument("--target", type=float, required=True)
-    p.add_argument("--warmup-epochs", type=float, required=True)
+    p.add_argument("--target", type=float, default=0.0,
+                   help="an absolute target accuracy (0: --target-fraction of full's final)")
+    p.add_argument("--target-fraction", type=float, default=0.99)
+    p.add_argument("--warmup-fraction", type=float, required=True,
+                   help="the adaptive warm-up's share of the run (for the bytes bound)")
+    p.add_argument("--jigsaw", default="build/jigsaw", help="binary for `jigsaw spb-efficiency`")
     p.add_argument("--plans", required=True)
     p.add_argument("--write-efficiency")
     a = p.parse_args()
@@ -92,8 +171,8 @@ def main():
             seed = int(os.path.basename(d)[4:])
             it = rows(os.path.join(d, "iterations.csv"))
             runs.setdefault(plan, {})[seed] = {
+                "dir": d,
                 "summary": s,
-                "evals": rows(os.path.join(d, "evals.csv")),
                 "work": max(backward_work(it, profile, s["blocks"]).values()),
                 "total_iterations": s["iterations_per_epoch"] * s["epochs"],
             }
@@ -103,8 +182,7 @@ def main():
     any_full = next(iter(full.values()))["summary"]
     block_bytes = any_full["parameter_bytes_per_block"]
     total_iters = next(iter(full.values()))["total_iterations"]
-    warm = a.warmup_epochs * any_full["iterations_per_epoch"]
-    bound = (1 - block_bytes[-1] / sum(block_bytes)) * max(0.0, 1 - warm / total_iters)
+    bound = (1 - block_bytes[-1] / sum(block_bytes)) * max(0.0, 1 - a.warmup_fraction)
 
     print(f"## {a.model} on {a.dataset}, {any_full['workers']} workers x batch "
           f"{any_full['batch_per_worker']}, {any_full['epochs']} epochs "
@@ -112,14 +190,15 @@ def main():
     print()
     print("Max-over-ranks figures; ratios are plan / full per seed (mean over seeds, worst seed in "
           "brackets). Bytes bound: a plan that froze every block below the top one from the "
-          f"{a.warmup_epochs:g}-epoch warm-up on would save {100 * bound:.1f}% of the busiest "
-          "rank's bytes.")
+          f"end of a warm-up of {a.warmup_fraction:g} of the run on would save "
+          f"{100 * bound:.1f}% of the busiest rank's bytes.")
     print()
     print("| plan | test accuracy (mean ± sd, worst) | gap to full (points) | backward compute, "
           "measured | backward work, profiled | activation memory | wire bytes | share of bytes "
-          "bound | iteration ms | statistical efficiency (95% CI) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "bound | iteration ms |")
+    print("|---|---|---|---|---|---|---|---|---|")
     efficiencies = []
+    scores = {}
     for plan in plans:
         if plan not in runs:
             continue
@@ -129,59 +208,26 @@ def main():
         gap = [100 * (r[s]["summary"]["test_accuracy"] - full[s]["summary"]["test_accuracy"])
                for s in seeds]
 
-        def ratios(key, source="summary"):
-            return [r[s][source][key] / full[s][source][key] if source == "summary" else
-                    r[s][key] / full[s][key] for s in seeds]
+        def ratios(key):
+            return [r[s]["summary"][key] / full[s]["summary"][key] for s in seeds]
 
-        back = [r[s]["summary"]["max_rank_backward_total_s"] /
-                full[s]["summary"]["max_rank_backward_total_s"] for s in seeds]
+        back = ratios("max_rank_backward_total_s")
         work = [r[s]["work"] / full[s]["work"] for s in seeds]
         act = ratios("max_rank_activation_mb")
         wire = ratios("max_rank_wire_bytes_per_iter")
         share = [(1 - w) / bound if bound > 0 else float("nan") for w in wire]
         iter_ms = [1000 * r[s]["summary"]["mean_iter_s"] for s in seeds]
-        eff = []
-        short = 0  # seeds whose plan never reached the target
-        for s in seeds:
-            f_it = iterations_to(full[s]["evals"], a.target)
-            p_it = iterations_to(r[s]["evals"], a.target)
-            if f_it is not None and p_it is not None:
-                eff.append(f_it / p_it)
-            else:
-                # The plan stopped below the target: compare at its own final accuracy instead
-                # (iterations full needed to reach it / iterations the plan used).
-                final = float(r[s]["summary"]["test_accuracy"])
-                f_final = iterations_to(full[s]["evals"], final)
-                plan_its = (r[s]["summary"]["iterations_per_epoch"] *
-                            r[s]["summary"]["epochs"])
-                if f_final is not None:
-                    eff.append(f_final / plan_its)
-                    short += 1
-        em, lo, hi = mean_ci(eff) if eff else (float("nan"),) * 3
-        interval = f"({lo:.2f}-{hi:.2f})" if len(eff) > 1 else "(one seed)"
-        eff_text = (f"{em:.2f} {interval}" if eff else "target not reached")
-        if short:
-            eff_text += f", {short} of {len(seeds)} seeds below the target: at their final accuracy"
         sd = statistics.stdev(acc) if len(acc) > 1 else 0.0
         print(f"| {plan} | {statistics.mean(acc):.4f} ± {sd:.4f}, {min(acc):.4f} | "
               f"{statistics.mean(gap):+.2f} [{min(gap):+.2f}] | {statistics.mean(back):.2f} "
               f"[{max(back):.2f}] | {statistics.mean(work):.2f} [{max(work):.2f}] | "
               f"{statistics.mean(act):.2f} [{max(act):.2f}] | {statistics.mean(wire):.2f} "
               f"[{max(wire):.2f}] | {fmt(statistics.mean(share))} | "
-              f"{statistics.mean(iter_ms):.1f} | {eff_text} |")
-        # The data file keeps one entry per plan as the simulator looks it up: the default
-        # gradient scale (world) and the adaptive plan's default structure.
-        if eff and plan in ("staircase-world", "rotating-world", "adaptive"):
-            command = r[seeds[0]]["summary"]
-            efficiencies.append({"plan": plan, "values": eff, "mean": em, "ci": [lo, hi],
-                                 "seeds": len(eff), "below_target": short,
-                                 "summary": command})
+              f"{statistics.mean(iter_ms):.1f} |")
+        if plan != "full":
+            scores[plan] = score(a, full, r, seeds)
     print()
-    print(f"Statistical efficiency: iterations full backprop needs to reach {a.target:.2f} test "
-          f"accuracy (evaluated every few dozen iterations on a fixed test subset, linear between "
-          f"evaluations) / iterations the plan needs, per seed; mean and 95% t-interval. A seed "
-          f"whose plan never reaches the target counts at the plan's final accuracy instead "
-          f"(iterations full needs to reach it / iterations the plan used).")
+    print_efficiency(a, scores, efficiencies, runs)
     print()
     overlap = {}
     for d in glob.glob(os.path.join(a.runs, "overlap", "*")):
@@ -204,7 +250,20 @@ def main():
         write_efficiency(a, efficiencies, any_full)
 
 
+def rounded_ci(values, lo_clamp=None, hi_clamp=None):
+    m, lo, hi = mean_ci(values)
+    if len(values) < 2:
+        return None
+    if lo_clamp is not None:
+        lo, hi = max(lo_clamp, lo), max(lo_clamp, hi)
+    if hi_clamp is not None:
+        lo, hi = min(hi_clamp, lo), min(hi_clamp, hi)
+    return [round(lo, 4), round(hi, 4)]
+
+
 def write_efficiency(a, efficiencies, any_full):
+    """Merges the measured entries into the data file: one per (model, plan), replacing only
+    those this run measured."""
     path = a.write_efficiency
     data = load(path) if os.path.exists(path) else {}
     if data.get("format") != "jigsaw-spb-statistical-efficiency-v2":
@@ -212,24 +271,49 @@ def write_efficiency(a, efficiencies, any_full):
     data["definition"] = (
         "statistical_efficiency = min(1, mean over seeds of (iterations full backprop needs to "
         "reach target_accuracy) / (iterations the plan needs)); ci_95 is the t-interval of that "
-        "mean (uncapped); measured by bench/spb_bench.sh")
+        "mean (uncapped). Entries with target_rule set use a late target (that fraction of full's "
+        "final accuracy averaged over the seeds) and score a seed whose plan reaches it before "
+        "its first saving iteration, or never, at the plan's final accuracy; they also give the "
+        "busiest rank's compute ratio and the frozen-phase efficiency (docs/"
+        "spb_statistical_efficiency.md); measured by bench/spb_bench.sh")
+    written = {e["summary"]["spb"] for e in efficiencies}
     kept = [e for e in data["entries"]
-            if not (e["model"] == a.model and e.get("dataset") == a.dataset)]
+            if not (e["model"] == a.model and e.get("dataset") == a.dataset
+                    and e["plan"] in written)]
     for e in efficiencies:
         s = e["summary"]
-        kept.append({
+        it, frozen = e["iteration"], e["frozen"]
+        entry = {
             "model": a.model, "dataset": a.dataset, "plan": s["spb"], "bench_plan": e["plan"],
             "spb_scale": s["spb_scale"], "workers": s["workers"],
             "batch_per_worker": s["batch_per_worker"], "epochs": s["epochs"],
             "plan_iterations": s["iterations_per_epoch"] * s["epochs"],
-            "target_accuracy": a.target, "seeds": e["seeds"],
-            "per_seed": [round(v, 4) for v in e["values"]],
-            "seeds_below_target": e["below_target"],
-            "statistical_efficiency": round(min(1.0, e["mean"]), 4),
+            "target_rule": f"{a.target_fraction:g} x full's mean final accuracy"
+            if a.target <= 0 else "absolute",
+            "target_accuracy": round(e["target"], 4), "seeds": len(it),
+            "seed_numbers": e["seeds"],
+            "per_seed": [round(v, 4) for v in it],
+            "seeds_scored_at_target": e["at"], "seeds_before_saving": e["before"],
+            "seeds_below_target": e["below"],
+            "statistical_efficiency": round(min(1.0, statistics.mean(it)), 4),
             # One seed has no interval: null (the reader requires seeds == 1 then).
-            "ci_95": (None if e["seeds"] < 2 else [round(e["ci"][0], 4), round(e["ci"][1], 4)]),
+            "ci_95": rounded_ci(it),
+            "compute_ratio_measured": round(statistics.mean(e["compute"]), 4),
+            "compute_ratio_measured_ci_95": rounded_ci(e["compute"]),
+            "compute_ratio_profiled": round(statistics.mean(e["profiled"]), 4),
+            "compute_ratio_profiled_ci_95": rounded_ci(e["profiled"]),
             "command": "bench/spb_bench.sh MODEL=" + a.model,
-        })
+        }
+        if e["pooled"] is not None:
+            value, low, high = e["pooled"]
+            entry["frozen_phase_per_seed"] = [round(v, 4) for v in frozen]
+            entry["frozen_phase_efficiency"] = round(min(1.0, value), 4)
+            # Bootstrap interval of the pooled ratio, clamped to [0, 1] (null for one seed).
+            capped = entry["frozen_phase_efficiency"]
+            entry["frozen_phase_ci_95"] = (None if len(frozen) < 2 else
+                                           [round(min(1.0, low, capped), 4),
+                                            round(max(min(1.0, high), capped), 4)])
+        kept.append(entry)
     data["entries"] = kept
     with open(path + ".tmp", "w") as f:
         json.dump(data, f, indent=2)

@@ -12,6 +12,8 @@ namespace jigsaw {
 using CommandAction = std::function<int()>;
 
 void AddSimCommand(CLI::App& app, CommandAction* action);
+// phase-plan and spb-efficiency: run folders -> the scheduler's phase plans and efficiencies.
+void AddSpbCommands(CLI::App& app, CommandAction* action);
 void AddNetCommand(CLI::App& app, CommandAction* action);
 void AddD2rCommand(CLI::App& app, CommandAction* action);
 void AddSweepCommand(CLI::App& app, CommandAction* action);

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   jigsaw::CommandAction action;
   jigsaw::AddSimCommand(app, &action);
+  jigsaw::AddSpbCommands(app, &action);
   jigsaw::AddNetCommand(app, &action);
   jigsaw::AddD2rCommand(app, &action);
   jigsaw::AddSweepCommand(app, &action);

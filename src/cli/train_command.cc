@@ -61,10 +61,15 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--bucket-kb", options->bucket_kb, "gradient bucket cap (KiB)")
       ->capture_default_str();
+  CLI::Option* warmup_epochs =
+      command->add_option("--spb-warmup", options->spb_warmup_epochs,
+                          "adaptive: epochs of full backpropagation first (instead of "
+                          "--spb-warmup-fraction)");
   command
-      ->add_option("--spb-warmup", options->spb_warmup_epochs,
-                   "adaptive: epochs of full backpropagation first")
-      ->capture_default_str();
+      ->add_option("--spb-warmup-fraction", options->spb_warmup_fraction,
+                   "adaptive: share of the run's iterations at full backpropagation first")
+      ->capture_default_str()
+      ->excludes(warmup_epochs);
   command->add_option("--spb-window", options->spb_window, "adaptive: iterations per decision")
       ->capture_default_str();
   command
@@ -93,8 +98,9 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command
       ->add_option("--spb-signal", options->spb_signal,
-                   "adaptive: plasticity (weight velocity against the median block) or coherence "
-                   "(net displacement / path length of a block's weights; structure freeze)")
+                   "adaptive: auto (coherence with structure freeze, else plasticity), plasticity "
+                   "(weight velocity against the median block) or coherence (net displacement / "
+                   "path length of a block's weights; structure freeze)")
       ->capture_default_str();
   command
       ->add_option("--spb-frozen-chunk", options->spb_frozen_chunk,

@@ -12,12 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "cluster/freed_capacity.h"
+
 namespace jigsaw {
 
 struct JobSpec;
 struct ShockwaveOptions;
 class ThroughputTable;
 class SpbCostModel;
+class SpbPhaseModel;
 
 // A job as a policy sees it at a decision point.
 struct PolicyJob {
@@ -93,15 +96,30 @@ class Policy {
   // full-backprop throughput for the round (interference of co-located jobs, SPB's iteration
   // speed-up times its statistical efficiency), must be > 0, and make progress = floor(throughput
   // x rate x round). The default runs PlanRound's jobs alone at 1.
+  // The SPB plan a placed job runs this round, for summary.json's "spb" object (planners whose
+  // ReportsSpb() is true): full backprop, a staircase, or its adaptive phase plan (`compute`:
+  // the busiest GPU's compute per iteration relative to full backprop, < 1 in a frozen phase or
+  // on a staircase's shallow workers); `in_freed_capacity`: a guest running in the capacity a
+  // host's SPB plan leaves (a staircase's idle workers or a frozen phase's freed share).
+  enum class SpbRoundPlan { kFull, kStaircase, kAdaptive };
+  struct SpbRound {
+    SpbRoundPlan plan = SpbRoundPlan::kFull;
+    double compute = 1.0;
+    bool in_freed_capacity = false;
+  };
   struct Guest {
     int job_id = -1;
     double rate = 1.0;
+    SpbRound spb = {};
   };
   struct Placement {
     int job_id = -1;
     double rate = 1.0;
     std::vector<Guest> guests;
+    SpbRound spb = {};
   };
+  // True if the placements' SpbRound fields are meaningful (the simulator then reports them).
+  virtual bool ReportsSpb() const { return false; }
   virtual std::vector<Placement> PlanPlacements(const PolicyContext& context,
                                                 const std::vector<PolicyJob>& jobs) {
     std::vector<Placement> placements;
@@ -138,6 +156,10 @@ struct ColocationTunables {
   // speed (0: ideal time slicing, an upper bound on SPB co-location's value).
   double sharing_overhead = 0;
   double spb_warmup = 0;  // share of its iterations a job runs at full backprop before SPB
+  // Phase plans (PolicyOptions::spb_phases): guests in the capacity a host's frozen phase frees,
+  // and their interference model (cluster/freed_capacity.h).
+  bool freed_guests = true;
+  FreedCapacityModel freed;
 };
 
 // What a policy may need beyond the jobs it is shown. Shockwave builds each job's per-epoch
@@ -155,6 +177,9 @@ struct PolicyOptions {
   // jigsaw and its ablations: the SPB cost model (null: no SPB plans) and the nodes' NICs, which
   // co-located jobs that span nodes share (gangs are packed onto whole nodes first).
   const SpbCostModel* spb = nullptr;
+  // jigsaw and spb_only: every job's phase plan (its adaptive SPB plan, cluster/spb_phase_model.h);
+  // null: jobs run full backprop unless a staircase placement says otherwise.
+  const SpbPhaseModel* spb_phases = nullptr;
   int gpus_per_node = 4;
   double nic_gbps = 25;
   // Which planner picks the jobs that run alone before guests are added: shockwave (uses

@@ -66,6 +66,21 @@ Json SummarizeSimulation(SimResult* result, const Json& extra) {
     window["util"] = gpu_s > 0 ? RoundTo(result->window_busy_gpu_s / gpu_s, 4) : 0.0;
     summary["window"] = window;
   }
+  if (result->has_spb) {
+    const SpbTotals& t = result->spb;
+    Json spb;
+    spb["job_rounds"] = {{"full", t.job_rounds_full},
+                         {"staircase", t.job_rounds_staircase},
+                         {"adaptive", t.job_rounds_adaptive}};
+    spb["job_rounds_adaptive_frozen"] = t.job_rounds_adaptive_frozen;
+    spb["gpu_s_freed"] = RoundTo(t.gpu_s_freed, 1);
+    spb["guest_gpu_s_in_freed_capacity"] = RoundTo(t.guest_gpu_s_in_freed, 1);
+    if (result->has_window) {
+      spb["window_gpu_s_freed"] = RoundTo(t.window_gpu_s_freed, 1);
+      spb["window_guest_gpu_s_in_freed_capacity"] = RoundTo(t.window_guest_gpu_s_in_freed, 1);
+    }
+    summary["spb"] = spb;
+  }
   return summary;
 }
 

@@ -115,6 +115,7 @@ struct Simulator::Impl {
     bool guest;     // shares its host's GPUs: they are counted once, for the host
     double rate;    // fraction of isolated full-backprop speed this round
     int type = -1;  // heterogeneous clusters: the worker type it ran on
+    Policy::SpbRound spb = {};
   };
 
   // A job chosen for the round: on its own gang, or as a guest on another job's GPUs, at `rate`
@@ -123,7 +124,8 @@ struct Simulator::Impl {
     Job* job;
     double rate = 1.0;
     bool guest = false;
-    int type = -1;  // heterogeneous clusters: the worker type it runs on
+    int type = -1;         // heterogeneous clusters: the worker type it runs on
+    Policy::SpbRound spb = {};  // the SPB plan a planner chose (ReportsSpb())
   };
 
   const Trace& trace;
@@ -913,7 +915,7 @@ struct Simulator::Impl {
       const double host_rate = hetero ? host->type_rate[type] : 1.0;
       free_gpus -= host->spec->scale_factor;
       host->picked_in_round = round;
-      picked.push_back({host, placement.rate * host_rate, false, type});
+      picked.push_back({host, placement.rate * host_rate, false, type, placement.spb});
       int guest_gpus = 0;
       for (const Policy::Guest& g : placement.guests) {
         Job* guest = FindActive(g.job_id);
@@ -924,7 +926,8 @@ struct Simulator::Impl {
         }
         guest_gpus += guest->spec->scale_factor;
         guest->picked_in_round = round;
-        picked.push_back({guest, g.rate * (hetero ? guest->type_rate[type] : 1.0), true, type});
+        picked.push_back(
+            {guest, g.rate * (hetero ? guest->type_rate[type] : 1.0), true, type, g.spb});
       }
     }
     return picked;
@@ -991,11 +994,38 @@ struct Simulator::Impl {
            std::to_string(kMaxIdleRounds) + " rounds (t=" + FormatNumber(now) + " s): " + why;
   }
 
+  // One job-round's SPB plan into the totals (`share`: the part of the round inside the
+  // measurement window).
+  static void AddSpbRound(const RunningEntry& e, double execution, double share, SpbTotals* spb) {
+    const double gpu_s = execution * e.job->spec->scale_factor;
+    switch (e.spb.plan) {
+      case Policy::SpbRoundPlan::kFull:
+        ++spb->job_rounds_full;
+        break;
+      case Policy::SpbRoundPlan::kStaircase:
+        ++spb->job_rounds_staircase;
+        break;
+      case Policy::SpbRoundPlan::kAdaptive:
+        ++spb->job_rounds_adaptive;
+        if (e.spb.compute < 1) ++spb->job_rounds_adaptive_frozen;
+        break;
+    }
+    const double freed = gpu_s * std::max(0.0, 1.0 - e.spb.compute);
+    spb->gpu_s_freed += freed;
+    spb->window_gpu_s_freed += share * freed;
+    if (e.spb.in_freed_capacity) {
+      spb->guest_gpu_s_in_freed += gpu_s;
+      spb->window_guest_gpu_s_in_freed += share * gpu_s;
+    }
+  }
+
   SimResult Run() {
     const auto wall_start = std::chrono::steady_clock::now();
     Validate();
     SimResult result;
     result.policy = policy->name();
+    const bool reports_spb = policy->ReportsSpb();
+    result.has_spb = reports_spb;
     result.gpus = config.gpus;
     result.round_s = config.round_s;
     records.resize(trace.jobs.size());
@@ -1088,6 +1118,7 @@ struct Simulator::Impl {
           result.busy_gpu_s += execution * job.spec->scale_factor;
           result.window_busy_gpu_s += share * execution * job.spec->scale_factor;
         }
+        if (reports_spb) AddSpbRound(e, execution, share, &result.spb);
         // Goodput in isolated-GPU-seconds: the time these iterations take alone on the gang.
         if (job.throughput > 0) {
           const double useful = steps / job.throughput * job.spec->scale_factor;
@@ -1182,7 +1213,7 @@ struct Simulator::Impl {
             std::min(std::floor(speed * config.round_s), job->total_steps - job->steps_run);
         steps = std::max(steps, 0.0);
         const double finish = now + steps / speed;
-        running.push_back({job, steps, finish, pick.guest, pick.rate, pick.type});
+        running.push_back({job, steps, finish, pick.guest, pick.rate, pick.type, pick.spb});
         round_end = std::max(round_end, finish);
         job->round_before_last = job->last_round;
         job->last_round = round;

@@ -100,6 +100,19 @@ struct RoundRecord {
   std::vector<int> colocated;  // the subset running as guests on another job's GPUs
 };
 
+// What the SPB plans of a planner that reports them (Policy::ReportsSpb) did over the run, and
+// inside the measurement window (docs/jigsaw.md, "Metrics"): job-rounds per plan (adaptive
+// rounds include the warm-up; `adaptive_frozen` those in a frozen phase), GPU-seconds freed (for
+// every job-round, its GPUs x run time x (1 - the busiest GPU's compute share of its plan)) and
+// GPU-seconds of guests running in freed capacity (on a staircase's idle workers or a frozen
+// phase's freed share).
+struct SpbTotals {
+  long long job_rounds_full = 0, job_rounds_staircase = 0, job_rounds_adaptive = 0;
+  long long job_rounds_adaptive_frozen = 0;
+  double gpu_s_freed = 0, guest_gpu_s_in_freed = 0;
+  double window_gpu_s_freed = 0, window_guest_gpu_s_in_freed = 0;
+};
+
 struct SimResult {
   std::string policy;
   int gpus = 0;
@@ -121,6 +134,8 @@ struct SimResult {
   int window_begin = 0, window_end = 0;
   double window_start_s = 0, window_end_s = 0;
   double window_useful_gpu_s = 0, window_busy_gpu_s = 0;
+  bool has_spb = false;  // the policy reports SPB plans
+  SpbTotals spb;
   // Heterogeneous clusters only: GPU-seconds held per SimConfig::cluster entry.
   std::vector<double> busy_gpu_s_by_type;
 };

@@ -105,13 +105,17 @@ void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
   if (options.eval_every < 0 || options.eval_samples < 0) {
     throw UsageError("--eval-every and --eval-samples must be >= 0");
   }
-  if (!(options.spb_warmup_epochs >= 0) || !std::isfinite(options.spb_warmup_epochs)) {
+  if (!std::isfinite(options.spb_warmup_epochs) ||
+      !(options.spb_warmup_epochs >= 0 || options.spb_warmup_epochs == -1)) {
     throw UsageError("--spb-warmup must be >= 0 epochs");
   }
-  ParseAdaptiveStructure(options.spb_structure);
-  ParseAdaptiveSignal(options.spb_signal);
-  if (plan.kind == SpbPlanKind::kAdaptive && options.spb_signal == "coherence" &&
-      options.spb_structure != "freeze") {
+  if (!(options.spb_warmup_fraction >= 0 && options.spb_warmup_fraction <= 1)) {
+    throw UsageError("--spb-warmup-fraction must be in [0, 1]");
+  }
+  const AdaptiveStructure structure = ParseAdaptiveStructure(options.spb_structure);
+  if (plan.kind == SpbPlanKind::kAdaptive &&
+      ResolveAdaptiveSignal(options.spb_signal, structure) == AdaptiveSignal::kCoherence &&
+      structure != AdaptiveStructure::kFreeze) {
     throw UsageError("--spb-signal coherence needs --spb-structure freeze");
   }
 }
@@ -524,10 +528,12 @@ void TrainRank(const TrainOptions& options, int rank, int world,
 
   std::optional<AdaptiveController> controller;
   std::optional<WeightVelocity> velocity;
+  bool coherence = false;  // the adaptive plan's signal is the coherence
   if (plan.kind == SpbPlanKind::kAdaptive) {
     AdaptiveOptions adaptive;
-    adaptive.warmup_iterations = static_cast<int64_t>(
-        std::llround(options.spb_warmup_epochs * static_cast<double>(record.iterations_per_epoch)));
+    adaptive.warmup_iterations =
+        AdaptiveWarmupIterations(options.spb_warmup_epochs, options.spb_warmup_fraction,
+                                 record.iterations_per_epoch, total_iterations);
     adaptive.window = options.spb_window;
     adaptive.freeze_below = options.spb_freeze_below;
     adaptive.full_above = options.spb_full_above;
@@ -535,7 +541,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     adaptive.span = options.spb_span;
     adaptive.min_trained_blocks = options.spb_min_trained_blocks;
     adaptive.structure = ParseAdaptiveStructure(options.spb_structure);
-    adaptive.signal = ParseAdaptiveSignal(options.spb_signal);
+    adaptive.signal = ResolveAdaptiveSignal(options.spb_signal, adaptive.structure);
+    coherence = adaptive.signal == AdaptiveSignal::kCoherence;
     adaptive.steps_scale_with_contributors = scale != SpbScale::kContributors;
     controller.emplace(adaptive, blocks, world);
     if (rank == 0) velocity.emplace(model);
@@ -660,7 +667,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
           static_cast<double>(PeakTensorBytes() - tensor_bytes_before) / kMiB;
       const double exchange_mb = static_cast<double>(PeakSeparateTensorBytes()) / kMiB;
       const TcpByteCounters wire_after = ReadTcpByteCounters();
-      const bool track_path = velocity && options.spb_signal == "coherence";
+      const bool track_path = velocity && coherence;
       std::vector<double> step_lengths;
       state.Step(lr, active, lr_factor, track_path ? &step_lengths : nullptr);
       if (track_path) velocity->AddPath(step_lengths);
@@ -692,7 +699,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
             velocity->Snapshot();
           } else {
             std::vector<double> signal = velocity->TakeVelocity();
-            if (options.spb_signal == "coherence") signal = velocity->coherence();
+            if (coherence) signal = velocity->coherence();
             AdaptiveDecision decision = controller->Observe(global_iteration, signal);
             record.decisions.push_back(decision);
             if (!options.quiet) {

@@ -34,6 +34,22 @@ AdaptiveSignal ParseAdaptiveSignal(const std::string& text) {
   throw UsageError("--spb-signal '" + text + "': expected plasticity or coherence");
 }
 
+AdaptiveSignal ResolveAdaptiveSignal(const std::string& text, AdaptiveStructure structure) {
+  if (text == "auto") {
+    return structure == AdaptiveStructure::kFreeze ? AdaptiveSignal::kCoherence
+                                                   : AdaptiveSignal::kPlasticity;
+  }
+  if (text == "plasticity" || text == "coherence") return ParseAdaptiveSignal(text);
+  throw UsageError("--spb-signal '" + text + "': expected auto, plasticity or coherence");
+}
+
+int64_t AdaptiveWarmupIterations(double epochs, double fraction, int64_t iterations_per_epoch,
+                                 int64_t total_iterations) {
+  const double iterations = epochs >= 0 ? epochs * static_cast<double>(iterations_per_epoch)
+                                        : fraction * static_cast<double>(total_iterations);
+  return static_cast<int64_t>(std::llround(iterations));
+}
+
 void ValidateAdaptiveOptions(const AdaptiveOptions& o) {
   if (o.warmup_iterations < 0) throw UsageError("--spb-warmup must be >= 0");
   if (o.window < 1) throw UsageError("--spb-window must be >= 1 iteration");

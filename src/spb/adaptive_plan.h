@@ -55,6 +55,13 @@ enum class AdaptiveSignal { kPlasticity, kCoherence };
 AdaptiveStructure ParseAdaptiveStructure(const std::string& text);  // throws UsageError
 const char* AdaptiveStructureName(AdaptiveStructure structure);
 AdaptiveSignal ParseAdaptiveSignal(const std::string& text);  // throws UsageError
+// `text` plasticity, coherence or auto: coherence with structure freeze (the configuration that
+// measures best on LeNet, docs/runtime.md "Adaptive defaults"), plasticity with the others.
+AdaptiveSignal ResolveAdaptiveSignal(const std::string& text, AdaptiveStructure structure);
+// The warm-up in iterations: `epochs` x `iterations_per_epoch` when epochs >= 0, else `fraction`
+// (in [0, 1]) x `total_iterations`, rounded to the nearest iteration.
+int64_t AdaptiveWarmupIterations(double epochs, double fraction, int64_t iterations_per_epoch,
+                                 int64_t total_iterations);
 
 struct AdaptiveOptions {
   int64_t warmup_iterations = 0;

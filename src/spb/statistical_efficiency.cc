@@ -19,6 +19,29 @@ bool SamePlan(const SpbPlan& a, const SpbPlan& b) {
   return true;
 }
 
+// The optional frozen-phase efficiency: a number in [0, 1] and an interval [low, high] with
+// 0 <= low <= value <= high <= 1 (or null for a single seed).
+void ReadFrozenPhase(const Json& e, StatisticalEfficiencyEntry* entry) {
+  if (!e.contains("frozen_phase_efficiency") || e.at("frozen_phase_efficiency").is_null()) return;
+  entry->has_frozen_phase = true;
+  entry->frozen_phase_efficiency =
+      JsonNumber(e.at("frozen_phase_efficiency"), "frozen_phase_efficiency", 0, 1);
+  entry->frozen_phase_low = entry->frozen_phase_high = entry->frozen_phase_efficiency;
+  if (e.contains("frozen_phase_ci_95") && !e.at("frozen_phase_ci_95").is_null()) {
+    const Json& interval = e.at("frozen_phase_ci_95");
+    if (!interval.is_array() || interval.size() != 2) {
+      throw JsonValueError("frozen_phase_ci_95: expected [low, high], two numbers in [0, 1]");
+    }
+    entry->frozen_phase_low = JsonNumber(interval[0], "frozen_phase_ci_95", 0, 1);
+    entry->frozen_phase_high = JsonNumber(interval[1], "frozen_phase_ci_95", 0, 1);
+    if (!(entry->frozen_phase_low <= entry->frozen_phase_efficiency &&
+          entry->frozen_phase_efficiency <= entry->frozen_phase_high)) {
+      throw JsonValueError(
+          "frozen_phase_ci_95: expected [low, high] with low <= frozen_phase_efficiency <= high");
+    }
+  }
+}
+
 }  // namespace
 
 StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
@@ -91,6 +114,7 @@ StatisticalEfficiencyTable ReadStatisticalEfficiency(const std::string& path) {
         }
         entry.has_interval = true;
       }
+      ReadFrozenPhase(e, &entry);
     } catch (const Json::exception& ex) {
       throw InputError(path, line,
                        std::string("expected an entry with model, plan, workers, "
@@ -168,6 +192,10 @@ StatisticalEfficiency LookupStatisticalEfficiency(const StatisticalEfficiencyTab
   result.seeds = best->seeds;
   result.measured_model = best->model;
   result.source = table.path + ":" + std::to_string(best->line);
+  result.frozen_phase_known = best->has_frozen_phase;
+  result.frozen_phase_efficiency = best->frozen_phase_efficiency;
+  result.frozen_phase_low = best->frozen_phase_low;
+  result.frozen_phase_high = best->frozen_phase_high;
   return result;
 }
 

@@ -49,6 +49,11 @@ struct StatisticalEfficiencyEntry {
   double ci_high = 0;
   std::string command;  // the exact command that produced the run
   int line = 0;         // where the entry starts in the data file
+  // Optional (phase plans, adaptive entries): progress per iteration during the iterations after
+  // the first freeze, relative to full backpropagation, and its 95% interval clamped to [0, 1]
+  // ("frozen_phase_efficiency", "frozen_phase_ci_95"; docs/spb_statistical_efficiency.md).
+  bool has_frozen_phase = false;
+  double frozen_phase_efficiency = 0, frozen_phase_low = 0, frozen_phase_high = 0;
 };
 
 struct StatisticalEfficiencyTable {
@@ -71,6 +76,9 @@ struct StatisticalEfficiency {
   int measured_workers = 0;    // the worker count of the entry used (0 for full or unknown)
   std::string measured_model;  // the entry's model name
   std::string source;          // "reference" (full), "file:line" of the entry, or why unknown
+  // The entry's frozen-phase efficiency, when it gives one (see StatisticalEfficiencyEntry).
+  bool frozen_phase_known = false;
+  double frozen_phase_efficiency = 0, frozen_phase_low = 0, frozen_phase_high = 0;
 };
 
 // "ResNet-18" -> "resnet18": lower case, letters and digits only.

@@ -129,6 +129,8 @@ struct SubcommandCase {
 
 std::vector<SubcommandCase> EverySubcommand() {
   return {{"sim", "--jobs 5 --gpus 4", true},
+          {"phase-plan", "--run nonexistent --profile nonexistent.json --phase-plans x.csv", false},
+          {"spb-efficiency", "--full nonexistent --plan nonexistent", false},
           {"net", "--topology fattree:k=4", true},
           {"d2r", "--topology nonexistent.graphml --fail link:A-B", true},
           {"sweep", "nonexistent.toml", true},

@@ -3,8 +3,11 @@
 #include "cluster/policies/jigsaw.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <numeric>
 #include <random>
 #include <string>
@@ -14,6 +17,7 @@
 #include "cluster/policies/jigsaw_warm_order.h"
 #include "cluster/policy.h"
 #include "cluster/spb_cost_model.h"
+#include "cluster/spb_phase_model.h"
 #include "core/error.h"
 #include "model/job_spec.h"
 #include "model/throughput_table.h"
@@ -133,8 +137,24 @@ void ExpectSamePlacements(const std::vector<Policy::Placement>& expected,
   }
 }
 
+// A phase plan (warm-up to 0.4 of the run, then 3 of 5 blocks frozen), the proxy of every type.
+SpbPhaseModel PhasePlans() {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("jigsaw_guest_search_phases_" + std::to_string(getpid()) + ".csv");
+  std::ofstream(path) << kPhasePlanFormatLine << "\n"
+                      << kPhasePlanHeader << "\n"
+                      << "lenet,1,32,adaptive,warmup,0.4,0,5,1,1,1,1,1,1,1,t\n"
+                      << "lenet,1,32,adaptive,frozen,0.6,3,5,0.5,0.4,0.2,0.1,0.85,0.8,0.9,t\n";
+  SpbPhaseModelOptions options;
+  options.file = path.string();
+  SpbPhaseModel model(options);
+  std::filesystem::remove(path);
+  return model;
+}
+
 TEST(JigsawGuestSearch, MatchesThePlainSearchOnRandomClusters) {
   std::mt19937_64 rng(20261124);
+  const SpbPhaseModel phases = PhasePlans();
   int guests = 0, hosts_with_several = 0, instances_with_guests = 0, slowed_by_nics = 0;
   const int kInstances = 300;
   for (int i = 0; i < kInstances; ++i) {
@@ -149,6 +169,9 @@ TEST(JigsawGuestSearch, MatchesThePlainSearchOnRandomClusters) {
     options.colocation = RandomTunables(rng);
     options.gpus_per_node = std::uniform_int_distribution<int>(0, 1)(rng) ? 2 : 4;
     options.nic_gbps = std::uniform_int_distribution<int>(0, 1)(rng) ? 1e-3 : 1e6;
+    // Half the instances with phase plans: lone hosts in a frozen phase and guests in their
+    // freed capacity; the jobs change phase between rounds.
+    if (i % 4 >= 2) options.spb_phases = &phases;
     const char* name = std::vector<const char*>{"jigsaw", "packing", "spb_only"}[i % 3];
     auto policy = MakePolicy(name, options);
     auto reference = MakeReferenceScanColocationPolicy(name, options);

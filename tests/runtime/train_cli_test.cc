@@ -145,7 +145,8 @@ TEST(RuntimeTrainCli, AdaptivePlanFreezesBlocksAndLogsEveryDecision) {
   JigsawRun run = RunJigsaw(TinyJob(out) +
                             " --max-iters-per-epoch 16 --spb adaptive --spb-warmup 0 "
                             "--spb-window 4 --spb-freeze-below 50 --spb-full-above 60 "
-                            "--spb-patience 1");
+                            "--spb-patience 1 --spb-signal plasticity --spb-span 3 "
+                            "--spb-min-trained-blocks 1");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::string decisions = jigsaw::ReadWholeFile(out + "/decisions.csv");
   EXPECT_NE(decisions.find("7,0,2-2-2-2,1.000-1.000-1.000-1.000,reference window"),
@@ -167,7 +168,7 @@ TEST(RuntimeTrainCli, AdaptiveCoherenceFreezesTheSettledPrefixAtOnceAndLogsTheSi
   JigsawRun run = RunJigsaw(TinyJob(out) +
                             " --max-iters-per-epoch 16 --spb adaptive --spb-signal coherence "
                             "--spb-warmup 0 --spb-window 4 --spb-freeze-below 1.01 "
-                            "--spb-patience 1 --spb-span 1");
+                            "--spb-patience 1 --spb-span 1 --spb-min-trained-blocks 1");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   std::string decisions = jigsaw::ReadWholeFile(out + "/decisions.csv");
   const size_t at = decisions.find("\n7,3,0-0-0-2,");
@@ -195,6 +196,26 @@ TEST(RuntimeTrainCli, AdaptiveCoherenceFreezesTheSettledPrefixAtOnceAndLogsTheSi
   EXPECT_NE(run.output.find("--spb-signal coherence needs --spb-structure freeze"),
             std::string::npos)
       << run.output;
+}
+
+TEST(RuntimeTrainCli, AdaptiveDefaultsFreezeAfterAWarmupGivenAsAShareOfTheRun) {
+  const std::string out = TempDir("adaptive_defaults");
+  // Only the window and the mark are given (a mark above 1: every block is settled at once);
+  // the signal is coherence, the three top blocks keep training. A warm-up of a quarter of the 16
+  // iterations ends after iteration 3; the first decision comes a window later.
+  JigsawRun run = RunJigsaw(TinyJob(out) +
+                            " --max-iters-per-epoch 16 --spb adaptive --spb-window 4 "
+                            "--spb-freeze-below 1.01 --spb-warmup-fraction 0.25");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  std::string decisions = jigsaw::ReadWholeFile(out + "/decisions.csv");
+  EXPECT_NE(decisions.find("\n7,1,0-2-2-2,"), std::string::npos) << decisions;
+  EXPECT_NE(decisions.find("coherence"), std::string::npos) << decisions;
+  // Epochs and a fraction together are a usage error.
+  run = RunJigsaw(TinyJob(out) + " --spb adaptive --spb-warmup 1 --spb-warmup-fraction 0.5");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  run = RunJigsaw(TinyJob(out) + " --spb adaptive --spb-warmup-fraction 1.5");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("--spb-warmup-fraction"), std::string::npos) << run.output;
 }
 
 // Two "hosts" (network namespaces joined by a veth pair, no shared loopback): each rank must

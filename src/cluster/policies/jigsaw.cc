@@ -6,21 +6,13 @@
 // goes where it raises the normalised goodput (sum over jobs of rate x GPUs: what the goodput
 // metrics sum) the most, if that gain (net of what the host loses) exceeds min_gain x the GPUs
 // the guest occupies, the host keeps min_host_rate of its speed and, slowed down, does not
-// outlast the longest remaining job (the critical-path guard). Three kinds of placement
-// (ColocationTunables):
-//  * packing: a same-size pair, both at full backprop, rates from Gavel's measured co-location
-//    throughputs normalised by Gavel's own isolated ones, if both workers fit in GPU memory;
-//  * interleave: a same-size pair, both switched to staircase SPB with the guest's deepest worker
-//    on the host's shallowest GPU (and so on), so each GPU computes busy_host[k] +
-//    busy_guest[N-1-k] of an iteration; both jobs stretch by the busiest GPU's load (time
-//    slicing at iteration granularity) and progress at their statistical efficiency;
-//  * SPB guests: up to max_guests smaller jobs on disjoint sets of the shallowest workers of a
-//    host switched to staircase; a guest runs at full backprop at the smallest idle share
-//    (1 - busy) of the GPUs it occupies and must fit next to those workers' SPB-reduced memory.
-// Jobs time-sharing a GPU under SPB lose `sharing_overhead` of their speed; co-located jobs whose
-// gangs span nodes share the nodes' NICs. Policies: jigsaw (all kinds), packing (packing only)
-// and spb_only (the SPB kinds only). The plan can change every round without a restart: SPB
-// changes which backward work a worker does, not its state.
+// outlast the longest remaining job (the critical-path guard). The kinds of placement and their
+// rates (packing, interleave, SPB guests, guests in a frozen phase's freed capacity) are
+// policies/guest_plans.h's. With phase plans (PolicyOptions::spb_phases; jigsaw and spb_only) a
+// job alone runs its adaptive plan: full backprop in its warm-up, then its frozen phases at their
+// efficiency / iteration time. Policies: jigsaw (all kinds), packing (packing only) and spb_only
+// (the SPB kinds only). The plan can change every round without a restart: SPB changes which
+// backward work a worker does, not its state.
 #include "cluster/policies/jigsaw.h"
 
 #include <algorithm>
@@ -33,50 +25,18 @@
 #include <utility>
 
 #include "cluster/policies/colocation.h"
+#include "cluster/policies/guest_plans.h"
 #include "cluster/policies/jigsaw_warm_order.h"
 #include "cluster/policies/policies.h"
 #include "cluster/policies/prefix_order.h"
 #include "cluster/spb_cost_model.h"
+#include "cluster/spb_phase_model.h"
 #include "core/error.h"
 #include "model/job_spec.h"
 #include "model/throughput_table.h"
 
 namespace jigsaw {
 namespace {
-
-// Everything a placement decision reads about a job, shared by the jobs of one class (model,
-// batch size, GPUs, throughput).
-struct JobClass {
-  bool colocatable = false;  // typed, with a known memory footprint
-  double memory_mb = 0;
-  const SpbOption* staircase = nullptr;  // null: no SPB plan (unknown, or efficiency unknown)
-  double full_bytes = 0;                 // per worker and iteration at full backprop
-  int gpus = 1;
-  double throughput = 0;
-  const PolicyJob* example = nullptr;  // a job of the class (for table lookups)
-};
-
-enum class HostMode { kAlone, kExclusive, kSpb };
-
-struct HostState {
-  size_t job = 0;  // index into the round's jobs
-  int job_class = 0;
-  HostMode mode = HostMode::kAlone;
-  int used_workers = 0;  // shallow workers taken by SPB guests
-  double rate = 1.0;
-  double speed = 1.0;  // iterations/s relative to isolated
-  double bytes = 1.0;  // bytes per iteration relative to full
-};
-
-// A guest's effect on a host, per (host class, host mode, used workers, guest class).
-struct Plan {
-  bool possible = false;
-  HostMode mode = HostMode::kAlone;
-  bool host_spb = false, guest_spb = false;  // who runs a staircase plan
-  double host_rate = 0, guest_rate = 0;
-  double host_speed = 0, guest_speed = 0;
-  double host_bytes = 1, guest_bytes = 1;
-};
 
 // What PlanGuest reads of a host besides the fixed class data, and the guest's class.
 struct PlanKey {
@@ -111,7 +71,9 @@ class JigsawPolicy : public Policy {
                                                          : options.throughputs),
         use_packing_(use_packing),
         use_spb_(use_spb && options.spb != nullptr),
-        reference_scan_(reference_scan) {
+        phases_(use_spb ? options.spb_phases : nullptr),
+        reference_scan_(reference_scan),
+        planner_(options_, pairs_, use_packing_, use_spb_) {
     if (options.colocation_base == "shockwave") {
       base_ = MakeShockwavePolicy(options);
     } else if (options.colocation_base != "least_served") {
@@ -145,6 +107,7 @@ class JigsawPolicy : public Policy {
 
   std::string name() const override { return name_; }
   bool PlansRounds() const override { return true; }
+  bool ReportsSpb() const override { return use_spb_; }
   std::vector<double> Allocate(const PolicyContext&, const std::vector<PolicyJob>& jobs) override {
     return std::vector<double>(jobs.size(), 0.0);
   }
@@ -191,6 +154,17 @@ class JigsawPolicy : public Policy {
       placements.push_back(placement);
       HostState host;
       host.job = j;
+      if (phases_ != nullptr) {  // alone, the job runs its phase plan's current phase
+        host.job_class = ClassOf(jobs[j]);
+        const JobClass& c = classes_[host.job_class];
+        host.rate = placements.back().rate = c.alone_rate;
+        host.speed = c.alone_speed;
+        if (c.phase != nullptr) {
+          host.bytes = c.alone_frozen ? c.phase->bytes : 1.0;
+          placements.back().spb = {SpbRoundPlan::kAdaptive, c.alone_frozen ? c.phase->compute : 1.0,
+                                   false};
+        }
+      }
       hosts.push_back(host);
       placed[j] = 1;
     }
@@ -224,13 +198,26 @@ class JigsawPolicy : public Policy {
     last_rate_ids_.push_back(id);
   }
 
-  // The class of a job (computed once per job and batch size).
+  // The class of a job (computed once per job, batch size and phase of its phase plan).
   int ClassOf(const PolicyJob& job) {
     std::pair<int, int>* cached = CachedClass(job.id);
-    if (cached->second >= 0 && cached->first == job.batch_size) return cached->second;
+    int phase = 0;
+    if (cached->second >= 0 && cached->first == job.batch_size) {
+      const JobClass& c = classes_[cached->second];
+      if (c.phases == nullptr) return cached->second;
+      phase = c.phases->Index(job.total_steps > 0 ? job.steps_run / job.total_steps : 0.0);
+      if (phase == c.phase_index) return cached->second;
+    }
     const bool typed = job.spec != nullptr && job.spec->typed() && job.batch_size > 0;
+    const JobPhases* phases =
+        typed && phases_ != nullptr
+            ? phases_->Phases(job.spec->model, job.batch_size, job.scale_factor)
+            : nullptr;
+    if (phases != nullptr) {
+      phase = phases->Index(job.total_steps > 0 ? job.steps_run / job.total_steps : 0.0);
+    }
     const auto key = std::make_tuple(typed ? job.spec->model : std::string(), job.batch_size,
-                                     job.scale_factor, job.throughput);
+                                     job.scale_factor, job.throughput, phase);
     auto it = class_index_.find(key);
     if (it == class_index_.end()) {
       JobClass c;
@@ -245,6 +232,17 @@ class JigsawPolicy : public Policy {
         if (use_spb_ && spb.size() > 1) c.staircase = &spb[1];
         c.full_bytes =
             options_.spb->FullBytesPerWorker(job.spec->model, job.batch_size, job.scale_factor);
+      }
+      if (phases != nullptr) {
+        c.phases = phases;
+        c.phase_index = phase;
+        c.phase = &phases->phases[phase];
+        const double speed = 1.0 / c.phase->iteration_time;
+        if (c.phase->saves && c.phase->efficiency * speed > 1.0) {
+          c.alone_frozen = true;
+          c.alone_speed = speed;
+          c.alone_rate = c.phase->efficiency * speed;
+        }
       }
       // The example's spec and batch stay valid: JobSpecs outlive the run, and the class key
       // includes everything the table lookups read.
@@ -356,7 +354,11 @@ class JigsawPolicy : public Policy {
                       host.used_workers, guest_class,
                       host.rate,         host.speed};
     auto it = plan_memo_.find(key);
-    if (it == plan_memo_.end()) it = plan_memo_.emplace(key, PlanGuest(host, guest_class)).first;
+    if (it == plan_memo_.end())
+      it = plan_memo_
+               .emplace(key,
+                        planner_.PlanGuest(host, classes_[host.job_class], classes_[guest_class]))
+               .first;
     return &it->second;
   }
 
@@ -599,6 +601,9 @@ class JigsawPolicy : public Policy {
       if (std::get<1>(group.key) != static_cast<int>(HostMode::kAlone)) continue;
       HostState lone;
       lone.job_class = std::get<0>(group.key);
+      lone.rate = classes_[lone.job_class].alone_rate;
+      lone.speed = classes_[lone.job_class].alone_speed;
+      if (classes_[lone.job_class].alone_frozen) lone.bytes = classes_[lone.job_class].phase->bytes;
       if (!MemoPlan(lone, guest_class)->possible) continue;
       auto at = std::lower_bound(
           fits.begin(), fits.end(), group.key,
@@ -640,7 +645,8 @@ class JigsawPolicy : public Policy {
     Placement& placement = (*placements)[best_host];
     placement.rate = host.rate;
     placement.guests.push_back({jobs[j].id, plan.guest_rate});
-    if (plan.mode == HostMode::kSpb) {
+    RecordSpbRound(host, plan, &placement);
+    if (plan.mode == HostMode::kSpb || plan.mode == HostMode::kFreed) {
       host.used_workers += jobs[j].scale_factor;
       if (static_cast<int>(placement.guests.size()) < tunables_.max_guests &&
           host.used_workers < jobs[host.job].scale_factor) {
@@ -648,6 +654,29 @@ class JigsawPolicy : public Policy {
       }
     }
     return false;
+  }
+
+  // The SPB plans of a host and its newest guest after `plan` (summary.json's "spb" object).
+  void RecordSpbRound(const HostState& host, const Plan& plan, Placement* placement) const {
+    const JobClass& h = classes_[host.job_class];
+    SpbRound& guest = placement->guests.back().spb;
+    auto mean_busy = [](const SpbOption& o) {
+      double sum = 0;
+      for (double b : o.worker_busy) sum += b;
+      return o.worker_busy.empty() ? 1.0 : sum / o.worker_busy.size();
+    };
+    if (plan.mode == HostMode::kFreed) {  // the host runs its frozen phase
+      placement->spb = {SpbRoundPlan::kAdaptive, h.phase->compute, false};
+      guest.in_freed_capacity = true;
+    } else if (plan.mode == HostMode::kSpb) {
+      placement->spb = {SpbRoundPlan::kStaircase, mean_busy(*h.staircase), false};
+      guest.in_freed_capacity = true;
+    } else if (plan.host_spb) {  // interleaved staircase pair
+      placement->spb = {SpbRoundPlan::kStaircase, mean_busy(*h.staircase), false};
+      guest.plan = SpbRoundPlan::kStaircase;
+    } else {  // packing: both at full backprop
+      placement->spb = SpbRound();
+    }
   }
 
   // The reference search (FindHost's contract) and placement (Place's).
@@ -663,7 +692,10 @@ class JigsawPolicy : public Policy {
       auto cached = offer->plans.find(plan_key);
       if (cached == offer->plans.end()) {
         const HostState& example = hosts[*members.begin()];
-        cached = offer->plans.emplace(plan_key, PlanGuest(example, guest_class)).first;
+        cached = offer->plans
+                     .emplace(plan_key, planner_.PlanGuest(example, classes_[example.job_class],
+                                                           classes_[guest_class]))
+                     .first;
       }
       const Plan& plan = cached->second;
       if (!plan.possible || (plan.guest_spb && !WarmedUp(jobs[j]))) continue;
@@ -737,129 +769,22 @@ class JigsawPolicy : public Policy {
     return job.total_steps > 0 && job.steps_run >= tunables_.spb_warmup * job.total_steps;
   }
 
-  // The best allowed placement of a guest of `guest_class` on a host in `host`'s state; its
-  // gain must beat the min_gain threshold on the host and its guests together.
-  Plan PlanGuest(const HostState& host, int guest_class) const {
-    const JobClass& h = classes_[host.job_class];
-    const JobClass& g = classes_[guest_class];
-    Plan best;
-    auto consider = [&](Plan plan) {
-      ShareNics(h, g, &plan);
-      // The goodput the guest adds (net of what the host loses) must reach min_gain x the GPUs
-      // the guest occupies.
-      const double gain = (plan.host_rate - host.rate) * h.gpus + plan.guest_rate * g.gpus;
-      if (!(gain > tunables_.min_gain * g.gpus)) return;
-      if (!best.possible ||
-          gain > (best.host_rate - host.rate) * h.gpus + best.guest_rate * g.gpus) {
-        plan.possible = true;
-        best = plan;
-      }
-    };
-    const double gpu_memory = tunables_.gpu_memory_mb;
-    const double keep = 1.0 - tunables_.sharing_overhead;
-    if (host.mode == HostMode::kAlone && g.gpus == h.gpus) {
-      double self = 0, partner = 0;
-      if (use_packing_ && pairs_ != nullptr && h.memory_mb + g.memory_mb <= gpu_memory &&
-          SameGangPairRates(*pairs_, options_.worker_type, *h.example, *g.example, &self,
-                            &partner)) {
-        Plan plan;
-        plan.mode = HostMode::kExclusive;
-        plan.host_rate = plan.host_speed = self;
-        plan.guest_rate = plan.guest_speed = partner;
-        consider(plan);
-      }
-      if (tunables_.interleave && h.staircase != nullptr && g.staircase != nullptr) {
-        const SpbOption& a = *h.staircase;
-        const SpbOption& b = *g.staircase;
-        const int n = h.gpus;
-        double load = 1.0;
-        bool fits = true;
-        for (int k = 0; k < n; ++k) {
-          load = std::max(load, a.worker_busy[k] + b.worker_busy[n - 1 - k]);
-          fits &= h.memory_mb * Memory(a, k) + g.memory_mb * Memory(b, n - 1 - k) <= gpu_memory;
-        }
-        if (fits) {
-          Plan plan;
-          plan.mode = HostMode::kExclusive;
-          plan.host_speed = keep / (a.iteration_time * load);
-          plan.guest_speed = keep / (b.iteration_time * load);
-          plan.host_rate = a.statistical_efficiency * plan.host_speed;
-          plan.guest_rate = b.statistical_efficiency * plan.guest_speed;
-          plan.host_bytes = a.bytes;
-          plan.guest_bytes = b.bytes;
-          plan.host_spb = plan.guest_spb = true;
-          consider(plan);
-        }
-      }
-    }
-    if (tunables_.spb_guests && h.staircase != nullptr && host.mode != HostMode::kExclusive &&
-        host.used_workers + g.gpus <= h.gpus) {
-      const SpbOption& a = *h.staircase;
-      double idle = 1.0;
-      bool fits = true;
-      for (int k = host.used_workers; k < host.used_workers + g.gpus; ++k) {
-        idle = std::min(idle, 1.0 - a.worker_busy[k]);
-        fits &= h.memory_mb * Memory(a, k) + g.memory_mb <= gpu_memory;
-      }
-      if (fits && idle > 0) {
-        Plan plan;
-        plan.mode = HostMode::kSpb;
-        if (host.mode == HostMode::kSpb) {  // already in staircase
-          plan.host_speed = host.speed;
-          plan.host_rate = host.rate;
-        } else {
-          plan.host_speed = keep / a.iteration_time;
-          plan.host_rate = a.statistical_efficiency * plan.host_speed;
-        }
-        plan.host_bytes = a.bytes;
-        plan.host_spb = true;
-        plan.guest_rate = plan.guest_speed = keep * idle;
-        consider(plan);
-      }
-    }
-    return best;
-  }
-
-  // A staircase worker's memory relative to full backprop (1 when SPB's savings are not counted).
-  double Memory(const SpbOption& option, int worker) const {
-    return tunables_.spb_memory ? option.worker_memory[worker] : 1.0;
-  }
-
-  // Egress bytes/s one node of the job's gang puts on its NIC at `speed` x its isolated
-  // throughput; 0 when the gang fits in one node or its bytes are unknown. With a ring across
-  // nodes, one worker's share of the ring leaves each node per iteration.
-  double NodeEgress(const JobClass& job, double speed, double bytes_ratio) const {
-    if (job.gpus <= options_.gpus_per_node) return 0;
-    return speed * job.throughput * bytes_ratio * job.full_bytes;
-  }
-
-  // Co-located gangs that both span nodes share the NICs: when their combined egress exceeds a
-  // NIC (and what either sends alone, which its measured throughput already includes), both
-  // slow down by the excess.
-  void ShareNics(const JobClass& host, const JobClass& guest, Plan* plan) const {
-    const double h = NodeEgress(host, plan->host_speed, plan->host_bytes);
-    const double g = NodeEgress(guest, plan->guest_speed, plan->guest_bytes);
-    if (h <= 0 || g <= 0) return;
-    const double capacity = std::max({options_.nic_gbps * 1e9 / 8, h, g});
-    const double share = std::min(1.0, capacity / (h + g));
-    plan->host_rate *= share, plan->guest_rate *= share;
-    plan->host_speed *= share, plan->guest_speed *= share;
-  }
-
   std::string name_;
   PolicyOptions options_;
   ColocationTunables tunables_;
   const ThroughputTable* pairs_;  // co-location entries and their isolated throughputs
   bool use_packing_;
   bool use_spb_;
+  const SpbPhaseModel* phases_;  // null: no phase plans (packing, or none given)
   bool reference_scan_;  // every guest searches the groups (the equivalence tests' reference)
+  GuestPlanner planner_;
   std::unique_ptr<Policy> base_;  // null: least served first
   // Job id -> rate in the last planned round (0: not run): by id, a map for negative ids.
   std::vector<double> last_rate_;
   std::vector<int> last_rate_ids_;  // the ids set in last_rate_
   std::unordered_map<int, double> last_rate_negative_;
   std::vector<JobClass> classes_;
-  std::map<std::tuple<std::string, int, int, double>, int> class_index_;
+  std::map<std::tuple<std::string, int, int, double, int>, int> class_index_;
   // Job id -> (batch, class): by id (trace ids are dense), a map for negative ids.
   std::vector<std::pair<int, int>> class_of_;
   std::unordered_map<int, std::pair<int, int>> class_of_negative_;
