@@ -133,4 +133,5 @@ for scenario in port-scan garbage truncated idle wrong-token rank-hijack huge-an
   echo "| $scenario | $result_a | $(refused "$a") | $result_b | $ok |"
 done
 echo
+source bench/hostile/sandbox.sh     # faas sandboxes and the SGS's secret
 [ "$all_ok" = 1 ] && echo "every scenario as expected" || { echo "SOME SCENARIOS FAILED"; exit 1; }

@@ -21,6 +21,7 @@
 #include "faas/proactive.h"
 #include "faas/sandbox_pause.h"
 #include "faas/sandbox_process.h"
+#include "faas/sgs_secret.h"
 #include "faas/worker.h"
 #include "serve/bounded_task_queue.h"
 
@@ -82,6 +83,15 @@ class SgsServer::Impl {
     server_->set_read_timeout(5, 0);
     server_->set_keep_alive_timeout(5);
     server_->set_tcp_nodelay(true);
+    server_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (options_.secret.empty() ||
+          SgsSecretMatches(options_.secret, req.get_header_value(kSgsSecretHeader))) {
+        return httplib::Server::HandlerResponse::Unhandled;
+      }
+      res.set_header("Connection", "close");  // its body, if any, is never read
+      Reply(res, 403, {{"error", "this SGS serves its load balancer only"}});
+      return httplib::Server::HandlerResponse::Handled;
+    });
     server_->Post(R"(/run/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
       Run(req.matches[1].str(), "", req.body, res);
     });
@@ -441,7 +451,7 @@ class SgsServer::Impl {
         options_.jigsaw_exe, catalog_.functions[f].code, options_.cifar_archive, &error,
         static_cast<int>(
             std::min<Time>(options_.sandbox_ready_timeout / net::kMillisecond, INT32_MAX)),
-        stop_pipe_[0]);
+        stop_pipe_[0], options_.sandbox);
     std::unique_lock<std::mutex> lock(mu_);
     const Time ready = Now();
     if (!process) {
@@ -463,7 +473,8 @@ class SgsServer::Impl {
     }
     s->process = std::move(process);
     if (options_.pause_grace > 0) {
-      s->pause = std::make_unique<SandboxPause>(s->process->pid(), options_.pause_with_freezer);
+      s->pause = std::make_unique<SandboxPause>(s->process->pid(), options_.pause_with_freezer,
+                                                s->process->cgroup());
       pause_mechanism_ = PauseMechanismName(s->pause->mechanism());
     }
     setup_sum_[f] += ready - begin;

@@ -674,9 +674,13 @@ struct HangingSandbox {
   std::string exe = (dir / "hang.sh").string();
   HangingSandbox() {
     std::ofstream(exe) << "#!/bin/sh\nexec sleep " << marker << "\n";
-    fs::permissions(exe, fs::perms::owner_all);
+    // The jailed sandbox runs as nobody: the script must be readable and executable by others.
+    fs::permissions(exe, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
   }
   ~HangingSandbox() { fs::remove_all(dir); }
+  // A jailed sandbox sees only the host's libraries: the script also needs its shell and sleep.
+  std::vector<std::string> ReadOnlyPaths() const { return {"/usr/bin", dir.string()}; }
   std::vector<int> Pids() const {
     std::vector<int> pids;
     for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -698,6 +702,7 @@ TEST(SgsServerTest, SandboxHangingInInitialisationDoesNotBlockStop) {
   HangingSandbox hang;
   SgsOptions options;
   options.jigsaw_exe = hang.exe;
+  options.sandbox.read_only_paths = hang.ReadOnlyPaths();
   options.slots = 1;
   options.proactive = false;
   options.sandbox_ready_timeout = 86400 * net::kSecond;  // only Stop can end the wait
@@ -733,6 +738,7 @@ TEST(SgsServerTest, SandboxNotReadyInTimeIsKilledAndItsRequestFailsExplicitly) {
   HangingSandbox hang;
   SgsOptions options;
   options.jigsaw_exe = hang.exe;
+  options.sandbox.read_only_paths = hang.ReadOnlyPaths();
   options.slots = 1;
   options.proactive = false;
   options.max_attempts = 2;
