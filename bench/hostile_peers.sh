@@ -134,4 +134,5 @@ for scenario in port-scan garbage truncated idle wrong-token rank-hijack huge-an
 done
 echo
 source bench/hostile/sandbox.sh     # faas sandboxes and the SGS's secret
+source bench/hostile/handshakes.sh  # ps, paramsvc, fl --serve and the training rendezvous
 [ "$all_ok" = 1 ] && echo "every scenario as expected" || { echo "SOME SCENARIOS FAILED"; exit 1; }
