@@ -97,7 +97,7 @@ hs_fl() {  # label probe-arguments...
   token=$(hs_token)
   "$J" fl "${HS_FL_POPULATION[@]}" --serve --port 0 --port-file "$dir/port" --expect-clients 2 \
     --rounds 2 --participants 2 --local-steps 2 --batch 10 --join-timeout 60s \
-    --round-timeout 120s --token "$token" --out "$dir/out" 2>"$dir/server.log" &
+    --round-timeout 120s --token "$token" --out "$dir/out" >"$dir/server.json" 2>"$dir/server.log" &
   local server=$!
   PIDS+=("$server")
   hs_wait_file "$dir/port" || { hostile_row "fl --serve" "$label" broke no - "no start"; return; }
@@ -157,22 +157,24 @@ hs_rendezvous() {  # label probe-arguments...
     "$(cat "$dir/rss" 2>/dev/null || echo -)" "listening on ${listening% }; $(hs_closed "$dir/probe.log")"
 }
 
-hs_ps "64 slow hellos (10 B each, then silent)" slow --count 64 --send 10 --hold 40
-hs_ps "32 idle connections, reconnecting every 0.5 s" flood --count 32 --interval 0.5 --hold 40
-hs_ps "hello trickled 1 B / 200 ms (right token)" trickle --token TOKEN --interval 0.2 --hold 40
-hs_ps "48 no-token hellos announcing 2^28 floats + 1 MiB" announce --count 48 \
+# CASES (a regular expression over "server label") runs some cases only.
+hs_case() { [[ "$1 $2" =~ ${CASES:-.} ]] || return 0; "$@"; }
+hs_case hs_ps "64 slow hellos (10 B each, then silent)" slow --count 64 --send 10 --hold 40
+hs_case hs_ps "32 idle connections, reconnecting every 0.5 s" flood --count 32 --interval 0.5 --hold 40
+hs_case hs_ps "hello trickled 1 B / 200 ms (right token)" trickle --token TOKEN --interval 0.2 --hold 40
+hs_case hs_ps "48 no-token hellos announcing 2^28 floats + 1 MiB" announce --count 48 \
   --count-floats 268435456 --payload 1048576 --hold 40
-hs_paramsvc "300 slow frames (16 B of header each)" slow --frame jpsc --count 300 --send 16 \
+hs_case hs_paramsvc "300 slow frames (16 B of header each)" slow --frame jpsc --count 300 --send 16 \
   --hold 40
-hs_paramsvc "50 no-token frames announcing 1 MiB JSON, 1 MiB sent" announce --frame jpsc \
+hs_case hs_paramsvc "50 no-token frames announcing 1 MiB JSON, 1 MiB sent" announce --frame jpsc \
   --count 50 --payload 1048576 --hold 40
-hs_paramsvc "64 idle connections, reconnecting every 0.5 s" flood --count 64 --interval 0.5 \
+hs_case hs_paramsvc "64 idle connections, reconnecting every 0.5 s" flood --count 64 --interval 0.5 \
   --hold 40
-hs_fl "1 slow hello (20 B, then silent)" slow --count 1 --send 20 --step 3 --hold 60
-hs_fl "64 slow hellos (10 B each)" slow --count 64 --send 10 --step 3 --hold 60
-hs_fl "hello trickled 1 B / 200 ms (right token)" trickle --token TOKEN --step 3 --interval 0.2 \
+hs_case hs_fl "1 slow hello (20 B, then silent)" slow --count 1 --send 20 --step 3 --hold 60
+hs_case hs_fl "64 slow hellos (10 B each)" slow --count 64 --send 10 --step 3 --hold 60
+hs_case hs_fl "hello trickled 1 B / 200 ms (right token)" trickle --token TOKEN --step 3 --interval 0.2 \
   --hold 60
-hs_rendezvous "64 slow hellos (10 B each)" slow --count 64 --send 10 --hold 60
-hs_rendezvous "50 no-token hellos + a set of 512 MiB announced" announce --count 50 \
+hs_case hs_rendezvous "64 slow hellos (10 B each)" slow --count 64 --send 10 --hold 60
+hs_case hs_rendezvous "50 no-token hellos + a set of 512 MiB announced" announce --count 50 \
   --after-hex "0100000002000000010000006100000020" --payload 1048576 --hold 60
 echo

@@ -3,7 +3,7 @@
 # the probe, the server's peak RSS). Sourced by them; when they run alone (not sourced by
 # bench/hostile_peers.sh) it also sets J, OUT, PIDS and all_ok and cleans up at exit.
 #   bash bench/hostile/sandbox.sh   or   bash bench/hostile/handshakes.sh
-#   (env: JIGSAW=build/jigsaw, KEEP=dir)
+#   (env: JIGSAW=build/jigsaw, KEEP=dir; CASES=regex picks handshake cases by "server label")
 if [ -z "${J:-}" ]; then
   set -euo pipefail
   J="${JIGSAW:-$(pwd)/build/jigsaw}"

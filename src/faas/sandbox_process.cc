@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -60,6 +61,18 @@ void ReportCgroupSupport(const SandboxOptions& options) {
                    support.missing.c_str());
     }
   });
+}
+
+// "state X in WCHAN" of a live process from /proc (what a sandbox that never got ready was doing).
+std::string ProcessState(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos || close + 2 >= text.size()) return "state unknown";
+  std::ifstream wchan("/proc/" + std::to_string(pid) + "/wchan");
+  std::string where;
+  std::getline(wchan, where);
+  return std::string("state ") + text[close + 2] + (where.empty() ? "" : " in " + where);
 }
 
 }  // namespace
@@ -164,8 +177,9 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(
                           deadline - std::chrono::steady_clock::now())
                           .count();
     if (left <= 0) {
+      const std::string state = ProcessState(sandbox->pid());
       *error = "sandbox " + code + " not ready within " + std::to_string(ready_timeout_ms) +
-               " ms (" + sandbox->Reap() + ")";
+               " ms (" + state + "; " + sandbox->Reap() + ")";
       return nullptr;
     }
     const int polled = ::poll(wait_for, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left));
