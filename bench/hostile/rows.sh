@@ -1,4 +1,5 @@
-# Helpers of bench/hostile/sandbox.sh and bench/hostile/handshakes.sh: one table row per server
+# Helpers of bench/hostile/sandbox.sh and bench/hostile/handshakes.sh (bench/hostile_peers.sh
+# sources every bench/hostile/*.sh, this one included: it only defines): one table row per server
 # and probe (server, probe, held or broke, whether a legitimate client kept being served during
 # the probe, the server's peak RSS). Sourced by them; when they run alone (not sourced by
 # bench/hostile_peers.sh) it also sets J, OUT, PIDS and all_ok and cleans up at exit.
