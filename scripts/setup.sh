@@ -8,7 +8,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev libopenblas0-pthread libgloo-dev zlib1g-dev libjpeg62-turbo-dev dataset-fashion-mnist libpugixml-dev
   libcpp-httplib-dev
-  time python3 jq iproute2 bc runc busybox-static
+  time python3 jq iproute2 bc runc busybox-static libseccomp-dev
   libtomlplusplus-dev openmpi-bin help2man
 )
 missing=()

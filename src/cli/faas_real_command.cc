@@ -41,6 +41,7 @@ struct FaasOptions {
   int max_retries = 1;
   std::string sparrow_probes;  // empty: 2 (sparrow only)
   bool no_proactive = false;
+  std::string sandbox_memory = "512MiB";
 };
 
 net::Time PositiveDuration(const std::string& option, const std::string& text) {
@@ -125,6 +126,9 @@ int RunFaas(FaasOptions o) {
   sgs.http = o.platform.http;
   sgs.proactive = !o.no_proactive;
   sgs.jigsaw_exe = SelfExe();
+  if (!ParseBytes(o.sandbox_memory, &sgs.sandbox.memory_bytes)) {
+    throw UsageError("--sandbox-memory '" + o.sandbox_memory + "': expected a size like 512MiB");
+  }
   bool needs_cifar = false;
   for (const faas::Function& f : catalog.functions) {
     needs_cifar = needs_cifar || f.code.rfind("resize", 0) == 0;
@@ -194,6 +198,13 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--http-request-timeout-s", o->platform.http.request_timeout_s,
                       "a whole HTTP request must arrive within this, else 408 (10)");
   command->add_option("--cifar", o->cifar, "CIFAR-10 JPEG archive for resize functions");
+  command->add_option("--sandbox-memory", o->sandbox_memory,
+                      "each sandbox's cgroup memory.max (0: none; where the host offers cgroup "
+                      "v2 controllers)");
+  command->add_option("--sandbox-pids", o->platform.sgs.sandbox.pids,
+                      "each sandbox's cgroup pids.max (0: none)");
+  command->add_option("--sandbox-cpus", o->platform.sgs.sandbox.cpu_cores,
+                      "each sandbox's cgroup CPU quota in cores (0: none)");
   command->add_option("--port", o->platform.port, "load balancer port on 127.0.0.1 (0: any)");
   command->add_option("--port-file", o->platform.port_file,
                       "write the load balancer's port here once it listens");

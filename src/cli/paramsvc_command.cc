@@ -59,16 +59,11 @@ Json AskService(const std::string& service, const ps::Token& token, const Json& 
   std::string host;
   int port = 0;
   ps::ParseHostPort(service, "--service", &host, &port);
-  ps::Socket socket = ps::ConnectTcp(host, port, 10);
   paramsvc::ControlFrame frame;
   frame.body = body;
-  paramsvc::SendControl(socket.fd(), frame, token);
-  paramsvc::ControlFrame reply = paramsvc::ReceiveControl(socket.fd(), 0);
-  if (reply.op() == "error") {
-    throw std::runtime_error("the parameter service refused: " +
-                             reply.body.value("reason", std::string("?")));
-  }
-  return reply.body;
+  ps::Socket socket;
+  return paramsvc::RequestWithRetry(host, port, 10, frame, token, "the parameter service", &socket)
+      .body;
 }
 
 void AddCoordinator(CLI::App& app, CommandAction* action) {

@@ -143,6 +143,8 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--master", options->master, "rendezvous HOST:PORT (rank 0 hosts it)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->capture_default_str();
+  command->add_option("--token-file", options->token_file,
+                      "the job's token file, required with --rank (rank 0 creates it if missing)");
   command
       ->add_option("--rendezvous-file", options->rendezvous_file,
                    "rendezvous through this file (set by the local launcher)")
@@ -170,6 +172,14 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   command
       ->add_option("--corrupt-at-epoch", options->corrupt_at_epoch,
                    "fault injection: epoch whose replica check sees the corruption")
+      ->group("");
+  command
+      ->add_option("--kill-at-commit-epoch", options->kill_at_commit_epoch,
+                   "fault injection: epoch whose output commit rank 0 is killed in")
+      ->group("");
+  command
+      ->add_option("--kill-at-commit-step", options->kill_at_commit_step,
+                   "fault injection: the commit step after which it is killed")
       ->group("");
   command->callback([options, action] { *action = [options] { return RunTrain(*options); }; });
 }

@@ -59,14 +59,41 @@ bool CarryOver(const fs::path& from, const fs::path& to) {
   return true;  // sockets, fifos, devices: not results, not carried
 }
 
-}  // namespace
+ResultSet::CommitObserver g_observer = nullptr;
 
-ResultSet::ResultSet(std::string dir) : dir_(std::move(dir)) {}
+void Observe(const std::string& step) {
+  if (g_observer != nullptr) g_observer(step);
+}
 
-void ResultSet::Add(const std::string& name, std::string contents) {
+void CheckPlainName(const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || name == "." || name == "..") {
     throw std::invalid_argument("result file name '" + name + "' must be a plain name");
   }
+}
+
+}  // namespace
+
+void ResultSet::SetCommitObserver(CommitObserver observer) { g_observer = observer; }
+
+ResultSet::ResultSet(std::string dir) : dir_(std::move(dir)) {}
+
+void ResultSet::Drop(const std::string& name) {
+  CheckPlainName(name);
+  dropped_.push_back(name);
+}
+
+bool ResultSet::Ours(const std::string& name) const {
+  for (const auto& file : files_) {
+    if (file.first == name) return true;
+  }
+  for (const std::string& d : dropped_) {
+    if (d == name) return true;
+  }
+  return false;
+}
+
+void ResultSet::Add(const std::string& name, std::string contents) {
+  CheckPlainName(name);
   files_.emplace_back(name, std::move(contents));
 }
 
@@ -90,30 +117,36 @@ void ResultSet::Commit() {
   if (swap) {
     for (const auto& [name, contents] : files_) {
       WriteFileAtomically((staging / name).string(), contents);
+      Observe("staged " + name);
     }
     if (exists) {
       for (const auto& entry : fs::directory_iterator(dir, ec)) {
         const std::string name = entry.path().filename().string();
-        bool ours = false;
-        for (const auto& file : files_) ours = ours || file.first == name;
-        if (!ours && !CarryOver(entry.path(), staging / name)) swap = false;
+        if (!Ours(name) && !CarryOver(entry.path(), staging / name)) swap = false;
       }
       if (ec) swap = false;
     }
+    Observe("carried over");
   }
   if (swap) {
     const int rc =
         exists ? renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE)
                : rename(staging.c_str(), dir.c_str());
     if (rc == 0) {
+      Observe("swapped");
       fs::remove_all(staging, ec);  // now the previous contents
+      Observe("cleaned");
       return;
     }
   }
   // No swap possible here: replace the files one by one, each atomically.
   fs::remove_all(staging, ec);
   MakeDirectories(dir.string());
-  for (const auto& [name, contents] : files_) WriteFileAtomically((dir / name).string(), contents);
+  for (const auto& [name, contents] : files_) {
+    WriteFileAtomically((dir / name).string(), contents);
+    Observe("fallback " + name);
+  }
+  for (const std::string& name : dropped_) fs::remove(dir / name, ec);
 }
 
 }  // namespace jigsaw

@@ -11,6 +11,12 @@
 // process is removed by the next Commit() beside it. Where the swap is impossible (the
 // destination is a mount point, or the file system cannot hard-link) the files are replaced one
 // by one, each atomically, with the set's files written in the order added.
+//
+// Drop(name) leaves a file of the folder out of the new contents (a stale temporary the set
+// replaces). SetCommitObserver installs a process-wide callback that Commit calls after each of
+// its steps ("staged <file>", "carried over", "swapped", "cleaned"; "fallback <file>" on the
+// one-by-one path): tests kill the process there and check that the folder is whole
+// (tests/core/result_set_test.cc, tests/runtime/train_cli_test.cc).
 #ifndef JIGSAW_CORE_RESULT_SET_H_
 #define JIGSAW_CORE_RESULT_SET_H_
 
@@ -28,13 +34,22 @@ class ResultSet {
 
   // A file of the set: a plain name inside the folder (no '/').
   void Add(const std::string& name, std::string contents);
+  // A plain name that must not survive the commit (removed with the old contents).
+  void Drop(const std::string& name);
 
   // Throws std::runtime_error naming the path on failure (nothing is swapped then).
   void Commit();
 
+  using CommitObserver = void (*)(const std::string& step);
+  // nullptr removes it. Not for production use: it exists so that tests can kill at each step.
+  static void SetCommitObserver(CommitObserver observer);
+
  private:
+  bool Ours(const std::string& name) const;
+
   std::string dir_;
   std::vector<std::pair<std::string, std::string>> files_;
+  std::vector<std::string> dropped_;
 };
 
 }  // namespace jigsaw

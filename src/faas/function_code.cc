@@ -9,6 +9,7 @@
 #include "core/sha256.h"
 #include "core/text_input.h"
 #include "core/units.h"
+#include "faas/isolation_probe.h"
 #include "runtime/jpeg_decode.h"
 #include "runtime/tar_reader.h"
 
@@ -68,8 +69,16 @@ bool ParseFunctionCode(const std::string& full_text, FunctionCode* code, std::st
           "must be resize:SIDE or resize:SIDExCOUNT (SIDE 1..1024, COUNT 1..64) like resize:64";
       return false;
     }
+  } else if (kind == "probe") {
+    parsed.kind = FunctionCode::Kind::kProbe;
+    if (arg != "isolation") {
+      *error = "must be probe:isolation";
+      return false;
+    }
   } else {
-    *error = "must be sha256:SIZE or resize:SIDE[xCOUNT], optionally followed by +wait:DURATION";
+    *error =
+        "must be sha256:SIZE, resize:SIDE[xCOUNT] or probe:isolation, optionally followed by "
+        "+wait:DURATION";
     return false;
   }
   *code = parsed;
@@ -89,6 +98,7 @@ FunctionRunner::FunctionRunner(const FunctionCode& code, const std::string& cifa
     }
     return;
   }
+  if (code.kind == FunctionCode::Kind::kProbe) return;
   TarReader tar(cifar_archive);
   TarMember member;
   while (jpegs_.size() < kImagesLoaded && tar.Next(&member)) {
@@ -115,6 +125,7 @@ std::string FunctionRunner::Compute(const std::string& payload) const {
     data.append(state_);
     return Sha256Hex(data);
   }
+  if (code_.kind == FunctionCode::Kind::kProbe) return ProbeIsolation(payload);
   const std::string key = Sha256Hex(payload);
   uint64_t pick = std::stoull(key.substr(0, 12), nullptr, 16);
   std::string outputs;

@@ -7,12 +7,14 @@
 //                         payload's hash and resizes each (bilinear) to SIDE x SIDE (1..1024);
 //                         initialisation loads the first 512 JPEGs of the CIFAR-10 archive into
 //                         memory (the JPEG bytes, still encoded).
-//   either + "+wait:DURATION" then blocks DURATION (at most 10 s) after the computation,
+//   "probe:isolation"     reports what the sandbox can reach (faas/isolation_probe.h): for
+//                         checking a host's sandboxes, not a workload.
+//   any of them + "+wait:DURATION" then blocks DURATION (at most 10 s) after the computation,
 //                         holding its sandbox but not a core: an I/O-bound function (a call to
 //                         remote storage or a downstream service), so an SGS's slots can exceed
 //                         the host's cores (bench/faas_real_io_dags.json).
 // FunctionRunner holds one sandbox's initialised state; Invoke returns a short text result (a hex
-// digest) and throws std::runtime_error on bad data.
+// digest, or the probe's JSON report) and throws std::runtime_error on bad data.
 #ifndef JIGSAW_FAAS_FUNCTION_CODE_H_
 #define JIGSAW_FAAS_FUNCTION_CODE_H_
 
@@ -23,7 +25,7 @@
 namespace jigsaw::faas {
 
 struct FunctionCode {
-  enum class Kind { kSha256, kResize };
+  enum class Kind { kSha256, kResize, kProbe };
   Kind kind = Kind::kSha256;
   uint64_t bytes = 1 << 20;  // sha256
   int side = 64;             // resize

@@ -29,6 +29,7 @@
 #include "core/http_server.h"
 #include "core/output.h"
 #include "faas/openwhisk_balancer.h"
+#include "faas/sgs_secret.h"
 #include "faas/sparrow_scheduler.h"
 
 namespace jigsaw::faas {
@@ -328,6 +329,7 @@ class Balancer {
     std::vector<Json> sgs(ports.size());
     for (size_t s = 0; s < ports.size(); ++s) {
       httplib::Client client("127.0.0.1", ports[s]);
+      client.set_default_headers({{kSgsSecretHeader, options_.sgs.secret}});
       client.set_connection_timeout(2, 0);
       client.set_read_timeout(5, 0);
       auto res = client.Get("/stats");
@@ -432,6 +434,7 @@ class Balancer {
         port = ports_[s];
       }
       httplib::Client client("127.0.0.1", port);
+      client.set_default_headers({{kSgsSecretHeader, options_.sgs.secret}});
       client.set_connection_timeout(2, 0);
       client.set_tcp_nodelay(true);
       client.set_read_timeout(static_cast<time_t>(options_.sgs.request_timeout / net::kSecond) + 5,
@@ -487,6 +490,7 @@ class Balancer {
       }
       answer.attempts = attempt + 1;
       httplib::Client client("127.0.0.1", port);
+      client.set_default_headers({{kSgsSecretHeader, options_.sgs.secret}});
       client.set_connection_timeout(2, 0);
       client.set_tcp_nodelay(true);
       client.set_read_timeout(static_cast<time_t>(options_.sgs.request_timeout / net::kSecond) + 5,
@@ -677,6 +681,7 @@ class Balancer {
       std::vector<double> demand(catalog_.dags.size() * ports_.size(), 0);
       for (size_t s = 0; s < ports.size(); ++s) {
         httplib::Client client("127.0.0.1", ports[s]);
+        client.set_default_headers({{kSgsSecretHeader, options_.sgs.secret}});
         client.set_connection_timeout(1, 0);
         client.set_read_timeout(5, 0);
         auto res = client.Get("/stats?reset=1");
@@ -756,6 +761,8 @@ int RunPlatform(const Catalog& catalog, PlatformOptions options) {
   if (options.platform != "openwhisk") {
     options.sgs.pause_grace = 0;  // Archipelago keeps its sandboxes warm; Sparrow has no pausing
   }
+  options.sgs.sandbox.Validate();
+  options.sgs.secret = NewSgsSecret();  // in memory only: the SGSs are forked below
   ::signal(SIGPIPE, SIG_IGN);
   sigset_t set;
   sigemptyset(&set);

@@ -81,8 +81,15 @@ bool SandboxPause::FreezerUsable() {
   return usable;
 }
 
-SandboxPause::SandboxPause(pid_t pid, bool want_freezer) : pid_(pid) {
+SandboxPause::SandboxPause(pid_t pid, bool want_freezer, const std::string& cgroup) : pid_(pid) {
   if (!want_freezer || !FreezerUsable()) return;
+  struct stat st;
+  if (!cgroup.empty()) {
+    if (::stat((cgroup + "/cgroup.freeze").c_str(), &st) != 0) return;
+    cgroup_ = cgroup;
+    mechanism_ = PauseMechanism::kFreezer;
+    return;
+  }
   const std::string dir =
       CgroupRoot() + "/jigsaw-sandbox-" + std::to_string(::getpid()) + "-" + std::to_string(pid);
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return;
@@ -91,13 +98,14 @@ SandboxPause::SandboxPause(pid_t pid, bool want_freezer) : pid_(pid) {
     return;
   }
   cgroup_ = dir;
+  owns_cgroup_ = true;
   mechanism_ = PauseMechanism::kFreezer;
 }
 
 SandboxPause::~SandboxPause() {
   if (cgroup_.empty()) return;  // no SIGCONT here: the pid may be reaped and reused by now
   if (paused_) WriteText(cgroup_ + "/cgroup.freeze", "0");
-  ::rmdir(cgroup_.c_str());
+  if (owns_cgroup_) ::rmdir(cgroup_.c_str());
 }
 
 bool SandboxPause::Pause() {

@@ -28,8 +28,10 @@ const char* PauseMechanismName(PauseMechanism m);
 
 class SandboxPause {
  public:
-  // `want_freezer` false forces kSignal (tests of both mechanisms on one host).
-  SandboxPause(pid_t pid, bool want_freezer = true);
+  // `want_freezer` false forces kSignal (tests of both mechanisms on one host). A sandbox that is
+  // already in a cgroup v2 leaf of its own (`cgroup`, faas/sandbox_cgroup.h: its limits) is frozen
+  // there, never moved out of it; that leaf is its owner's to remove.
+  SandboxPause(pid_t pid, bool want_freezer = true, const std::string& cgroup = "");
   ~SandboxPause();
   SandboxPause(const SandboxPause&) = delete;
   SandboxPause& operator=(const SandboxPause&) = delete;
@@ -46,6 +48,7 @@ class SandboxPause {
   pid_t pid_;
   PauseMechanism mechanism_ = PauseMechanism::kSignal;
   std::string cgroup_;  // kFreezer: the sandbox's cgroup directory
+  bool owns_cgroup_ = false;
   bool paused_ = false;
 };
 

@@ -15,10 +15,12 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <vector>
 
 #include "faas/function_code.h"
+#include "faas/sandbox_cgroup.h"
 
 namespace jigsaw::faas {
 namespace {
@@ -48,16 +50,29 @@ bool ReadAll(int fd, char* data, size_t size) {
   return true;
 }
 
-// The child between clone/fork and exec: only async-signal-safe calls.
-[[noreturn]] void ExecChild(int in_fd, int out_fd, char* const argv[]) {
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  ::dup2(in_fd, 0);
-  ::dup2(out_fd, 1);
-  ::execv(argv[0], argv);
-  _exit(127);
+// Once per process: where sandboxes get no cgroup limits, say so and why.
+void ReportCgroupSupport(const SandboxOptions& options) {
+  static std::once_flag reported;
+  if (!options.isolate) return;
+  std::call_once(reported, [&options] {
+    const CgroupSupport& support = SandboxCgroup::Probe(options.cgroup_root);
+    if (!support.missing.empty()) {
+      std::fprintf(stderr, "jigsaw faas: sandbox cgroup limits are not all applied: %s\n",
+                   support.missing.c_str());
+    }
+  });
+}
+
+// "state X in WCHAN" of a live process from /proc (what a sandbox that never got ready was doing).
+std::string ProcessState(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  if (close == std::string::npos || close + 2 >= text.size()) return "state unknown";
+  std::ifstream wchan("/proc/" + std::to_string(pid) + "/wchan");
+  std::string where;
+  std::getline(wchan, where);
+  return std::string("state ") + text[close + 2] + (where.empty() ? "" : " in " + where);
 }
 
 }  // namespace
@@ -82,22 +97,25 @@ bool ReadFrame(int fd, std::string* data) {
 
 bool SandboxProcess::Isolated() { return g_isolate.load(); }
 
-std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_exe,
-                                                      const std::string& code,
-                                                      const std::string& cifar_archive,
-                                                      std::string* error, int ready_timeout_ms,
-                                                      int cancel_fd) {
+std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(
+    const std::string& jigsaw_exe, const std::string& code, const std::string& cifar_archive,
+    std::string* error, int ready_timeout_ms, int cancel_fd, const SandboxOptions& options) {
   // A write to a sandbox that just died must fail with EPIPE, not kill the host process.
   static std::once_flag ignore_sigpipe;
   std::call_once(ignore_sigpipe, [] { ::signal(SIGPIPE, SIG_IGN); });
-  std::vector<std::string> args = {jigsaw_exe, "faas-sandbox", "--function", code};
+  ReportCgroupSupport(options);
+  std::vector<std::string> args = {"faas-sandbox", "--function", code};
   if (!cifar_archive.empty()) {
     args.push_back("--data");
-    args.push_back(cifar_archive);
+    args.push_back(options.isolate && g_isolate.load() ? SandboxJail::DataPathInside(cifar_archive)
+                                                       : cifar_archive);
   }
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
+  std::unique_ptr<SandboxJail> jail = SandboxJail::Prepare(
+      options, jigsaw_exe, args, cifar_archive, options.isolate && g_isolate.load(), error);
+  if (!jail) {
+    *error = "cannot prepare a sandbox: " + *error;
+    return nullptr;
+  }
   int to_child[2], from_child[2];
   if (::pipe2(to_child, O_CLOEXEC) != 0) {
     *error = std::string("pipe: ") + std::strerror(errno);
@@ -110,26 +128,34 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_
     return nullptr;
   }
   pid_t pid = -1;
-  if (g_isolate.load()) {
+  if (jail->namespaces()) {
     // Raw clone without a new stack behaves like fork (copy-on-write), in new namespaces.
-    pid =
-        static_cast<pid_t>(::syscall(SYS_clone, CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | SIGCHLD,
-                                     nullptr, nullptr, nullptr, nullptr));
-    if (pid == 0) ExecChild(to_child[0], from_child[1], argv.data());
+    pid = static_cast<pid_t>(::syscall(SYS_clone, SandboxJail::CloneFlags() | SIGCHLD, nullptr,
+                                       nullptr, nullptr, nullptr));
+    if (pid == 0) jail->EnterAndExec(to_child[0], from_child[1]);
     if (pid < 0 && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS)) {
       const int saved = errno;
       g_isolate.store(false);
       std::call_once(g_fallback_message, [saved] {
         std::fprintf(stderr,
-                     "jigsaw faas: sandboxes run as plain processes without namespaces "
-                     "(clone with CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWNET refused: %s)\n",
+                     "jigsaw faas: sandboxes run without namespaces, in the host's root "
+                     "(clone with CLONE_NEWNS|CLONE_NEWPID|CLONE_NEWNET|CLONE_NEWIPC refused: "
+                     "%s); they still get no inherited descriptors, no_new_privs and the "
+                     "seccomp filter\n",
                      std::strerror(saved));
       });
+      if (!cifar_archive.empty()) args.back() = cifar_archive;
+      jail = SandboxJail::Prepare(options, jigsaw_exe, args, cifar_archive, false, error);
+      if (!jail) {
+        *error = "cannot prepare a sandbox: " + *error;
+        for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) ::close(fd);
+        return nullptr;
+      }
     }
   }
-  if (pid < 0 && !g_isolate.load()) {
+  if (pid < 0 && !jail->namespaces()) {
     pid = ::fork();
-    if (pid == 0) ExecChild(to_child[0], from_child[1], argv.data());
+    if (pid == 0) jail->EnterAndExec(to_child[0], from_child[1]);
   }
   const int spawn_errno = errno;
   ::close(to_child[0]);
@@ -141,6 +167,7 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_
     return nullptr;
   }
   std::unique_ptr<SandboxProcess> sandbox(new SandboxProcess(pid, to_child[1], from_child[0]));
+  sandbox->jail_ = std::move(jail);
   // A sandbox that never finishes initialising must not hold its SGS forever, nor its shutdown.
   pollfd wait_for[2] = {{sandbox->from_child_, POLLIN, 0}, {cancel_fd, POLLIN, 0}};
   const auto deadline =
@@ -150,8 +177,9 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_
                           deadline - std::chrono::steady_clock::now())
                           .count();
     if (left <= 0) {
+      const std::string state = ProcessState(sandbox->pid());
       *error = "sandbox " + code + " not ready within " + std::to_string(ready_timeout_ms) +
-               " ms (" + sandbox->Reap() + ")";
+               " ms (" + state + "; " + sandbox->Reap() + ")";
       return nullptr;
     }
     const int polled = ::poll(wait_for, cancel_fd >= 0 ? 2 : 1, static_cast<int>(left));
@@ -168,7 +196,10 @@ std::unique_ptr<SandboxProcess> SandboxProcess::Spawn(const std::string& jigsaw_
     return nullptr;
   }
   if (hello != "ready") {
-    *error = "sandbox " + code + ": " + hello;
+    std::string setup;
+    *error = "sandbox " + code + ": " +
+             (SandboxJail::DescribeFailure(hello, &setup) ? setup + " (" + sandbox->Reap() + ")"
+                                                          : hello);
     return nullptr;
   }
   return sandbox;

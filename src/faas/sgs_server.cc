@@ -21,6 +21,7 @@
 #include "faas/proactive.h"
 #include "faas/sandbox_pause.h"
 #include "faas/sandbox_process.h"
+#include "faas/sgs_secret.h"
 #include "faas/worker.h"
 
 namespace jigsaw::faas {
@@ -81,6 +82,15 @@ class SgsServer::Impl {
     http.handler_threads = options_.http_threads;
     http.max_queued_requests = 2 * options_.http_threads;
     server_ = std::make_unique<http::Server>(http);
+    // The load balancer's secret, checked from the head before any body is read.
+    server_->set_head_check([this](const http::Request& head, http::Response* refusal) {
+      if (options_.secret.empty() ||
+          SgsSecretMatches(options_.secret, head.get_header_value(kSgsSecretHeader))) {
+        return true;
+      }
+      Reply(*refusal, 403, {{"error", "this SGS serves its load balancer only"}});
+      return false;
+    });
     server_->Post(R"(/run/([^/]+))", [this](const http::Request& req, http::Response& res) {
       Run(req.matches[1], "", req.body, res);
     });
@@ -432,7 +442,7 @@ class SgsServer::Impl {
         options_.jigsaw_exe, catalog_.functions[f].code, options_.cifar_archive, &error,
         static_cast<int>(
             std::min<Time>(options_.sandbox_ready_timeout / net::kMillisecond, INT32_MAX)),
-        stop_pipe_[0]);
+        stop_pipe_[0], options_.sandbox);
     std::unique_lock<std::mutex> lock(mu_);
     const Time ready = Now();
     if (!process) {
@@ -454,7 +464,8 @@ class SgsServer::Impl {
     }
     s->process = std::move(process);
     if (options_.pause_grace > 0) {
-      s->pause = std::make_unique<SandboxPause>(s->process->pid(), options_.pause_with_freezer);
+      s->pause = std::make_unique<SandboxPause>(s->process->pid(), options_.pause_with_freezer,
+                                                s->process->cgroup());
       pause_mechanism_ = PauseMechanismName(s->pause->mechanism());
     }
     setup_sum_[f] += ready - begin;

@@ -24,6 +24,8 @@
 // Pausing (pause_grace > 0): /stats gives each sandbox's "paused", "pause_mechanism", the counters
 // "pauses" / "unpauses" / "pause_failures", and "resume_ms" (the real thaw's mean and max, and the
 // modelled cost added to each resume).
+// Every endpoint requires `secret` (when set; `jigsaw faas` always sets one) in the header
+// faas/sgs_secret.h names: without it, 403 and a JSON error before the body is read.
 // GET /stats: load, per-DAG demand, sandboxes (pid, function, state), counters, sandbox RSS,
 // measured durations (EWMA and quantiles of the last 4096 runs per function), setup times and the
 // mean scheduler-to-sandbox-thread hand-off of warm tasks (JSON); ?reset=1 starts a new averaging
@@ -37,6 +39,7 @@
 #include "core/http_server.h"
 #include "faas/dag.h"
 #include "faas/ready_queue.h"
+#include "faas/sandbox_jail.h"
 
 namespace jigsaw::faas {
 
@@ -67,6 +70,9 @@ struct SgsOptions {
   // (`runc resume` / `docker unpause`), which a bare freezer write or SIGCONT does not pay.
   Time resume_cost = 0;
   bool pause_with_freezer = true;  // false: SIGSTOP/SIGCONT even where a freezer is usable
+  SandboxOptions sandbox;          // isolation and limits of each sandbox (faas/sandbox_jail.h)
+  // The load balancer's secret (faas/sgs_secret.h); "" accepts every caller (a lone SGS in tests).
+  std::string secret;
 };
 
 class SgsServer {

@@ -6,6 +6,9 @@
 #include <csignal>
 #include <stdexcept>
 
+#include "ps/handshake_acceptor.h"
+#include "ps/handshake_client.h"
+
 namespace jigsaw {
 namespace {
 
@@ -39,43 +42,80 @@ FlServer::FlServer(const FlServeOptions& options, int population, int64_t num_we
 
 int FlServer::WaitForClients(const std::function<void(const std::string&)>& log) {
   const auto deadline = After(options_.join_timeout_s);
+  // Every hello through the shared acceptor (ps/handshake_acceptor.h): one deadline per
+  // connection for its whole hello (hello_timeout_s), never blocked by one peer, so a slow or
+  // silent connection cannot hold the join past join_timeout_s.
+  ps::HandshakeOptions handshake;
+  handshake.header_bytes = ps::kHeaderBytes;
+  handshake.timeout_s = options_.hello_timeout_s;
+  handshake.max_pending = options_.max_pending;
+  handshake.busy_reply =
+      ps::EncodeMessage(ps::Message{ps::MessageType::kBusy, 0, 0, {}}, ps::Token{});
+  int logged = 0;
+  ps::HandshakeAcceptor acceptor(std::move(listener_), handshake,
+                                 [&](const std::string& peer, const std::string& why) {
+                                   if (++logged <= 20) {
+                                     log("refused a connection: " + why + " (from " + peer + ")");
+                                   }
+                                 });
+  const std::string refusal =
+      ps::EncodeMessage(ps::Message{ps::MessageType::kError, 0, 0, {}}, ps::Token{});
   while (connected() < options_.expected_clients) {
     const double left = SecondsUntil(deadline);
     if (left <= 0) break;
-    ps::Socket socket;
-    try {
-      socket = ps::AcceptTcp(listener_, std::max(0.001, left));
-    } catch (const std::runtime_error&) {
-      break;  // join timeout
-    }
-    try {
-      ps::SetReceiveTimeout(socket.fd(), options_.hello_timeout_s);
-      const ps::Message hello = ps::ReceiveMessage(socket.fd(), options_.token, 0);
-      if (hello.type != ps::MessageType::kHello) {
-        throw ps::ProtocolError(std::string("expected hello, got ") +
-                                ps::MessageTypeName(hello.type));
+    for (ps::Handshake& h : acceptor.Poll(
+             std::chrono::milliseconds(static_cast<int64_t>(std::min(left, 0.2) * 1000) + 1))) {
+      std::string why;
+      const int client = Judge(h.header.data(), &why);
+      if (client < 0) {
+        acceptor.Refuse(h, why, refusal);
+        continue;
       }
-      if (hello.step != kFlProtocolVersion) {
-        throw ps::ProtocolError("protocol version " + std::to_string(hello.step) + ", expected " +
-                                std::to_string(kFlProtocolVersion));
+      try {
+        ps::SendMessage(
+            h.socket.fd(),
+            ps::Message{ps::MessageType::kWelcome, static_cast<uint32_t>(client), 0, {}},
+            options_.token);
+      } catch (const std::exception& e) {
+        acceptor.Refuse(h, std::string("gone before its welcome: ") + e.what());
+        continue;
       }
-      const int client = static_cast<int>(hello.rank);
-      if (hello.rank >= static_cast<uint32_t>(population_)) {
-        throw ps::ProtocolError("client index " + std::to_string(hello.rank) +
-                                " outside the population of " + std::to_string(population_));
-      }
-      if (clients_.count(client) > 0) {
-        throw ps::ProtocolError("client " + std::to_string(client) + " is already connected");
-      }
-      clients_[client] = std::move(socket);
+      clients_[client] = std::move(h.socket);
       log("client " + std::to_string(client) + " joined (" + std::to_string(connected()) + "/" +
           std::to_string(options_.expected_clients) + ")");
-    } catch (const std::exception& e) {
-      SendError(socket.fd(), 0, options_.token);
-      log(std::string("refused a connection: ") + e.what());
     }
   }
+  acceptor.Close("the join is over");  // later connections are refused by the kernel
   return connected();
+}
+
+// The token before anything else; -1 with *why when the hello is refused.
+int FlServer::Judge(const uint8_t* bytes, std::string* why) const {
+  ps::Header header;
+  try {
+    header = ps::DecodeHeader(bytes);
+  } catch (const ps::ProtocolError& e) {
+    *why = e.what();
+    return -1;
+  }
+  if (!ps::SameToken(header.token, options_.token)) {
+    *why = "wrong token";
+  } else if (header.type != ps::MessageType::kHello) {
+    *why = std::string("expected hello, got ") + ps::MessageTypeName(header.type);
+  } else if (header.count != 0) {
+    *why = "hello message of " + std::to_string(header.count) + " floats, expected at most 0";
+  } else if (header.step != kFlProtocolVersion) {
+    *why = "protocol version " + std::to_string(header.step) + ", expected " +
+           std::to_string(kFlProtocolVersion);
+  } else if (header.rank >= static_cast<uint32_t>(population_)) {
+    *why = "client index " + std::to_string(header.rank) + " outside the population of " +
+           std::to_string(population_);
+  } else if (clients_.count(static_cast<int>(header.rank)) > 0) {
+    *why = "client " + std::to_string(header.rank) + " is already connected";
+  } else {
+    return static_cast<int>(header.rank);
+  }
+  return -1;
 }
 
 void FlServer::Drop(int client, const std::string& why,
@@ -175,12 +215,11 @@ int RunFlClient(const FederatedData& data, const std::string& model_name,
   FlModel model(model_name, data.height, data.width, data.classes, options.seed);
   const int64_t num_weights = model.num_weights();
   const uint64_t expected = static_cast<uint64_t>(num_weights) + kFlParamsTail;
-  ps::Socket socket = ps::ConnectTcp(options.host, options.port, options.connect_timeout_s);
-  ps::SendMessage(
-      socket.fd(),
+  ps::Socket socket = ps::HelloWithRetry(
+      options.host, options.port, options.connect_timeout_s,
       ps::Message{
           ps::MessageType::kHello, static_cast<uint32_t>(options.client), kFlProtocolVersion, {}},
-      options.token);
+      options.token, "joining the fl server " + options.host + ":" + std::to_string(options.port));
   ps::SetReceiveTimeout(socket.fd(), options.idle_timeout_s);
   int rounds = 0;
   while (true) {

@@ -5,6 +5,7 @@
 // Protocol (every frame carries the job's token; counts are checked against the model size
 // before any payload is read, so a peer's length field never sizes a buffer):
 //   client -> server  kHello   rank = client index, step = kFlProtocolVersion, no floats
+//   server -> client  kWelcome rank = client index: joined (kBusy: try again; kError: refused)
 //   server -> client  kParams  rank = client index, step = round, floats = the client's cohort
 //                              model (num_weights) + local_steps, batch, lr (this round's, after
 //                              the decay schedule), prox_mu, momentum, weight_decay
@@ -27,7 +28,7 @@
 
 namespace jigsaw {
 
-inline constexpr uint64_t kFlProtocolVersion = 2;
+inline constexpr uint64_t kFlProtocolVersion = 3;
 // local_steps, batch, lr, prox_mu, momentum, weight_decay
 inline constexpr int kFlParamsTail = 6;
 inline constexpr int kFlPushTail = 2;  // samples, mean loss
@@ -37,7 +38,8 @@ struct FlServeOptions {
   int port = 0;
   int expected_clients = 1;
   double join_timeout_s = 60.0;   // waiting for the clients to say hello
-  double hello_timeout_s = 5.0;   // one connection's hello
+  double hello_timeout_s = 5.0;   // one connection's whole hello, from its accept
+  int max_pending = 64;           // hellos in progress at once (ps/handshake_acceptor.h)
   double round_timeout_s = 60.0;  // all answers of one cohort's round
   ps::Token token{};
 };
@@ -50,8 +52,11 @@ class FlServer {
 
   int port() const { return port_; }
   // Accepts connections until expected_clients distinct clients said hello or join_timeout_s
-  // passed; a bad hello (garbage, wrong token or version, unknown or duplicate index) is answered
-  // with kError, closed and logged, and accepting goes on. Returns the number joined.
+  // passed, through ps::HandshakeAcceptor: one deadline per connection for its whole hello, never
+  // blocked by one peer (a slow connection cannot hold the join), the token judged first. A
+  // joined client is answered kWelcome; a bad hello (garbage, wrong token or version, unknown or
+  // duplicate index) is answered with kError, closed and logged (the first 20), and accepting
+  // goes on. The listener closes when the join ends. Returns the number joined.
   int WaitForClients(const std::function<void(const std::string&)>& log);
   CohortUpdates Train(int round, const torch::Tensor& global, const std::vector<int>& clients,
                       const std::function<void(const std::string&)>& log);
@@ -62,6 +67,7 @@ class FlServer {
 
  private:
   void Drop(int client, const std::string& why, const std::function<void(const std::string&)>& log);
+  int Judge(const uint8_t* header, std::string* why) const;
 
   FlServeOptions options_;
   int population_;
@@ -83,7 +89,9 @@ struct FlClientOptions {
   ps::Token token{};
 };
 
-// Connects, says hello and trains every kParams it receives on the client's data until kBye.
+// Connects and says hello (retrying with backoff while the server is busy or not up yet, within
+// connect_timeout_s: ps/handshake_client.h), then trains every kParams it receives on the
+// client's data until kBye.
 // Returns the number of rounds trained; throws on kError, garbage or a lost server.
 int RunFlClient(const FederatedData& data, const std::string& model_name,
                 const FlClientOptions& options, const std::function<void(const std::string&)>& log);

@@ -26,6 +26,7 @@
 
 #include "paramsvc/control.h"
 #include "paramsvc/shard_sgd.h"
+#include "ps/handshake_acceptor.h"
 #include "ps/message.h"
 #include "ps/server.h"
 #include "ps/socket.h"
@@ -166,13 +167,6 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
   uint64_t id() const { return spec_.shard; }
 
  private:
-  struct Pending {
-    ps::Socket socket;
-    Clock::time_point deadline;
-    uint8_t header[ps::kHeaderBytes] = {};
-    size_t have = 0;
-  };
-
   void ShutdownAll() {
     accepting_ = false;
     for (int fd : connections_) {
@@ -181,94 +175,75 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
     changed_.notify_all();
   }
 
-  void Refuse(Pending& pending, const std::string& why) {
+  void LogRefusal(const std::string& peer, const std::string& why) {
     const uint64_t count = ++refused_;
     if (!options_.quiet && count <= 10) {
-      std::fprintf(stderr, "jigsaw: paramsvc-agg: shard %llu of %s refused a connection: %s\n",
-                   static_cast<unsigned long long>(spec_.shard), spec_.job.c_str(), why.c_str());
+      std::fprintf(stderr, "jigsaw: paramsvc-agg: shard %llu of %s refused %s: %s\n",
+                   static_cast<unsigned long long>(spec_.shard), spec_.job.c_str(), peer.c_str(),
+                   why.c_str());
     }
-    pending.socket = ps::Socket();
   }
 
-  void Judge(Pending& pending) {
+  // The token first, then the hello; a worker that is taken gets kWelcome and its own thread.
+  void Judge(ps::Handshake& h, ps::HandshakeAcceptor& acceptor) {
+    static const std::string refusal =
+        ps::EncodeMessage(ps::Message{ps::MessageType::kError, 0, 0, {}}, ps::Token{});
     ps::Header header;
     try {
-      header = ps::DecodeHeader(pending.header);
+      header = ps::DecodeHeader(h.header.data());
     } catch (const ps::ProtocolError& e) {
-      return Refuse(pending, e.what());
+      return acceptor.Refuse(h, e.what());
     }
     if (!ps::SameToken(header.token, spec_.token)) {
-      return Refuse(pending, "wrong token (not this job's)");
+      return acceptor.Refuse(h, "wrong token (not this job's)", refusal);
     }
     if (header.type != ps::MessageType::kHello || header.count != 0) {
-      return Refuse(pending,
-                    std::string("expected hello, got ") + ps::MessageTypeName(header.type));
+      return acceptor.Refuse(
+          h, std::string("expected hello, got ") + ps::MessageTypeName(header.type), refusal);
     }
     if (header.step != static_cast<uint64_t>(spec_.workers) ||
         header.rank >= static_cast<uint32_t>(spec_.workers)) {
-      return Refuse(pending, "rank " + std::to_string(header.rank) + " of " +
+      return acceptor.Refuse(h,
+                             "rank " + std::to_string(header.rank) + " of " +
                                  std::to_string(header.step) + " workers; the job has " +
-                                 std::to_string(spec_.workers));
+                                 std::to_string(spec_.workers),
+                             refusal);
     }
     const int rank = static_cast<int>(header.rank);
     std::lock_guard<std::mutex> lock(mutex_);
-    if (phase_ != kServing) return Refuse(pending, "the shard is no longer served here");
-    if (connections_[rank] >= 0) return Refuse(pending, "rank already connected");
-    ps::SetNonBlocking(pending.socket.fd(), false);
-    ps::SetReceiveTimeout(pending.socket.fd(), options_.timeout_s);
-    connections_[rank] = pending.socket.fd();
+    if (phase_ != kServing) {
+      return acceptor.Refuse(h, "the shard is no longer served here", refusal);
+    }
+    if (connections_[rank] >= 0) return acceptor.Refuse(h, "rank already connected", refusal);
+    try {
+      ps::SendMessage(h.socket.fd(), ps::Message{ps::MessageType::kWelcome, header.rank, 0, {}},
+                      spec_.token);
+    } catch (const std::exception& e) {
+      return acceptor.Refuse(h, std::string("gone before its welcome: ") + e.what());
+    }
+    ps::SetReceiveTimeout(h.socket.fd(), options_.timeout_s);
+    connections_[rank] = h.socket.fd();
     ++threads_;
-    std::thread([self = shared_from_this(), rank, socket = std::move(pending.socket)]() mutable {
+    std::thread([self = shared_from_this(), rank, socket = std::move(h.socket)]() mutable {
       self->Serve(rank, std::move(socket));
     }).detach();
   }
 
+  // Handshakes through the shared acceptor (ps/handshake_acceptor.h), as a dedicated `jigsaw ps`.
   void AcceptLoop() {
-    ps::SetNonBlocking(listener_.fd(), true);
-    std::vector<Pending> pending;
+    ps::HandshakeOptions handshake;
+    handshake.header_bytes = ps::kHeaderBytes;
+    handshake.timeout_s = options_.handshake_timeout_s;
+    handshake.max_pending = options_.max_pending;
+    handshake.busy_reply =
+        ps::EncodeMessage(ps::Message{ps::MessageType::kBusy, 0, 0, {}}, ps::Token{});
+    ps::HandshakeAcceptor acceptor(
+        std::move(listener_), handshake,
+        [this](const std::string& peer, const std::string& why) { LogRefusal(peer, why); });
     while (accepting_) {
-      std::vector<pollfd> fds{{listener_.fd(), POLLIN, 0}};
-      for (const Pending& p : pending) fds.push_back({p.socket.fd(), POLLIN, 0});
-      const int ready = poll(fds.data(), fds.size(), 50);
-      const Clock::time_point now = Clock::now();
-      for (size_t i = 0; i < pending.size(); ++i) {
-        Pending& p = pending[i];
-        if (ready > 0 && (fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
-          const ssize_t got = recv(p.socket.fd(), p.header + p.have, ps::kHeaderBytes - p.have, 0);
-          if (got == 0) {
-            Refuse(p, p.have == 0 ? "closed without a hello" : "truncated hello");
-            continue;
-          }
-          if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            Refuse(p, std::string("recv: ") + std::strerror(errno));
-            continue;
-          }
-          if (got > 0) p.have += static_cast<size_t>(got);
-          if (p.have == ps::kHeaderBytes) {
-            Judge(p);
-            p.socket = ps::Socket();  // moved to its thread, or refused
-            continue;
-          }
-        }
-        if (now >= p.deadline) Refuse(p, "no hello within the handshake timeout");
-      }
-      std::erase_if(pending, [](const Pending& p) { return !p.socket.valid(); });
-      if (ready > 0 && (fds[0].revents & POLLIN)) {
-        for (ps::Socket& socket : ps::AcceptWaiting(listener_)) {
-          Pending p;
-          p.socket = std::move(socket);
-          p.deadline = now + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(options_.handshake_timeout_s));
-          if (static_cast<int>(pending.size()) >= options_.max_pending) {
-            Refuse(p, "too many connections waiting for their hello");
-            continue;
-          }
-          pending.push_back(std::move(p));
-        }
-      }
+      for (ps::Handshake& h : acceptor.Poll(std::chrono::milliseconds(50))) Judge(h, acceptor);
     }
-    listener_ = ps::Socket();
-    pending.clear();
+    acceptor.Close("the shard stopped accepting");
     std::lock_guard<std::mutex> lock(mutex_);
     --threads_;
   }

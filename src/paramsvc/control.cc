@@ -1,5 +1,6 @@
 #include "paramsvc/control.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -8,12 +9,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "ps/handshake_client.h"
+
 namespace jigsaw::paramsvc {
 namespace {
 
 constexpr char kMagic[4] = {'J', 'P', 'S', 'C'};
 constexpr uint32_t kVersion = 1;
-constexpr size_t kHeader = 48;
+constexpr size_t kHeader = kControlHeaderBytes;
 constexpr size_t kChunk = size_t{1} << 20;
 
 void SendAll(int fd, iovec* parts, int count) {
@@ -43,9 +46,20 @@ void SendAll(int fd, iovec* parts, int count) {
   }
 }
 
-bool ReadAll(int fd, uint8_t* out, size_t n, bool allow_eof) {
+// With a deadline (not the epoch) every wait is bounded by it: one deadline for the whole body.
+bool ReadAll(int fd, uint8_t* out, size_t n, bool allow_eof,
+             std::chrono::steady_clock::time_point deadline = {}) {
   size_t done = 0;
   while (done < n) {
+    if (deadline != std::chrono::steady_clock::time_point{}) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            deadline - std::chrono::steady_clock::now())
+                            .count();
+      pollfd waiting{fd, POLLIN, 0};
+      if (left <= 0 || poll(&waiting, 1, static_cast<int>(std::min<int64_t>(left, 60'000))) == 0) {
+        throw ps::ProtocolError("control frame not complete within the handshake deadline");
+      }
+    }
     const ssize_t got = recv(fd, out + done, n - done, 0);
     if (got > 0) {
       done += static_cast<size_t>(got);
@@ -67,61 +81,85 @@ ControlFrame MakeFrame(const std::string& op) {
   return frame;
 }
 
-void SendControl(int fd, const ControlFrame& frame, const ps::Token& token) {
-  const std::string json = frame.body.dump();
-  uint8_t header[kHeader] = {};
+namespace {
+
+void EncodeHeader(uint64_t json_bytes, uint64_t float_count, const ps::Token& token,
+                  uint8_t* header) {
+  std::memset(header, 0, kHeader);
   std::memcpy(header, kMagic, 4);
-  const uint64_t json_bytes = json.size(), float_count = frame.floats.size();
   std::memcpy(header + 4, &kVersion, 4);
   std::memcpy(header + 8, &json_bytes, 8);
   std::memcpy(header + 16, &float_count, 8);
   std::memcpy(header + 32, token.data(), token.size());
+}
+
+}  // namespace
+
+std::string EncodeControl(const ControlFrame& frame, const ps::Token& token) {
+  const std::string json = frame.body.dump();
+  std::string bytes(kHeader, '\0');
+  EncodeHeader(json.size(), frame.floats.size(), token, reinterpret_cast<uint8_t*>(bytes.data()));
+  bytes += json;
+  bytes.append(reinterpret_cast<const char*>(frame.floats.data()),
+               frame.floats.size() * sizeof(float));
+  return bytes;
+}
+
+void SendControl(int fd, const ControlFrame& frame, const ps::Token& token) {
+  const std::string json = frame.body.dump();
+  uint8_t header[kHeader];
+  EncodeHeader(json.size(), frame.floats.size(), token, header);
   iovec parts[3] = {{header, kHeader},
                     {const_cast<char*>(json.data()), json.size()},
                     {const_cast<float*>(frame.floats.data()), frame.floats.size() * sizeof(float)}};
   SendAll(fd, parts, 3);
 }
 
-ControlFrame ReceiveControl(int fd, uint64_t max_floats) {
-  uint8_t header[kHeader];
-  if (!ReadAll(fd, header, kHeader, true)) throw ps::ConnectionClosed("peer closed");
+ControlHeader DecodeControlHeader(const uint8_t* header, uint64_t max_floats) {
   if (std::memcmp(header, kMagic, 4) != 0) {
     throw ps::ProtocolError("bad magic: not a jigsaw parameter-service control frame");
   }
   uint32_t version = 0;
-  uint64_t json_bytes = 0, float_count = 0;
+  ControlHeader decoded;
   std::memcpy(&version, header + 4, 4);
-  std::memcpy(&json_bytes, header + 8, 8);
-  std::memcpy(&float_count, header + 16, 8);
+  std::memcpy(&decoded.json_bytes, header + 8, 8);
+  std::memcpy(&decoded.float_count, header + 16, 8);
+  std::memcpy(decoded.token.data(), header + 32, decoded.token.size());
   if (version != kVersion) {
     throw ps::ProtocolError("control frame version " + std::to_string(version) + ", expected " +
                             std::to_string(kVersion));
   }
-  if (json_bytes == 0 || json_bytes > kMaxControlJsonBytes) {
-    throw ps::ProtocolError("control frame with " + std::to_string(json_bytes) +
+  if (decoded.json_bytes == 0 || decoded.json_bytes > kMaxControlJsonBytes) {
+    throw ps::ProtocolError("control frame with " + std::to_string(decoded.json_bytes) +
                             " JSON bytes (expected 1.." + std::to_string(kMaxControlJsonBytes) +
                             ")");
   }
-  if (float_count > max_floats) {
-    throw ps::ProtocolError("control frame with " + std::to_string(float_count) +
+  if (decoded.float_count > max_floats) {
+    throw ps::ProtocolError("control frame with " + std::to_string(decoded.float_count) +
                             " floats, expected at most " + std::to_string(max_floats));
   }
+  return decoded;
+}
+
+ControlFrame ReceiveControlBody(int fd, const ControlHeader& header,
+                                std::chrono::steady_clock::time_point deadline) {
   ControlFrame frame;
-  std::memcpy(frame.token.data(), header + 32, frame.token.size());
+  frame.token = header.token;
   std::string json;
-  while (json.size() < json_bytes) {
+  while (json.size() < header.json_bytes) {
     const size_t have = json.size();
-    const size_t next = static_cast<size_t>(std::min<uint64_t>(json_bytes - have, kChunk));
+    const size_t next = static_cast<size_t>(std::min<uint64_t>(header.json_bytes - have, kChunk));
     json.resize(have + next);
-    ReadAll(fd, reinterpret_cast<uint8_t*>(json.data() + have), next, false);
+    ReadAll(fd, reinterpret_cast<uint8_t*>(json.data() + have), next, false, deadline);
   }
   const uint64_t chunk_floats = kChunk / sizeof(float);
-  while (frame.floats.size() < float_count) {
+  while (frame.floats.size() < header.float_count) {
     const size_t have = frame.floats.size();
-    const size_t next = static_cast<size_t>(std::min<uint64_t>(float_count - have, chunk_floats));
+    const size_t next =
+        static_cast<size_t>(std::min<uint64_t>(header.float_count - have, chunk_floats));
     frame.floats.resize(have + next);
-    ReadAll(fd, reinterpret_cast<uint8_t*>(frame.floats.data() + have), next * sizeof(float),
-            false);
+    ReadAll(fd, reinterpret_cast<uint8_t*>(frame.floats.data() + have), next * sizeof(float), false,
+            deadline);
   }
   frame.body = Json::parse(json, nullptr, false);
   if (frame.body.is_discarded() || !frame.body.is_object() || !frame.body.contains("op") ||
@@ -129,6 +167,41 @@ ControlFrame ReceiveControl(int fd, uint64_t max_floats) {
     throw ps::ProtocolError("control frame whose JSON is not an object with a string \"op\"");
   }
   return frame;
+}
+
+ControlFrame ReceiveControl(int fd, uint64_t max_floats) {
+  uint8_t header[kHeader];
+  if (!ReadAll(fd, header, kHeader, true)) throw ps::ConnectionClosed("peer closed");
+  return ReceiveControlBody(fd, DecodeControlHeader(header, max_floats));
+}
+
+ControlFrame RequestWithRetry(const std::string& host, int port, double timeout_s,
+                              const ControlFrame& request, const ps::Token& token,
+                              const std::string& what, ps::Socket* socket) {
+  const std::string bytes = EncodeControl(request, token);
+  ControlFrame reply;
+  *socket = ps::RetryHandshake(what, timeout_s, [&](double left) {
+    ps::Socket s;
+    try {
+      s = ps::ConnectTcp(host, port, left);
+    } catch (const std::runtime_error& e) {
+      throw ps::HandshakeRefused(std::string("not reachable: ") + e.what());
+    }
+    ps::SendHandshakeBytes(s.fd(), bytes.data(), bytes.size());
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                              std::chrono::duration<double>(left));
+    uint8_t header[kHeader];
+    ps::ReceiveHandshakeBytes(s.fd(), header, kHeader, deadline);
+    reply = ReceiveControlBody(s.fd(), DecodeControlHeader(header, 0), deadline);
+    if (reply.op() == "error") {
+      const std::string reason = reply.body.value("reason", std::string("?"));
+      if (reason == "server busy") throw ps::HandshakeRefused(reason);
+      throw std::runtime_error(what + ": refused: " + reason);
+    }
+    return s;
+  });
+  return reply;
 }
 
 uint64_t GetUint(const Json& body, const char* field, uint64_t max) {

@@ -26,6 +26,7 @@
 #include "paramsvc/cpu_rate.h"
 #include "paramsvc/elasticity.h"
 #include "paramsvc/packing.h"
+#include "ps/handshake_acceptor.h"
 #include "ps/server.h"
 #include "ps/socket.h"
 
@@ -134,8 +135,18 @@ class Coordinator {
   }
 
   Json Run() {
-    listener_ = ps::ListenTcp(options_.host, options_.port, 64);
-    port_ = ps::LocalPort(listener_);
+    ps::Socket listener = ps::ListenTcp(options_.host, options_.port, 128);
+    port_ = ps::LocalPort(listener);
+    ps::HandshakeOptions handshake;
+    handshake.header_bytes = kControlHeaderBytes;
+    handshake.timeout_s = options_.handshake_timeout_s;
+    handshake.max_pending = options_.max_pending;
+    handshake.busy_reply = BusyReply();
+    acceptor_ = std::make_unique<ps::HandshakeAcceptor>(
+        std::move(listener), handshake, [this](const std::string& peer, const std::string& why) {
+          ++refused_;
+          if (refused_ <= 20) Log("refused a control connection from " + peer + ": " + why);
+        });
     start_ = Clock::now();
     start_wall_s_ = ps::WallSeconds();
     if (options_.on_listening) options_.on_listening(port_);
@@ -146,9 +157,7 @@ class Coordinator {
     }
     auto next_tick = Clock::now();
     while (!stopping_ && !(options_.stop && options_.stop->load())) {
-      pollfd waiting{listener_.fd(), POLLIN, 0};
-      const int ready = poll(&waiting, 1, 20);
-      if (ready > 0) AcceptOne();
+      for (ps::Handshake& h : acceptor_->Poll(std::chrono::milliseconds(20))) Admit(h);
       if (Clock::now() >= next_tick) {
         next_tick += std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(options_.report_interval_s));
@@ -175,30 +184,52 @@ class Coordinator {
   }
 
   // ---- connections -------------------------------------------------------------------------
-  void AcceptOne() {
-    ps::Socket socket(accept4(listener_.fd(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!socket.valid()) return;
-    if (handlers_.load() >= options_.max_connections) {
-      ++refused_;
-      return;  // closed: too many at once
+  static std::string BusyReply() {
+    ControlFrame busy = MakeFrame("error");
+    busy.body["reason"] = "server busy";
+    return EncodeControl(busy, ps::Token{});
+  }
+
+  // A connection whose first header arrived (ps::HandshakeAcceptor: one deadline for the whole
+  // handshake, never blocked by one peer). The token is judged first, from the header alone: a
+  // peer without the service's or a job's token is refused before a byte of its JSON is read.
+  void Admit(ps::Handshake& h) {
+    ControlHeader header;
+    try {
+      header = DecodeControlHeader(h.header.data(), 0);
+    } catch (const std::exception& e) {
+      return acceptor_->Refuse(h, e.what());
     }
-    ps::SetReceiveTimeout(socket.fd(), options_.handshake_timeout_s);
+    bool known = ps::SameToken(header.token, options_.token);
+    if (!known) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      known = FindJob(header.token) != nullptr;
+    }
+    if (!known) {
+      const std::string reason = "no job has this token (nor is it the service's)";
+      ControlFrame refusal = MakeFrame("error");
+      refusal.body["reason"] = reason;
+      return acceptor_->Refuse(h, reason, EncodeControl(refusal, ps::Token{}));
+    }
+    if (handlers_.load() >= options_.max_connections) {
+      return acceptor_->Refuse(h, "too many connections at once", BusyReply());
+    }
     ++handlers_;
-    std::thread([this, s = std::make_shared<ps::Socket>(std::move(socket))]() mutable {
-      Handle(std::move(*s));
+    std::thread([this, s = std::make_shared<ps::Handshake>(std::move(h)), header]() mutable {
+      Handle(std::move(s->socket), header, s->deadline);
       std::lock_guard<std::mutex> lock(mutex_);
       --handlers_;
       changed_.notify_all();
     }).detach();
   }
 
-  void Handle(ps::Socket socket) {
+  void Handle(ps::Socket socket, const ControlHeader& header, Clock::time_point deadline) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       open_fds_.insert(socket.fd());
     }
     try {
-      ControlFrame first = ReceiveControl(socket.fd(), 0);
+      ControlFrame first = ReceiveControlBody(socket.fd(), header, deadline);
       if (ps::SameToken(first.token, options_.token) && first.op() == "join") {
         ServeAggregator(std::move(socket), first);
         return;
@@ -975,7 +1006,7 @@ class Coordinator {
     for (auto& [id, agg] : aggs_) {
       if (agg.alive && agg.link) agg.link->Send(MakeFrame("stop"));
     }
-    listener_ = ps::Socket();
+    if (acceptor_) acceptor_->Close("shutting down");
     // Wait for our aggregators to exit (then kill what is left) and for every handler thread.
     const auto give_up = Clock::now() + std::chrono::seconds(5);
     while (Clock::now() < give_up) {
@@ -1033,7 +1064,7 @@ class Coordinator {
 
   CoordinatorOptions options_;
   ElasticityController elasticity_;
-  ps::Socket listener_;
+  std::unique_ptr<ps::HandshakeAcceptor> acceptor_;
   int port_ = 0;
   Clock::time_point start_;
   double start_wall_s_ = 0;

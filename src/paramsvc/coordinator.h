@@ -8,8 +8,13 @@
 //     shutdown;
 //   from workers (their job's token): lookup -> map (where each shard lives), and size
 //     {parameters} from worker 0 of a job registered with parameters 0.
-// A frame with a token no job has is refused and counted, and that connection closed; the
-// coordinator keeps serving everybody else.
+// Connections are accepted through ps::HandshakeAcceptor: one deadline (handshake_timeout_s) for
+// a connection's whole first frame, never blocked by one peer, at most max_pending handshakes in
+// progress (the oldest is told "server busy" and closed to make room). The first frame's token is
+// judged from its 48-byte header before any of its JSON is read: a frame with a token neither the
+// service nor any job has is refused and counted, and that connection closed; the coordinator
+// keeps serving everybody else. Clients retry a "server busy" or a closed connection with backoff
+// (ps/handshake_client.h).
 //
 // Sharding: a job's parameters are split into contiguous, equal shards of at most
 // max_shard_floats, and more when one shard's estimated demand would exceed half an aggregator.
@@ -68,9 +73,10 @@ struct CoordinatorOptions {
   uint64_t max_shard_floats = uint64_t{1} << 20;
   double est_ns_per_float = 1.0;
   double timeout_s = 120;
-  double handshake_timeout_s = 10;
-  int max_connections = 256;
-  std::string out;  // statistics JSON
+  double handshake_timeout_s = 10;  // a connection's whole first frame, from its accept
+  int max_pending = 64;             // handshakes in progress (ps/handshake_acceptor.h)
+  int max_connections = 256;        // authenticated connections served at once
+  std::string out;                  // statistics JSON
   bool quiet = false;
   std::function<void(int port)> on_listening;
   std::atomic<bool>* stop = nullptr;  // set from a signal handler to shut down

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "paramsvc/control.h"
+#include "ps/handshake_client.h"
 
 namespace jigsaw::paramsvc {
 namespace {
@@ -26,16 +27,21 @@ ServiceClient::ServiceClient(const std::string& service, int rank, int workers, 
 }
 
 Json ServiceClient::Ask(const std::string& op, uint64_t parameters) {
+  ControlFrame request = MakeFrame(op);
+  if (op == "size") request.body["parameters"] = parameters;
   for (int attempt = 0; attempt < 2; ++attempt) {
     try {
-      if (!coordinator_.valid()) {
-        coordinator_ = ps::ConnectTcp(host_, port_, timeout_s_);
+      ControlFrame reply;
+      if (!coordinator_.valid()) {  // a new connection: the handshake retries while busy
+        reply = RequestWithRetry(
+            host_, port_, timeout_s_, request, token_,
+            "asking the parameter service at " + host_ + ":" + std::to_string(port_),
+            &coordinator_);
         ps::SetReceiveTimeout(coordinator_.fd(), timeout_s_);
+      } else {
+        SendControl(coordinator_.fd(), request, token_);
+        reply = ReceiveControl(coordinator_.fd(), 0);
       }
-      ControlFrame request = MakeFrame(op);
-      if (op == "size") request.body["parameters"] = parameters;
-      SendControl(coordinator_.fd(), request, token_);
-      ControlFrame reply = ReceiveControl(coordinator_.fd(), 0);
       if (reply.op() == "error") {
         throw std::runtime_error("the parameter service refused: " +
                                  reply.body.value("reason", std::string("?")));
@@ -88,14 +94,22 @@ void ServiceClient::Connect(size_t shard, const Json& map) {
   link.offset = entry.value("offset", uint64_t{0});
   link.count = entry.value("count", uint64_t{0});
   link.epoch = entry.value("epoch", uint64_t{0});
-  link.socket =
-      ps::ConnectTcp(entry.value("host", std::string()), entry.value("port", 0), timeout_s_);
-  link.broken = false;
-  ps::SetReceiveTimeout(link.socket.fd(), timeout_s_);
-  SendTo(link, ps::Message{ps::MessageType::kHello,
-                           static_cast<uint32_t>(rank_),
-                           static_cast<uint64_t>(workers_),
-                           {}});
+  const std::string host = entry.value("host", std::string());
+  const int port = entry.value("port", 0);
+  const ps::Message hello{
+      ps::MessageType::kHello, static_cast<uint32_t>(rank_), static_cast<uint64_t>(workers_), {}};
+  try {
+    link.socket = ps::HelloWithRetry(
+        host, port, timeout_s_, hello, token_,
+        "joining shard " + std::to_string(shard) + " at " + host + ":" + std::to_string(port));
+    bytes_sent_ += ps::kHeaderBytes;
+    bytes_received_ += ps::kHeaderBytes;
+    link.broken = false;
+    ps::SetReceiveTimeout(link.socket.fd(), timeout_s_);
+  } catch (const std::exception&) {
+    link.socket = ps::Socket();
+    link.broken = true;  // refused (the shard moved) or unreachable: the next pull recovers
+  }
 }
 
 void ServiceClient::ConnectAll(const Json& map) {

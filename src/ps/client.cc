@@ -6,17 +6,22 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "ps/handshake_client.h"
 #include "ps/message.h"
 
 namespace jigsaw::ps {
 
 PsClient::PsClient(const std::string& host, int port, int rank, int workers, double timeout_s,
                    const Token& token)
-    : socket_(ConnectTcp(host, port, timeout_s)), rank_(rank), token_(token) {
+    : rank_(rank), token_(token) {
   if (!(timeout_s > 0)) throw std::invalid_argument("the timeout must be positive");
+  const Message hello{
+      MessageType::kHello, static_cast<uint32_t>(rank), static_cast<uint64_t>(workers), {}};
+  socket_ = HelloWithRetry(host, port, timeout_s, hello, token,
+                           "joining the parameter server " + host + ":" + std::to_string(port));
+  bytes_sent_ += kHeaderBytes;
+  bytes_received_ += kHeaderBytes;
   SetReceiveTimeout(socket_.fd(), timeout_s);
-  Send(Message{
-      MessageType::kHello, static_cast<uint32_t>(rank), static_cast<uint64_t>(workers), {}});
 }
 
 void PsClient::Send(const Message& message) {

@@ -1,13 +1,14 @@
 // The worker side of the parameter-server protocol (see message.h and server.h). Torch-free.
 //
-// PsClient connects to the server (retrying for up to timeout_s while it is not listening yet)
-// and says hello; every message carries the job's token. timeout_s may be fractional (0.5 s is
-// 0.5 s). A reply larger than the model (after the first pull) is refused before it is read. A
-// synchronous-SGD worker then calls, per iteration t: Push(t, gradient) and Pull(t + 1), which
-// blocks until every worker of the job pushed step t and returns the updated parameters. Worker 0
-// calls Init(parameters) once first; every worker starts with Pull(0). Errors throw
-// std::runtime_error: a kError from the server ("the job failed"), a closed connection, an
-// unexpected reply, or no reply within timeout_s.
+// PsClient connects to the server and says hello, retrying with backoff for up to timeout_s while
+// the server is not listening yet, busy or closes the connection (ps/handshake_client.h: the
+// error then says "server busy" or "closed by server"), until it is welcomed; every message carries
+// the job's token. timeout_s may be fractional (0.5 s is 0.5 s). A reply larger than the model
+// (after the first pull) is refused before it is read. A synchronous-SGD worker then calls, per
+// iteration t: Push(t, gradient) and Pull(t + 1), which blocks until every worker of the job pushed
+// step t and returns the updated parameters. Worker 0 calls Init(parameters) once first; every
+// worker starts with Pull(0). Errors throw std::runtime_error: a kError from the server ("the job
+// failed"), a closed connection, an unexpected reply, or no reply within timeout_s.
 #ifndef JIGSAW_PS_CLIENT_H_
 #define JIGSAW_PS_CLIENT_H_
 

@@ -169,6 +169,10 @@ const char* MessageTypeName(MessageType type) {
       return "error";
     case MessageType::kRedirect:
       return "redirect";
+    case MessageType::kWelcome:
+      return "welcome";
+    case MessageType::kBusy:
+      return "busy";
   }
   return "unknown";
 }
@@ -190,7 +194,7 @@ Header DecodeHeader(const uint8_t* bytes) {
   Header header;
   const uint32_t type = Get<uint32_t>(bytes + 4);
   if (type < static_cast<uint32_t>(MessageType::kHello) ||
-      type > static_cast<uint32_t>(MessageType::kRedirect)) {
+      type > static_cast<uint32_t>(MessageType::kBusy)) {
     throw ProtocolError("unknown message type " + std::to_string(type));
   }
   header.type = static_cast<MessageType>(type);

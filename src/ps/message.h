@@ -40,6 +40,11 @@ enum class MessageType : uint32_t {
   // shard moved to another aggregator at version `step`; a push for that step that arrived here
   // was not applied. The worker asks the service where the shard lives and sends it again there.
   kRedirect = 8,
+  // server -> client: the hello was accepted (the handshake is complete); rank = the client's.
+  kWelcome = 9,
+  // server -> client, with a zero token: the server had too many handshakes in progress and made
+  // room by closing this one; the client tries again later (ps/handshake_client.h).
+  kBusy = 10,
 };
 
 struct Message {

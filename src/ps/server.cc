@@ -25,6 +25,7 @@
 
 #include "core/output.h"
 #include "ps/aggregator.h"
+#include "ps/handshake_acceptor.h"
 #include "ps/message.h"
 #include "ps/socket.h"
 
@@ -38,15 +39,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string PeerName(int fd) {
-  sockaddr_in address{};
-  socklen_t length = sizeof(address);
-  char text[INET_ADDRSTRLEN] = "?";
-  if (getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return "?";
-  inet_ntop(AF_INET, &address.sin_addr, text, sizeof(text));
-  return std::string(text) + ":" + std::to_string(ntohs(address.sin_port));
-}
-
 // The first non-finite value, or -1.
 long FirstNonFinite(const std::vector<float>& values) {
   for (size_t i = 0; i < values.size(); ++i) {
@@ -54,15 +46,6 @@ long FirstNonFinite(const std::vector<float>& values) {
   }
   return -1;
 }
-
-// A connection that has not said hello yet.
-struct Pending {
-  Socket socket;
-  std::string peer;
-  Clock::time_point deadline;
-  uint8_t header[kHeaderBytes] = {};
-  size_t have = 0;
-};
 
 class Server {
  public:
@@ -72,7 +55,7 @@ class Server {
         expected_floats_(options.max_parameters) {}
 
   ServerStats Run() {
-    Socket listener = ListenTcp(options_.host, options_.port, options_.max_pending);
+    Socket listener = ListenTcp(options_.host, options_.port, 128);
     stats_.port = LocalPort(listener);
     stats_.workers = options_.workers;
     if (options_.on_listening) options_.on_listening(stats_.port);
@@ -81,11 +64,10 @@ class Server {
                    options_.job.c_str(), options_.host.c_str(), stats_.port, options_.workers);
     }
     try {
-      AcceptWorkers(listener);
+      AcceptWorkers(std::move(listener));  // closed once every worker joined
     } catch (const std::exception& e) {
       throw std::runtime_error("ps " + options_.job + ": " + e.what());
     }
-    listener = Socket();  // later connections are refused by the kernel
     if (!options_.quiet) {
       std::fprintf(stderr, "jigsaw: ps %s: all %d workers joined; no longer listening\n",
                    options_.job.c_str(), options_.workers);
@@ -107,34 +89,34 @@ class Server {
   }
 
  private:
-  // Closes a connection that is not one of this job's workers; the job goes on.
-  void Refuse(Pending& pending, const std::string& why) {
+  // Logs a connection that is not one of this job's workers (the acceptor closes it); the job
+  // goes on.
+  void LogRefusal(const std::string& peer, const std::string& why) {
     ++stats_.refused_connections;
     if (!options_.quiet && stats_.refused_connections <= kLoggedRefusals) {
       std::fprintf(
           stderr, "jigsaw: ps %s: refused a connection from %s: %s%s\n", options_.job.c_str(),
-          pending.peer.c_str(), why.c_str(),
+          peer.c_str(), why.c_str(),
           stats_.refused_connections == kLoggedRefusals ? " (further ones not logged)" : "");
     }
-    pending.socket = Socket();
   }
 
-  // Judges a complete hello. Returns the rank it joins as, or -1 if refused; throws when a worker
-  // of this job (right token) is misconfigured.
-  int Judge(Pending& pending) {
+  // Judges a complete hello: the token before anything else. Returns the rank it joins as, or -1
+  // with *why when refused; throws when a worker of this job (right token) is misconfigured.
+  int Judge(const Handshake& handshake, std::string* why) {
     Header header;
     try {
-      header = DecodeHeader(pending.header);
+      header = DecodeHeader(handshake.header.data());
     } catch (const ProtocolError& e) {
-      Refuse(pending, e.what());
+      *why = e.what();
       return -1;
     }
     if (!SameToken(header.token, options_.token)) {
-      Refuse(pending, "wrong token");
+      *why = "wrong token";
       return -1;
     }
     if (header.type != MessageType::kHello || header.count != 0) {
-      Refuse(pending, std::string("expected hello, got ") + MessageTypeName(header.type));
+      *why = std::string("expected hello, got ") + MessageTypeName(header.type);
       return -1;
     }
     if (header.step != static_cast<uint64_t>(options_.workers)) {
@@ -150,67 +132,50 @@ class Server {
     return static_cast<int>(header.rank);
   }
 
-  void AcceptWorkers(const Socket& listener) {
+  // Every handshake goes through the shared acceptor (ps/handshake_acceptor.h): one deadline per
+  // connection for its whole hello, never blocked by one peer, the oldest pending handshake
+  // evicted (told kBusy) when max_pending are in progress.
+  void AcceptWorkers(Socket listener) {
     connections_.resize(static_cast<size_t>(options_.workers));
-    SetNonBlocking(listener.fd(), true);
+    HandshakeOptions handshake;
+    handshake.header_bytes = kHeaderBytes;
+    handshake.timeout_s = options_.handshake_timeout_s;
+    handshake.max_pending = options_.max_pending;
+    handshake.busy_reply = EncodeMessage(Message{MessageType::kBusy, 0, 0, {}}, Token{});
+    HandshakeAcceptor acceptor(
+        std::move(listener), handshake,
+        [this](const std::string& peer, const std::string& why) { LogRefusal(peer, why); });
+    const std::string refusal = EncodeMessage(Message{MessageType::kError, 0, 0, {}}, Token{});
     const Clock::time_point give_up =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(options_.timeout_s));
-    std::vector<Pending> pending;
     int joined = 0;
     while (joined < options_.workers) {
-      std::vector<pollfd> fds{{listener.fd(), POLLIN, 0}};
-      Clock::time_point wake = give_up;
-      for (const Pending& p : pending) {
-        fds.push_back({p.socket.fd(), POLLIN, 0});
-        wake = std::min(wake, p.deadline);
-      }
-      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-      const int ready = poll(fds.data(), fds.size(),
-                             static_cast<int>(std::clamp<int64_t>(wait.count() + 1, 0, 60'000)));
-      if (ready < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
-      const Clock::time_point now = Clock::now();
-      for (size_t i = 0; i < pending.size(); ++i) {
-        Pending& p = pending[i];
-        if (ready > 0 && (fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
-          const ssize_t got = recv(p.socket.fd(), p.header + p.have, kHeaderBytes - p.have, 0);
-          if (got == 0) {
-            Refuse(p, p.have == 0 ? "closed without a hello" : "truncated hello");
-            continue;
-          }
-          if (got < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            Refuse(p, std::string("recv: ") + std::strerror(errno));
-            continue;
-          }
-          if (got > 0) p.have += static_cast<size_t>(got);
-          if (p.have == kHeaderBytes) {
-            const int rank = Judge(p);
-            if (rank < 0) continue;
-            SetNonBlocking(p.socket.fd(), false);
-            SetReceiveTimeout(p.socket.fd(), options_.timeout_s);
-            connections_[rank] = std::move(p.socket);
-            ++joined;
-            continue;
-          }
+      for (Handshake& h : acceptor.Poll(std::chrono::milliseconds(200))) {
+        std::string why;
+        int rank = -1;
+        try {
+          rank = Judge(h, &why);
+        } catch (const std::exception& e) {
+          // A worker of this job that is misconfigured fails the job; it hears so at once.
+          acceptor.Refuse(h, e.what(), refusal);
+          throw;
         }
-        if (now >= p.deadline) Refuse(p, "no hello within the handshake timeout (idle)");
-      }
-      pending.erase(std::remove_if(pending.begin(), pending.end(),
-                                   [](const Pending& p) { return !p.socket.valid(); }),
-                    pending.end());
-      if (ready > 0 && (fds[0].revents & POLLIN)) {
-        for (Socket& socket : AcceptWaiting(listener)) {
-          Pending p;
-          p.peer = PeerName(socket.fd());
-          p.socket = std::move(socket);
-          p.deadline = now + std::chrono::duration_cast<Clock::duration>(
-                                 std::chrono::duration<double>(options_.handshake_timeout_s));
-          if (static_cast<int>(pending.size()) >= options_.max_pending) {
-            Refuse(p, "too many connections waiting for their hello");
-            continue;
-          }
-          pending.push_back(std::move(p));
+        if (rank < 0) {
+          acceptor.Refuse(h, why, refusal);
+          continue;
         }
+        try {
+          SendMessage(h.socket.fd(),
+                      Message{MessageType::kWelcome, static_cast<uint32_t>(rank), 0, {}},
+                      options_.token);
+        } catch (const std::exception& e) {
+          acceptor.Refuse(h, std::string("gone before its welcome: ") + e.what());
+          continue;
+        }
+        SetReceiveTimeout(h.socket.fd(), options_.timeout_s);
+        connections_[rank] = std::move(h.socket);
+        ++joined;
       }
       if (joined < options_.workers && Clock::now() >= give_up) {
         throw std::runtime_error(std::to_string(joined) + " of " +
@@ -218,7 +183,7 @@ class Server {
                                  FormatFixed(options_.timeout_s, 1) + " s");
       }
     }
-    for (Pending& p : pending) Refuse(p, "the job is complete");
+    acceptor.Close("the job is complete");  // later connections are refused by the kernel
   }
 
   void Fail(const std::string& reason) {

@@ -2,12 +2,15 @@
 //
 // RunParameterServer listens on host:port (127.0.0.1 unless told otherwise) until `workers`
 // workers have joined. A connection joins by opening with kHello carrying the job's token, its
-// rank and the job's worker count, within `handshake_timeout_s`. Connections are handled
-// concurrently, at most `max_pending` at once (more are closed at once); a connection that sends
-// anything else (a port scan, garbage, a truncated or foreign frame, a wrong token, a rank that
-// is out of range or taken) or stays silent is closed and counted, and the job goes on waiting
-// for its workers: no stranger can fail it or take a rank. A worker with the right token that
-// announces another worker count fails the job (a misconfiguration, not an attack). Once
+// rank and the job's worker count, all within `handshake_timeout_s` of its accept (one deadline
+// for the whole hello, not per read), and is answered kWelcome. Handshakes go through the shared
+// ps::HandshakeAcceptor: never blocked by one peer, at most `max_pending` in progress (a new
+// connection then evicts the oldest pending one, which is told kBusy and retries: a flood of idle
+// connections cannot keep workers out); the token is checked before anything else is judged. A
+// connection that sends anything else (a port scan, garbage, a truncated or foreign frame, a wrong
+// token, a rank that is out of range or taken) or stays silent is closed and counted, and the job
+// goes on waiting for its workers: no stranger can fail it or take a rank. A worker with the right
+// token that announces another worker count fails the job (a misconfiguration, not an attack). Once
 // everyone joined, the listener closes and one thread per worker serves:
 //   kInit   (worker 0 only, once) sets the parameters: version 0, the job's start time.
 //   kPush   adds the worker's gradient for the current step to the SyncSgdAggregator; the last

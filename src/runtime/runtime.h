@@ -3,11 +3,12 @@
 //
 // RunTrain: data-parallel training with structured partial backpropagation (see spb_plan.h). With
 // rank < 0 it launches `workers` local worker processes (re-executing this binary with --rank k)
-// and waits for them; with rank >= 0 it runs that one rank of a `world`-rank job whose TCPStore
-// rendezvous is at `master` (rank 0 hosts it). Rank 0 writes out/iterations.csv (one row per
-// worker and iteration), out/summary.json and, after every epoch, out/checkpoint.pt (atomically).
-// Returns the process exit code; a failed or vanished peer makes every survivor exit non-zero with
-// a message naming the failure, within about timeout_s.
+// and waits for them; with rank >= 0 it runs that one rank of a `world`-rank job whose
+// rendezvous (runtime/rendezvous_store.h: on the master address only, every rank proves the
+// job's token first) is at `master` (rank 0 hosts it). Rank 0 writes out/iterations.csv (one row
+// per worker and iteration), out/summary.json and, after every epoch, out/checkpoint.pt
+// (atomically). Returns the process exit code; a failed or vanished peer makes every survivor exit
+// non-zero with a message naming the failure, within about timeout_s.
 //
 // RunProfile: per-block forward/backward timings and sizes of a model, the per-iteration work
 // outside the blocks and optionally a fitted communication model, written as JSON (format in
@@ -83,6 +84,9 @@ struct TrainOptions {
   int rank = -1;
   int world = 0;
   std::string master = "127.0.0.1:29500";
+  // The job's token (32 hex digits) that every rank proves to the rendezvous; rank 0 creates the
+  // file (mode 0600, a random token) when it is missing. Required with `rank`.
+  std::string token_file;
   // Local workers started by the launcher rendezvous through this file (a c10d::FileStore in a
   // private folder) instead of a TCPStore at `master`.
   std::string rendezvous_file;
@@ -100,6 +104,10 @@ struct TrainOptions {
   // checksum of epoch `corrupt_at_epoch` (0-based), which must then fail the job.
   int corrupt_rank = -1;
   int corrupt_at_epoch = 0;
+  // Fault injection for tests: rank 0 SIGKILLs itself right after step `kill_at_commit_step` of
+  // epoch `kill_at_commit_epoch`'s (0-based) output commit (core/result_set.h names the steps).
+  int kill_at_commit_epoch = -1;
+  std::string kill_at_commit_step;
 };
 
 struct ProfileOptions {

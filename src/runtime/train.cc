@@ -13,7 +13,6 @@
 #include <optional>
 #include <sstream>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
-#include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
 #include "core/error.h"
 #include "core/limits.h"
@@ -21,12 +20,14 @@
 #include "core/result_set.h"
 #include "core/rng.h"
 #include "core/stats.h"
+#include "ps/message.h"
 #include "runtime/block_state.h"
 #include "runtime/gradient_exchange.h"
 #include "runtime/launcher.h"
 #include "runtime/memory_tracker.h"
 #include "runtime/model_spec.h"
 #include "runtime/net_address.h"
+#include "runtime/rendezvous_store.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
 #include "runtime/tcp_counters.h"
@@ -254,10 +255,12 @@ struct Checkpointed {
   std::vector<double> accuracies;
 };
 
-void SaveCheckpoint(const std::string& path, const ModelSpec& spec, BlockModel& model,
-                    const BlockTrainingState& state, int epochs_done,
-                    const std::vector<double>& accuracies, int world,
-                    const AdaptiveController* controller, const WeightVelocity* velocity) {
+// The checkpoint's bytes: written with the epoch's other outputs as one ResultSet.
+std::string SerializeCheckpoint(const ModelSpec& spec, BlockModel& model,
+                                const BlockTrainingState& state, int epochs_done,
+                                const std::vector<double>& accuracies, int world,
+                                const AdaptiveController* controller,
+                                const WeightVelocity* velocity) {
   torch::serialize::OutputArchive archive;
   torch::serialize::OutputArchive model_archive;
   model->save(model_archive);
@@ -280,9 +283,9 @@ void SaveCheckpoint(const std::string& path, const ModelSpec& spec, BlockModel& 
     archive.write("adaptive.reference", torch::tensor(saved.reference, torch::kFloat64));
   }
   if (velocity != nullptr) velocity->Save(archive);
-  const std::string temp = path + ".tmp";
-  archive.save_to(temp);
-  std::filesystem::rename(temp, path);
+  std::ostringstream bytes;
+  archive.save_to(bytes);
+  return bytes.str();
 }
 
 Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTrainingState& state,
@@ -331,6 +334,15 @@ Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTra
   return result;
 }
 
+// Epochs the checkpoint's run had finished.
+int CheckpointEpochs(const std::string& path) {
+  torch::serialize::InputArchive archive;
+  archive.load_from(path, torch::kCPU);
+  torch::Tensor epochs;
+  archive.read("epochs_done", epochs);
+  return static_cast<int>(epochs.item<int64_t>());
+}
+
 // Workers of the run that wrote the checkpoint; 0 for checkpoints that do not record it.
 int CheckpointWorld(const std::string& path) {
   torch::serialize::InputArchive archive;
@@ -339,9 +351,11 @@ int CheckpointWorld(const std::string& path) {
   return archive.try_read("world", world) ? static_cast<int>(world.item<int64_t>()) : 0;
 }
 
-// --resume continues a run with the same number of workers only: the data order, the plan's
-// depths and the iterations per epoch all depend on it.
-void RequireSameWorld(const TrainOptions& options, int world) {
+// --resume continues a run with the same number of workers only (the data order, the plan's
+// depths and the iterations per epoch all depend on it), and only from a folder whose outputs are
+// one epoch's set: summary.json and checkpoint.pt at the same epoch (they are committed together;
+// a folder where they differ was written by hand or by an older version killed in between).
+void RequireResumable(const TrainOptions& options, int world) {
   const std::string checkpoint = CheckpointPath(options);
   if (!options.resume || !std::filesystem::exists(checkpoint)) return;
   const int saved = CheckpointWorld(checkpoint);
@@ -350,6 +364,12 @@ void RequireSameWorld(const TrainOptions& options, int world) {
                      std::to_string(saved) + " workers, this run has " + std::to_string(world) +
                      " (expected --workers " + std::to_string(saved) +
                      ", or a new --out without --resume)");
+  }
+  const std::string mixed = MixedOutputs(options.out, CheckpointEpochs(checkpoint));
+  if (!mixed.empty()) {
+    throw UsageError("--resume: " + options.out + " holds outputs of different epochs: " + mixed +
+                     " (a run was interrupted while replacing them); resume from a copy you "
+                     "trust, or start a new --out without --resume");
   }
 }
 
@@ -369,6 +389,7 @@ void GatherRows(c10d::Store& store, int rank, int world, int epoch, std::vector<
   rows->clear();
   for (int k = 1; k < world; ++k) {
     std::vector<uint8_t> bytes = store.get(prefix + std::to_string(k));
+    store.deleteKey(prefix + std::to_string(k));  // read once: the rendezvous keeps no history
     std::istringstream in(std::string(bytes.begin(), bytes.end()));
     std::string line;
     while (std::getline(in, line)) {
@@ -438,6 +459,15 @@ void ValidateTrainOptions(const TrainOptions& options) {
   }
 }
 
+// Fault injection: SIGKILL right after the named step of the next output commit.
+std::string g_kill_at_commit_step;
+void ArmCommitKill(const std::string& step) {
+  g_kill_at_commit_step = step;
+  ResultSet::SetCommitObserver([](const std::string& done) {
+    if (done == g_kill_at_commit_step) raise(SIGKILL);
+  });
+}
+
 // Exits without unwinding: Gloo's threads may still be blocked on the dead peer.
 [[noreturn]] void FailWorker(const TrainOptions& options, const std::string& message) {
   std::fprintf(stderr, "jigsaw: train: worker %d: %s\n", options.rank, message.c_str());
@@ -448,6 +478,12 @@ void ValidateTrainOptions(const TrainOptions& options) {
 int RunRank(const TrainOptions& options) {
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     throw UsageError("--rank must be in [0, --world)");
+  }
+  if (options.rendezvous_file.empty() && options.token_file.empty()) {
+    throw UsageError(
+        "--token-file is required with --rank: every rank proves the job's token to the "
+        "rendezvous (rank 0 creates the file with a random token when it is missing; copy it to "
+        "the other hosts)");
   }
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(options.timeout_s * 1000));
   try {
@@ -463,12 +499,16 @@ int RunRank(const TrainOptions& options) {
       auto [host, port] = SplitHostPort(options.master);
       const bool local = host == "127.0.0.1" || host == "localhost";
       if (gloo_host.empty()) gloo_host = local ? "127.0.0.1" : LocalAddressTowards(host, port);
-      c10d::TCPStoreOptions store_options;
-      store_options.port = static_cast<uint16_t>(port);
-      store_options.isServer = options.rank == 0;
-      store_options.numWorkers = options.world;
-      store_options.timeout = timeout;
-      store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
+      // Our own store, not c10d::TCPStore (it binds every interface and authenticates nobody):
+      // rank 0 listens on the master address only, every rank proves the job token first.
+      RendezvousOptions rendezvous;
+      rendezvous.host = host;
+      rendezvous.port = port;
+      rendezvous.rank = options.rank;
+      rendezvous.world = options.world;
+      rendezvous.token = ps::ResolveToken("", options.token_file, options.rank == 0);
+      rendezvous.timeout = timeout;
+      store = c10::make_intrusive<RendezvousStore>(rendezvous);
     }
     TrainRank(options, options.rank, options.world, store, gloo_host);
   } catch (const InputError&) {
@@ -569,7 +609,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   BlockTrainingState state(model, options.momentum, options.weight_decay);
   if (rank == 0) MakeDirectories(options.out);
   const std::string checkpoint = CheckpointPath(options);
-  RequireSameWorld(options, world);
+  RequireResumable(options, world);
   if (options.resume && std::filesystem::exists(checkpoint)) {
     Checkpointed loaded =
         LoadCheckpoint(checkpoint, model, state, world, controller ? &*controller : nullptr,
@@ -744,12 +784,16 @@ void TrainRank(const TrainOptions& options, int rank, int world,
     const double last_loss = rows.empty() ? 0.0 : rows.back().loss;
     GatherRows(*store, rank, world, epoch, &rows, &all_rows);
     if (rank == 0) {
-      // Outputs first: a crash in between leaves rows of a newer epoch, which --resume drops.
+      // The checkpoint is one file of the epoch's output set: a kill at any moment leaves the
+      // folder wholly at this epoch or wholly at the previous one
+      // (RuntimeTrainCli.KillDuringTheOutputCommitLeavesAConsistentFolder).
       record.rows = all_rows;
-      WriteTrainOutputs(options, plan, world, record);
+      const std::string checkpoint_bytes =
+          SerializeCheckpoint(spec, model, state, epoch + 1, record.accuracies, world,
+                              controller ? &*controller : nullptr, velocity ? &*velocity : nullptr);
+      if (epoch == options.kill_at_commit_epoch) ArmCommitKill(options.kill_at_commit_step);
+      WriteTrainOutputs(options, plan, world, record, checkpoint_bytes);
       record.rows.clear();
-      SaveCheckpoint(checkpoint, spec, model, state, epoch + 1, record.accuracies, world,
-                     controller ? &*controller : nullptr, velocity ? &*velocity : nullptr);
       if (!options.quiet) {
         std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,
                      options.epochs, record.accuracies.back(), last_loss);
@@ -762,7 +806,7 @@ int RunTrain(const TrainOptions& options) {
   // Fail fast, before any worker starts.
   ValidateTrainOptions(options);
   ValidateOptions(options, ParseSpbPlan(options.spb));
-  if (options.rank < 0) RequireSameWorld(options, options.workers);
+  if (options.rank < 0) RequireResumable(options, options.workers);
   return options.rank < 0 ? LaunchLocalWorkers(options.workers, options.timeout_s + 5)
                           : RunRank(options);
 }

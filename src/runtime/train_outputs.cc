@@ -1,6 +1,7 @@
 #include "runtime/train_outputs.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "core/error.h"
 #include "core/result_set.h"
 #include "core/stats.h"
+#include "core/text_input.h"
 #include "spb/balanced_exchange.h"
 #include "spb/cost_model.h"
 #include "spb/iteration_estimate.h"
@@ -182,8 +184,26 @@ void ReadEarlierRecord(const std::string& out, int first_epoch, TrainRecord* rec
   }
 }
 
+std::string MixedOutputs(const std::string& out, int checkpoint_epochs) {
+  const std::string path = out + "/summary.json";
+  if (!std::filesystem::exists(path)) {
+    return "checkpoint.pt is at epoch " + std::to_string(checkpoint_epochs) +
+           ", summary.json is missing";
+  }
+  int summary_epochs = -1;
+  try {
+    const Json summary = Json::parse(ReadWholeFile(path));
+    summary_epochs = summary.at("epochs_done").get<int>();
+  } catch (const std::exception&) {
+    return "summary.json is unreadable";
+  }
+  if (summary_epochs == checkpoint_epochs) return "";
+  return "summary.json is at epoch " + std::to_string(summary_epochs) +
+         ", checkpoint.pt at epoch " + std::to_string(checkpoint_epochs);
+}
+
 void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int world,
-                       const TrainRecord& record) {
+                       const TrainRecord& record, const std::string& checkpoint) {
   const std::vector<IterationRow>& rows = record.rows;
   std::string csv = std::string(kIterationsCsvHeader) + "\n";
   for (const IterationRow& r : rows) csv += FormatIterationRow(r) + "\n";
@@ -290,6 +310,8 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
   if (!options.profile.empty()) summary.update(Predictions(options, plan, world, record));
   summary["per_worker"] = per_worker;
   results.Add("summary.json", summary.dump(2) + "\n");
+  results.Add("checkpoint.pt", checkpoint);
+  results.Drop("checkpoint.pt.tmp");
   results.Commit();
 }
 

@@ -1,6 +1,7 @@
 // What `jigsaw train` writes: iterations.csv (one row per rank and iteration), evals.csv (test
-// accuracy over the run), decisions.csv (the adaptive plan's decisions) and summary.json, all
-// rewritten atomically by rank 0 after every epoch. Columns and fields: docs/runtime.md.
+// accuracy over the run), decisions.csv (the adaptive plan's decisions), summary.json and
+// checkpoint.pt, rewritten by rank 0 after every epoch as one ResultSet (core/result_set.h): a
+// kill at any moment leaves all of them at one epoch. Columns and fields: docs/runtime.md.
 #ifndef JIGSAW_RUNTIME_TRAIN_OUTPUTS_H_
 #define JIGSAW_RUNTIME_TRAIN_OUTPUTS_H_
 
@@ -60,8 +61,14 @@ struct TrainRecord {
   std::vector<IterationRow> rows;  // every rank, every iteration of the run
 };
 
+// `checkpoint`: the bytes of checkpoint.pt for the same epoch (a leftover checkpoint.pt.tmp of
+// an interrupted older writer is dropped in the same commit).
 void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int world,
-                       const TrainRecord& record);
+                       const TrainRecord& record, const std::string& checkpoint);
+
+// "" when `out`'s summary.json is at `checkpoint_epochs` (the epochs checkpoint.pt has done);
+// else what differs, e.g. "summary.json is at epoch 2, checkpoint.pt at epoch 1".
+std::string MixedOutputs(const std::string& out, int checkpoint_epochs);
 
 // Rows, evaluations and decisions of epochs before `first_epoch` from an earlier run in `out`.
 void ReadEarlierRecord(const std::string& out, int first_epoch, TrainRecord* record);

@@ -2,11 +2,14 @@
 #include "core/result_set.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace jigsaw {
 namespace {
@@ -79,6 +82,60 @@ TEST(ResultSet, RefusesAFileWhereTheFolderShouldBe) {
   EXPECT_THROW(set.Commit(), std::runtime_error);
   EXPECT_THROW(set.Add("../escape", "x"), std::invalid_argument);
   fs::remove_all(root);
+}
+
+std::string g_die_after;  // the Commit step after which the child process dies
+
+// A process killed right after each step of a Commit (as SIGKILL leaves it: no cleanup) finds the
+// folder wholly old or wholly new: the set's files never disagree, a stale temporary the set
+// drops is gone once the swap happened, what else the folder holds survives, and the next Commit
+// removes the dead process's staging folder.
+TEST(ResultSet, AKillAfterEveryStepLeavesTheFolderWholeOldOrNew) {
+  const std::vector<std::string> steps = {"staged a.csv", "staged checkpoint.pt", "carried over",
+                                          "swapped", "cleaned"};
+  for (const std::string& step : steps) {
+    SCOPED_TRACE(step);
+    const fs::path root = TempDir("kill");
+    const fs::path out = root / "out";
+    ResultSet old(out.string());
+    old.Add("a.csv", "old\n");
+    old.Add("checkpoint.pt", "old checkpoint");
+    old.Commit();
+    std::ofstream(out / "keep.txt") << "mine\n";
+    std::ofstream(out / "checkpoint.pt.tmp") << "half";
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      g_die_after = step;
+      ResultSet::SetCommitObserver([](const std::string& done) {
+        if (done == g_die_after) _exit(9);
+      });
+      ResultSet next(out.string());
+      next.Add("a.csv", "new\n");
+      next.Add("checkpoint.pt", "new checkpoint");
+      next.Drop("checkpoint.pt.tmp");
+      next.Commit();
+      _exit(0);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 9);  // it died at that step
+    const std::string a = Slurp(out / "a.csv"), checkpoint = Slurp(out / "checkpoint.pt");
+    const bool swapped = step == "swapped" || step == "cleaned";
+    EXPECT_EQ(a, swapped ? "new\n" : "old\n");
+    EXPECT_EQ(checkpoint, swapped ? "new checkpoint" : "old checkpoint");
+    EXPECT_EQ(fs::exists(out / "checkpoint.pt.tmp"), !swapped);
+    EXPECT_EQ(Slurp(out / "keep.txt"), "mine\n");
+    ResultSet after(out.string());
+    after.Add("a.csv", "after\n");
+    after.Commit();
+    for (const auto& entry : fs::directory_iterator(root)) {
+      EXPECT_EQ(entry.path().filename().string().find(".partial-"), std::string::npos)
+          << entry.path();
+    }
+    fs::remove_all(root);
+  }
 }
 
 }  // namespace

@@ -100,7 +100,7 @@ TEST(DagReader, FunctionCodeIsCheckedWithItsLine) {
             5);
   EXPECT_EQ(ErrorLine(WithSecondDag(R"({"name": "b", "deadline": "1s", "functions": [
        {"name": "x", "duration": "1ms", "code": "python"}]})"),
-                      "sha256:SIZE or resize"),
+                      "sha256:SIZE, resize:SIDE[xCOUNT] or probe:isolation"),
             5);
   const Catalog catalog = ParseDagText("dags.json", WithSecondDag(R"({"name": "b",
        "deadline": "1s", "functions": [{"name": "x", "duration": "1ms", "code": "resize:64x2"}]})"));

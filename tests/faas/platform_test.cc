@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -675,9 +676,13 @@ struct HangingSandbox {
   std::string exe = (dir / "hang.sh").string();
   HangingSandbox() {
     std::ofstream(exe) << "#!/bin/sh\nexec sleep " << marker << "\n";
-    fs::permissions(exe, fs::perms::owner_all);
+    // The jailed sandbox runs as nobody: the script must be readable and executable by others.
+    fs::permissions(exe, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
   }
   ~HangingSandbox() { fs::remove_all(dir); }
+  // A jailed sandbox sees only the host's libraries: the script also needs its shell and sleep.
+  std::vector<std::string> ReadOnlyPaths() const { return {"/usr/bin", dir.string()}; }
   std::vector<int> Pids() const {
     std::vector<int> pids;
     for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -699,6 +704,7 @@ TEST(SgsServerTest, SandboxHangingInInitialisationDoesNotBlockStop) {
   HangingSandbox hang;
   SgsOptions options;
   options.jigsaw_exe = hang.exe;
+  options.sandbox.read_only_paths = hang.ReadOnlyPaths();
   options.slots = 1;
   options.proactive = false;
   options.sandbox_ready_timeout = 86400 * net::kSecond;  // only Stop can end the wait
@@ -734,6 +740,7 @@ TEST(SgsServerTest, SandboxNotReadyInTimeIsKilledAndItsRequestFailsExplicitly) {
   HangingSandbox hang;
   SgsOptions options;
   options.jigsaw_exe = hang.exe;
+  options.sandbox.read_only_paths = hang.ReadOnlyPaths();
   options.slots = 1;
   options.proactive = false;
   options.max_attempts = 2;
@@ -822,8 +829,9 @@ TEST(FaasPlatform, MalformedHttpGetsAClearErrorWhileOthersAreServed) {
   EXPECT_EQ(json::parse(ok->body)["outputs"]["f"], Expected("sha256:1KiB", "payload#f"));
 }
 
-// A chunked body over the 1 MiB limit, sent to the LB and straight to an SGS, is refused with
-// 413 once it crosses the limit (the server reads no more of it), and both go on serving.
+// A chunked body over the 1 MiB limit, sent to the LB, is refused with 413 once it crosses the
+// limit (the server reads no more of it); sent straight to an SGS without the LB's secret it is
+// refused from its head with 403, before any of the body is read; both go on serving.
 TEST(FaasPlatform, ChunkedBodiesOverTheLimitAreRefusedByTheLbAndTheSgs) {
   const std::string dags = OneFunctionDags("10s");
   Platform platform("chunked", dags, {"--sgs", "1"});
@@ -832,14 +840,15 @@ TEST(FaasPlatform, ChunkedBodiesOverTheLimitAreRefusedByTheLbAndTheSgs) {
   ASSERT_TRUE(stats.contains("sgs")) << stats.dump();
   const int sgs_port = stats["sgs"][0]["port"].get<int>();
   const std::string chunk = "10000\r\n" + std::string(1 << 16, 'x') + "\r\n";
-  for (const auto& [port, path] : {std::pair{platform.port(), std::string("/invoke/h")},
-                                   std::pair{sgs_port, std::string("/run/h")}}) {
+  for (const auto& [port, path, status] :
+       {std::tuple{platform.port(), std::string("/invoke/h"), 413},
+        std::tuple{sgs_port, std::string("/run/h"), 403}}) {
     test_util::RawConnection c(port);
     ASSERT_TRUE(c.Send("POST " + path + " HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"));
     size_t sent = 0;
     while (sent < (size_t{64} << 20) && !c.Readable(0) && c.Send(chunk)) sent += 1 << 16;
     const test_util::RawResponse refused = c.Read();
-    EXPECT_EQ(refused.status, 413) << path << ": " << refused.head << refused.body;
+    EXPECT_EQ(refused.status, status) << path << ": " << refused.head << refused.body;
     EXPECT_NE(refused.body.find("\"error\""), std::string::npos) << refused.body;
     EXPECT_LT(sent, size_t{64} << 20) << "the server read the whole 64 MiB";
   }

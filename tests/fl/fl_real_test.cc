@@ -121,7 +121,7 @@ std::string OversizedHello() {
   std::string frame(48, '\0');
   frame.replace(0, 4, "JPS2");
   frame[4] = 1;                   // kHello
-  frame[16] = 2;                  // step: protocol version (kFlProtocolVersion)
+  frame[16] = 3;                  // step: protocol version (kFlProtocolVersion)
   frame[24 + 3] = 8;              // count = 2^27, little-endian
   for (int i = 0; i < 16; ++i) {  // token 00112233445566778899aabbccddeeff
     frame[32 + i] = static_cast<char>(i * 0x11);
@@ -269,6 +269,8 @@ TEST(FlRealModeTest, JoinedClientSendingGarbageIsDroppedOthersContinue) {
           std::make_unique<Child>(args, dir / ("client" + std::to_string(c) + ".log")));
     }
     char header[48];
+    ASSERT_TRUE(ReadExactly(fake, header, sizeof(header))) << Slurp(dir / "server.log");
+    EXPECT_EQ(header[4], 9) << "expected kWelcome";
     ASSERT_TRUE(ReadExactly(fake, header, sizeof(header))) << Slurp(dir / "server.log");
     EXPECT_EQ(header[4], 5) << "expected kParams";
     uint64_t count = 0;

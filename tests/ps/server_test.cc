@@ -112,7 +112,12 @@ TEST(ParameterServer, RejectsAWorkerWithTheWrongJobSize) {
   options.workers = 2;
   options.timeout_s = 10;
   ServerThread server(options);
-  PsClient client("127.0.0.1", server.port(), 0, 3, 10, kToken);
+  try {
+    PsClient client("127.0.0.1", server.port(), 0, 3, 10, kToken);
+    FAIL() << "joined";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("refused by the server"), std::string::npos) << e.what();
+  }
   try {
     server.stats.get();
     FAIL() << "accepted";
@@ -183,6 +188,45 @@ TEST(ParameterServer, HostilePeersBeforeTheWorkersJoinNeverFailTheJob) {
   // Mean gradient 2 per step, lr 0.5: each parameter falls by 1 per step.
   EXPECT_EQ(last, (std::vector<float>{-3.0f, -3.0f}));
   EXPECT_GE(stats.refused_connections, 6u);
+}
+
+// A peer that opens a connection and sends a third of a hello, then nothing, holds one handshake
+// slot until its deadline (an hour here) and nothing else: the workers join and train meanwhile,
+// and the slow peer is closed once the job is complete. Without the shared acceptor's per-peer
+// state this test would wait for the slow peer's deadline.
+TEST(ParameterServer, ASlowHandshakePeerDoesNotDelayTheWorkers) {
+  ServerOptions options;
+  options.workers = 2;
+  options.lr = 0.5f;
+  options.timeout_s = 30;
+  options.handshake_timeout_s = 3600;
+  ServerThread server(options);
+  const int port = server.port();
+  Socket slow = Connect(port);
+  SendBytes(slow, EncodeMessage(Message{MessageType::kHello, 0, 2, {}}, kToken).substr(0, 16));
+  EXPECT_EQ(TrainTwoWorkers(port, 2), (std::vector<float>{-2.0f, -2.0f}));
+  EXPECT_EQ(server.stats.get().steps, 2u);
+  char byte;
+  SetReceiveTimeout(slow.fd(), 60);
+  EXPECT_EQ(recv(slow.fd(), &byte, 1, 0), 0);  // closed: "the job is complete"
+}
+
+// Idle connections beyond max_pending evict the oldest pending handshake (told kBusy) instead of
+// locking the workers out; a worker evicted in the flood retries with backoff.
+TEST(ParameterServer, IdleConnectionsBeyondTheTableDoNotKeepWorkersOut) {
+  ServerOptions options;
+  options.workers = 2;
+  options.timeout_s = 30;
+  options.handshake_timeout_s = 3600;
+  options.max_pending = 4;
+  ServerThread server(options);
+  const int port = server.port();
+  std::vector<Socket> idle;
+  for (int i = 0; i < 12; ++i) idle.push_back(Connect(port));
+  TrainTwoWorkers(port, 1);
+  const ServerStats stats = server.stats.get();
+  EXPECT_EQ(stats.steps, 1u);
+  EXPECT_GE(stats.refused_connections, 8u);  // evicted to make room
 }
 
 // The default listening address is loopback only.
@@ -287,15 +331,19 @@ TEST(ParameterServer, AFractionalClientTimeoutIsHonoured) {
   Socket listener = ListenTcp("127.0.0.1", 0, 4);
   const int port = LocalPort(listener);
   auto pulled = std::async(std::launch::async, [port] {
-    PsClient client("127.0.0.1", port, 0, 1, 0.5, kToken);
     try {
+      PsClient client("127.0.0.1", port, 0, 1, 0.5, kToken);
       client.Pull(0);
     } catch (const std::runtime_error& e) {
       return std::string(e.what());
     }
     return std::string("a reply");
   });
-  Socket silent = AcceptTcp(listener, 10);  // accepts, never answers
+  Socket silent = AcceptTcp(listener, 10);  // welcomes the hello, then never answers
+  uint8_t hello[kHeaderBytes];
+  ASSERT_EQ(recv(silent.fd(), hello, kHeaderBytes, MSG_WAITALL),
+            static_cast<ssize_t>(kHeaderBytes));
+  SendMessage(silent.fd(), Message{MessageType::kWelcome, 0, 0, {}}, kToken);
   if (pulled.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
     silent.Shutdown();  // unblock the client so the test can end
     FAIL() << "the 0.5 s timeout never fired";

@@ -239,12 +239,14 @@ TEST(RuntimeTrainCli, TwoHostsInNetworkNamespacesTrainTogether) {
   if (ok) {
     const std::string out = TempDir("two_hosts");
     std::filesystem::remove_all(out);
+    const std::string token = TempDir("two_hosts_token");
+    std::ofstream(token) << "00112233445566778899aabbccddeeff\n";  // copied to both "hosts"
     const std::string job = std::string(JIGSAW_BINARY) +
                             " train --model mlp --dataset synthetic --synthetic-train 256 "
                             "--synthetic-test 64 --synthetic-size 8 --batch 8 --epochs 1 "
                             "--max-iters-per-epoch 4 --quiet --timeout-s 20 --world 2 "
-                            "--master 10.77.0.1:29611 --out " +
-                            out;
+                            "--master 10.77.0.1:29611 --token-file " +
+                            token + " --out " + out;
     const std::string both = "ip netns exec " + a + " " + job + " --rank 0 & p=$!; " +
                              "ip netns exec " + b + " " + job + " --rank 1; r1=$?; wait $p; " +
                              "exit $(( $? | r1 ))";
@@ -256,10 +258,19 @@ TEST(RuntimeTrainCli, TwoHostsInNetworkNamespacesTrainTogether) {
     const int status = pclose(pipe);
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << run.output;
     EXPECT_TRUE(std::filesystem::exists(out + "/summary.json")) << run.output;
+    std::filesystem::remove(token);
   }
   sh("ip netns del " + a);
   sh("ip netns del " + b);
   EXPECT_TRUE(ok) << "could not wire the two namespaces";
+}
+
+TEST(RuntimeTrainCli, ARankWithoutTheJobTokenIsAUsageError) {
+  JigsawRun run = RunJigsaw(
+      "train --model mlp --dataset synthetic --quiet --rank 1 --world 2 --master 127.0.0.1:9");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("--token-file is required with --rank"), std::string::npos)
+      << run.output;
 }
 
 TEST(RuntimeTrainCli, KilledWorkerFailsTheJobWithinTheTimeout) {
@@ -286,6 +297,57 @@ TEST(RuntimeTrainCli, ResumeAfterAKilledWorkerFinishesTheJob) {
   EXPECT_EQ(summary["epoch_test_accuracy"].size(), 3u);
   std::string csv = jigsaw::ReadWholeFile(out + "/iterations.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 2 * 4);
+}
+
+// The checkpoint is one file of each epoch's output set: rank 0 killed right after each step of
+// epoch 2's commit (the checkpoint staged, the folder's other files carried over, the swap) leaves
+// a folder wholly at epoch 1 or wholly at epoch 2, which --resume continues; a folder whose
+// summary.json and checkpoint.pt disagree is refused with a message naming both epochs.
+TEST(RuntimeTrainCli, KillDuringTheOutputCommitLeavesAConsistentFolder) {
+  for (const std::string step : {"staged checkpoint.pt", "carried over", "swapped"}) {
+    SCOPED_TRACE(step);
+    const std::string out = TempDir("commit_kill");
+    const std::string job = TinyJob(out, 2) + " --max-iters-per-epoch 2";
+    JigsawRun killed =
+        RunJigsaw(job + " --kill-at-commit-epoch 1 --kill-at-commit-step '" + step + "'");
+    ASSERT_NE(killed.exit_code, 0) << killed.output;
+    EXPECT_NE(killed.output.find("worker 0 was killed by signal 9"), std::string::npos)
+        << killed.output;
+    const int done =
+        jigsaw::Json::parse(jigsaw::ReadWholeFile(out + "/summary.json"))["epochs_done"];
+    EXPECT_EQ(done, step == "swapped" ? 2 : 1);
+    EXPECT_FALSE(std::filesystem::exists(out + "/checkpoint.pt.tmp"));
+    // One more epoch, so the resumed run commits (the next commit removes a killed one's
+    // staging folder).
+    std::string three_epochs = job;
+    three_epochs.replace(three_epochs.find("--epochs 2"), 10, "--epochs 3");
+    JigsawRun resumed = RunJigsaw(three_epochs + " --resume");
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+    EXPECT_EQ(jigsaw::Json::parse(jigsaw::ReadWholeFile(out + "/summary.json"))["epochs_done"], 3);
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::filesystem::path(out).parent_path())) {
+      EXPECT_NE(entry.path().filename().string().rfind(
+                    "." + std::filesystem::path(out).filename().string() + ".partial-", 0),
+                0u)
+          << entry.path();  // no staging folder left behind
+    }
+  }
+  const std::string out = TempDir("mixed");
+  ASSERT_EQ(RunJigsaw(TinyJob(out, 1) + " --max-iters-per-epoch 2").exit_code, 0);
+  const std::string epoch1 = jigsaw::ReadWholeFile(out + "/summary.json");
+  const std::string job =
+      "train --model mlp --dataset synthetic --synthetic-train 512 "
+      "--synthetic-test 64 --synthetic-size 8 --workers 2 --batch 8 --quiet "
+      "--max-iters-per-epoch 2 --resume --out " +
+      out + " --epochs ";
+  ASSERT_EQ(RunJigsaw(job + "2").exit_code, 0);
+  std::ofstream(out + "/summary.json") << epoch1;  // as an older writer killed in between left it
+  JigsawRun refused = RunJigsaw(job + "3");
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("holds outputs of different epochs: summary.json is at epoch 1, "
+                                "checkpoint.pt at epoch 2"),
+            std::string::npos)
+      << refused.output;
 }
 
 TEST(RuntimeTrainCli, StalledWorkerFailsTheJobAfterTheTimeout) {
