@@ -25,7 +25,9 @@
 #include "net/homa.h"
 #include "net/network.h"
 #include "net/pl2.h"
+#include "net/progress_estimate.h"
 #include "net/rack_workload.h"
+#include "net/run_summary.h"
 #include "net/topology.h"
 #include "net/traffic.h"
 #include "net/workload.h"
@@ -49,7 +51,7 @@ struct NetOptions {
   bool timeseries_given = false;
   std::string timeseries;  // "" or "nonzero": ports with a queue; "all"
   std::string sample_interval = "10us";
-  std::string out;
+  std::string out = "out/net";
   uint64_t seed = 1;
   int iterations = 1;
   int chunks = 4;
@@ -455,6 +457,8 @@ int RunNet(const NetOptions& options) {
       spec.max_active = options.max_active;
       specs.push_back(std::move(spec));
     }
+    network.SetProgressEnd(
+        std::min(stop, net::EstimatedEndOfJobs(specs, hosts > 0 ? network.host_rate_bps(0) : 0)));
     std::vector<net::JobResult> results = net::RunJobs(&network, specs, stop);
     Json jobs_json = Json::array();
     for (uint32_t j = 0; j < jobs; ++j) {
@@ -498,6 +502,7 @@ int RunNet(const NetOptions& options) {
       throw UsageError("--ml-hosts " + std::to_string(options.ml_hosts) + ": the topology has " +
                        std::to_string(network.num_hosts()) + " hosts");
     }
+    network.SetProgressEnd(std::min(stop, rack_spec.duration + rack_spec.drain));
     net::RackResult result = net::RunRackWorkload(&network, rack_spec);
     Json rack_json;
     rack_json["load"] = rack_spec.load;
@@ -586,6 +591,7 @@ int RunNet(const NetOptions& options) {
       summary["traffic"] = options.traffic;
     }
     if (!options.flows.empty()) summary["flow_file"] = options.flows;
+    network.SetProgressEnd(std::min(stop, net::EstimatedEndOfFlows(network)));
     network.Run(stop);
   }
   if (background_cdf) {
@@ -696,17 +702,7 @@ int RunNet(const NetOptions& options) {
 
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (!options.quiet) {
-    std::fprintf(stderr,
-                 "net: %s %s: simulated %.3f us in %.2f s wall (%.0f events/s, slowdown %.0fx), "
-                 "%llu events\n",
-                 options.topology.c_str(),
-                 config.transport == net::TransportKind::kRdma ? net::CcModeName(config.cc)
-                                                               : TransportName(config),
-                 net::ToMicroseconds(stats.end), wall, stats.events / std::max(wall, 1e-9),
-                 wall / std::max(static_cast<double>(stats.end) * 1e-12, 1e-18),
-                 static_cast<unsigned long long>(stats.events));
-  }
+  if (!options.quiet) net::PrintNetRunSummary(summary, options.out, wall);
   if (!rack && (unfinished > 0 || unfinished_jobs > 0)) {
     // Exit 3: the outputs are written, but the run ended (--stop, or no events left) before
     // every flow and job finished; a partial run is never reported as success.
@@ -795,7 +791,8 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
           ->expected(0, 1);
   command->add_option("--sample-interval", options->sample_interval,
                       "time-series sampling period (10us)");
-  command->add_option("--out", options->out, "output directory")->required();
+  command->add_option("--out", options->out, "output folder (summary.json, flows.csv, ...)")
+      ->capture_default_str();
   command->add_option("--seed", options->seed, "random seed (ECN marking, permutation)");
   command->add_option("--iterations", options->iterations, "training iterations per job");
   command->add_option("--chunks", options->chunks, "pipelined chunks per collective");
