@@ -158,5 +158,17 @@ TEST(CliFirstUse, OutDefaultsAreConsistent) {
   }
 }
 
+// The man page (built by help2man with scripts/man_include.sh) has the sections help2man cannot
+// take from --help.
+TEST(CliFirstUse, ManPageHasExamplesExitStatusAndEnvironment) {
+  const std::filesystem::path man = std::filesystem::path(JIGSAW_BUILD_DIR) / "jigsaw.1";
+  if (!std::filesystem::exists(man)) GTEST_SKIP() << "no " << man << " (help2man absent)";
+  const std::string page = Slurp(man);
+  for (const char* section : {".SH EXAMPLES", ".SH \"EXIT STATUS\"", ".SH ENVIRONMENT"}) {
+    EXPECT_TRUE(Contains(page, section)) << section;
+  }
+  EXPECT_TRUE(Contains(page, "JIGSAW_DATA_DIR"));
+}
+
 }  // namespace
 }  // namespace jigsaw
