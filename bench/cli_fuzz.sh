@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Absurd command-line values (issue 12): every numeric option of jigsaw sim, net, ps and train
+# Absurd command-line values: every numeric option of jigsaw sim, net, ps and train
 # with every extreme value, each run with a time limit. Classifies like tests/fuzz/fuzz_harness.cc:
 #   accepted  exit 0, and (sim, net) no NaN, infinity or null in summary.json
 #   clear     exit 2 with a "jigsaw: " message naming the option (or exit 3 from net: stopped

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# D2R failure-recovery study (issue 16) on every Topology Zoo graph: D2R vs a central SDN
+# D2R failure-recovery study (docs/d2r.md) on every Topology Zoo graph: D2R vs a central SDN
 # controller, a link-state IGP and LFA fast reroute. Three studies, each one `jigsaw d2r` run per
 # graph; bench/d2r_report.py prints the tables (per scheme: median/p99 recovery, packets lost at
 # the traffic rate, policy-violation rate, mean stretch) and the graphs that failed to parse.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18: Archipelago vs OpenWhisk-like vs Sparrow-like on the simulator at cluster scale
+# Archipelago vs OpenWhisk-like vs Sparrow-like on the simulator at cluster scale
 # (1,000 cores, 1 million requests of a generated Azure-Functions-2019-like workload per run),
 # at several offered loads, plus the SGS queue-policy ablation (lsf/edf/fifo, no proactive
 # sandboxes, no late-task demotion) and a seed spread (Archipelago with lsf, edf and rlsf). Prints
@@ -18,7 +18,7 @@
 # TARGET_SEEDS ("1 2 ... 12"; empty: no target section), TARGET_MIN (0.025), TARGET_MAX (0.8),
 # TARGET_ONLY=1 (only the target section), SIM_ARGS (extra faas-sim arguments for every run, e.g.
 # "--duration-model short"), OUT_ROOT (/tmp/jigsaw_faas_bench). The target section costs about
-# 21 CPU-s per seed (254 CPU-s for seeds 1-12, session 8); the rest about 480 CPU-s (session 6).
+# 21 CPU-s per seed (254 CPU-s for seeds 1-12); the rest about 480 CPU-s.
 # The real platform (`jigsaw faas` on loopback at a few rates, and faas-sim on the same DAG file
 # with the measured durations): REAL_DATA=../shared/data adds bench/faas_real.sh's rows at the
 # end; REAL_ONLY=1 runs only those.

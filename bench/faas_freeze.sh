@@ -2,7 +2,7 @@
 # Pause/resume latency of one real sandbox process (`jigsaw faas-sandbox`) with each mechanism this
 # host offers: the cgroup v2 freezer (cgroup.freeze, what runc uses on v2), the cgroup v1 freezer
 # (freezer.state) and SIGSTOP/SIGCONT. Needs root for the cgroup rows (else they say unavailable).
-# Prints a markdown table (docs/faas.md, "Resume cost: the evidence").
+# Prints a markdown table (docs/results/faas.md, entry E: "The resume cost from evidence").
 #   ROUNDS=1000 bench/faas_freeze.sh          (about 20 s wall, 4 CPU-s)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 18, the real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
+# The real platform: `jigsaw faas` (LB + SGS processes + sandbox processes on loopback)
 # under `jigsaw faas-load` Poisson (or bursty) requests at a few offered rates, Archipelago and the
 # OpenWhisk-like baseline (and with PLATFORMS, the Sparrow-like one) on the same processes; then
 # `jigsaw faas-sim` on the SAME DAG file with the durations (their measured quantiles,
@@ -19,9 +19,9 @@
 # INVOKER_MEMORY (the OpenWhisk-like baseline's memory slots per SGS, `faas --invoker-memory`;
 # unset: MEMORY, as in OpenWhisk), BURST_SIGMA (0: Poisson; > 0: bursty arrivals, `faas-load
 # --burst-sigma`) and BURST_PERIOD (10s). The simulator rows get the same arrival process (its
-# --burst-sigma/--burst-period; before session 8 they ran with faas-sim's default sigma 0.5 while
-# the real load was Poisson), the same invoker memory, and the same pausing: OW_PAUSE_GRACE (50ms)
-# and OW_UNPAUSE_COST (15ms, modelled; session 9: the real baseline pauses its idle sandboxes with
+# --burst-sigma/--burst-period; so that both
+# see one arrival process), the same invoker memory, and the same pausing: OW_PAUSE_GRACE (50ms)
+# and OW_UNPAUSE_COST (15ms, modelled: the real baseline pauses its idle sandboxes with
 # the cgroup freezer or SIGSTOP and adds this cost to each real resume; 0s and 0s: no pausing). OPENWHISK_SLOTS (unset: SLOTS): the baseline's functions run at once
 # per SGS, e.g. its memory / a function's memory, so its sandboxes time-share the host's cores as
 # OpenWhisk's containers do instead of queueing FIFO for SLOTS (its simulator rows keep SLOTS).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Federated learning (issue 19): FedAvg vs Auxo(FedAvg) and FedProx vs Auxo(FedProx) on FEMNIST
+# Federated learning (docs/fl.md): FedAvg vs Auxo(FedAvg) and FedProx vs Auxo(FedProx) on FEMNIST
 # (105 LEAF writers) and on a ground-truth population (Fashion-MNIST, 4 groups that permute the
 # labels), blob cohort discovery over 20 seeds, and simulation speed (CPU s per round with 100
 # participants of LeNet, batched and sequential local training). Prints tables; numbers depend on
@@ -12,20 +12,20 @@
 #   ALGORITHMS ("fedavg auxo+fedavg fedprox auxo+fedprox"), SKIP_SPEED=1, SKIP_ACCURACY=1,
 #   SKIP_BLOBS=1, JOBS (1: runs of a table at once, at most 8), OUT_DIR or KEEP (keep the runs
 #   there; runs already there are not repeated; default: a temporary folder, removed).
-# The FEMNIST table of docs/fl.md, session 8 (12 runs, one thread each; JOBS=2 runs two at once):
+# The FEMNIST table of docs/fl.md, "Validation" (12 runs, one thread each; JOBS=2 runs two at once):
 #     SKIP_SPEED=1 SKIP_BLOBS=1 ACCURACY_SETS=femnist FEMNIST_ROUNDS=200 FEMNIST_PARTICIPANTS=20 bench/fl.sh
-#   the session-7 table (plain SGD, constant lr): the same with FEMNIST_TRAIN= in front.
-#   Session 9's Auxo(FedAvg) variants (docs/fl.md "FEMNIST (session 9)"), the same with
-#   ALGORITHMS=auxo+fedavg and SPLIT_EPOCHS=50 (at most 2 cohorts), or with
+#   the same with plain SGD at a constant lr: FEMNIST_TRAIN= in front.
+#   Auxo(FedAvg) variants (docs/results/fl.md), the same with ALGORITHMS=auxo+fedavg and
+#   SPLIT_EPOCHS=50 (at most 2 cohorts), or with
 #   FEMNIST_AUXO="--split-epochs 50,100 --proportional-slots".
-# Ground-truth population (its own settings, docs/fl.md "Ground-truth population (session 7)"):
+# Ground-truth population (its own settings, docs/fl.md "Validation"):
 #   GROUP_SEEDS ("3 4 5"), GROUP_ROUNDS (150), GROUP_CLIENTS (200), GROUP_PARTICIPANTS (50),
 #   GROUP_AUXO (Auxo's options for it). The documented command for its table:
 #     ACCURACY_SETS=groups SKIP_BLOBS=1 SKIP_SPEED=1 JOBS=4 bench/fl.sh
 # The blob table on the 20 held-out draws (seeds 21-40), separation 10, the defaults' rules and
-# the session-9 "robust" rules (add BLOB_SEEDS=120 for draws 21-140):
+# the "robust" rules (add BLOB_SEEDS=120 for draws 21-140):
 #     BLOB_FIRST_SEED=21 BLOB_RULES="added robust" BLOB_SEPARATIONS=10 SKIP_ACCURACY=1 SKIP_SPEED=1 bench/fl.sh
-#   session 11's fresh draws 141-340 with the "pooled" rules (robust + --pooled-sides) as well:
+#   fresh draws 141-340 with the "pooled" rules (robust + --pooled-sides) as well:
 #     BLOB_FIRST_SEED=141 BLOB_SEEDS=200 BLOB_RULES="added robust pooled" BLOB_SEPARATIONS=10 \
 #       SKIP_ACCURACY=1 SKIP_SPEED=1 OUT_DIR=/tmp/blobs141 bench/fl.sh
 set -euo pipefail
@@ -36,9 +36,8 @@ FEMNIST_ROUNDS="${FEMNIST_ROUNDS:-300}"
 FEMNIST_PARTICIPANTS="${FEMNIST_PARTICIPANTS:-50}"
 # Local-training options for every FEMNIST run (all four algorithms alike). Default: the
 # reference's (FedScale: lr x0.98 every 10 rounds, SGD momentum 0.9, weight decay 5e-4), which
-# also lift FedAvg by ~4.7 points over plain SGD at a constant lr (docs/fl.md, session 8).
-# FEMNIST_TRAIN= (set, empty): jigsaw fl's defaults, constant lr 0.05, plain SGD (the session-7
-# table).
+# also lift FedAvg by ~4.7 points over plain SGD at a constant lr (docs/results/fl.md).
+# FEMNIST_TRAIN= (set, empty): jigsaw fl's defaults, constant lr 0.05, plain SGD.
 FEMNIST_TRAIN="${FEMNIST_TRAIN-"--momentum 0.9 --weight-decay 5e-4 --lr-decay 0.98 --lr-decay-rounds 10"}"
 GROUP_SEEDS="${GROUP_SEEDS:-3 4 5}"
 GROUP_ROUNDS="${GROUP_ROUNDS:-150}"
@@ -48,7 +47,7 @@ GROUP_PARTICIPANTS="${GROUP_PARTICIPANTS:-50}"
 # (docs/fl.md), so the cohort table starts at round 20; adaptive splits with a separation gate,
 # and a side-size ratio bar of 3 so that a cohort of three groups can split 1-vs-2; stragglers'
 # signatures reach the table (--late-signatures), and the side size bar (--known-clients 40)
-# keeps a cohort of one 50-client group from splitting in halves (session 8, seeds 1-2).
+# keeps a cohort of one 50-client group from splitting in halves (chosen on seeds 1-2).
 GROUP_AUXO="${GROUP_AUXO:---auxo-start-round 20 --split-epochs adaptive --known-clients 40 --min-cohort-clients 40 --max-side-ratio 3 --late-signatures}"
 JOBS="${JOBS:-1}"
 ((JOBS >= 1 && JOBS <= 8)) || { echo "JOBS must be in 1..8" >&2; exit 2; }
@@ -56,7 +55,8 @@ SPEED_ROUNDS="${SPEED_ROUNDS:-12}"
 LOCAL_STEPS="${LOCAL_STEPS:-10}"
 MODEL="${MODEL:-lenet}"
 SPLIT_EPOCHS="${SPLIT_EPOCHS:-50,100}"
-# Auxo's options on FEMNIST (session 9 tried adding --proportional-slots, and SPLIT_EPOCHS=50).
+# Auxo's options on FEMNIST (docs/results/fl.md has runs with --proportional-slots and with
+# SPLIT_EPOCHS=50).
 FEMNIST_AUXO="${FEMNIST_AUXO:---split-epochs $SPLIT_EPOCHS}"
 BLOB_SEEDS="${BLOB_SEEDS:-20}"
 BLOB_FIRST_SEED="${BLOB_FIRST_SEED:-1}"
@@ -190,8 +190,8 @@ fi
 if [[ -z "${SKIP_BLOBS:-}" ]]; then
   # rules: "reference" = the reference's split test (--min-side-separation 0
   # --rebipartition-epochs 0); "added" = the defaults (separation gate 3, re-bipartition after 50);
-  # "robust" = added + --median-rewards --gate-first-split (session 9, chosen on seeds 1-20);
-  # "pooled" = robust + --pooled-sides (session 11, chosen on seeds 1-140).
+  # "robust" = added + --median-rewards --gate-first-split (chosen on seeds 1-20);
+  # "pooled" = robust + --pooled-sides (chosen on seeds 1-140).
   echo "== blob cohort discovery (FedScale playground): 1000 clients, 4 blobs (std 2), 50/epoch, 800 epochs, adaptive splits =="
   blob_last=$((BLOB_FIRST_SEED + BLOB_SEEDS - 1))
   echo "seeds $BLOB_FIRST_SEED-$blob_last (the split rules' thresholds were chosen on 1-20; 21-40 are held out)"

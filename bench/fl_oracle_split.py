@@ -2,7 +2,8 @@
 """Oracle 2-cohort splits of the FEMNIST writers, and the 105-writer score of per-group runs.
 
 The splits are chosen with full knowledge of every writer's training labels (which Auxo does
-not have), as an upper-bound-style check (docs/fl.md, "FEMNIST (session 10): oracle cohorts").
+not have), as an upper-bound-style check (docs/results/fl.md, "FEMNIST with oracle 2-cohort
+splits").
 
 Usage:
   bench/fl_oracle_split.py split DATA_DIR OUT_DIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fuzz campaign of issue 12, longer than ctest's: the seeded mutation harness over every
+# The fuzz campaign, longer than ctest's: the seeded mutation harness over every
 # reader (tests/fuzz/fuzz_harness.cc; INPUTS per area, SEED) and the sweep of absurd
 # command-line values (bench/cli_fuzz.sh). Prints both tables; exit 1 on any crash, hang or
 # silently wrong result. With BUILD=build-asan it runs the sanitizer build's binaries

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Heterogeneous clusters (issue 20): heterogeneity-aware against heterogeneity-agnostic max-min
+# Heterogeneous clusters: heterogeneity-aware against heterogeneity-agnostic max-min
 # fairness (Gavel's LAS: max_min_fairness_perf vs max_min_fairness) and Tiresias-style LAS
 # (las_perf vs las) on Gavel's simulated 36 V100 + 36 P100 + 36 K80 cluster with Gavel's
 # throughput table, in Gavel's continuous-single setup: single-GPU jobs of the table's 26 types

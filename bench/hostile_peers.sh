@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Hostile peers against a parameter-server job (issue 12), with real processes on loopback.
+# Hostile peers against a parameter-server job, with real processes on loopback; then the
+# cases of bench/hostile/*.sh (HTTP servers: bench/hostile/http.sh).
 #
 # Per scenario: two jobs, A and B, each `jigsaw ps` (its own token file) + 2 LibTorch
 # `jigsaw ps-worker`s. The attack is made against A (before its workers join, or during
@@ -131,6 +132,12 @@ for scenario in port-scan garbage truncated idle wrong-token rank-hijack huge-an
   fi
   [ "$ok" = yes ] || all_ok=0
   echo "| $scenario | $result_a | $(refused "$a") | $result_b | $ok |"
+done
+# Further hostile-peer cases, one file per area (bench/hostile/*.sh), each printing its table
+# and clearing all_ok when a case broke.
+for part in bench/hostile/*.sh; do
+  # shellcheck disable=SC1090
+  source "$part"
 done
 echo
 [ "$all_ok" = 1 ] && echo "every scenario as expected" || { echo "SOME SCENARIOS FAILED"; exit 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parameter Service benchmark (issue 14). Real processes on this machine: JOBS concurrent PS jobs
+# Parameter Service benchmark (docs/paramsvc.md). Real processes on this machine: JOBS concurrent PS jobs
 # of torch-free timed workers (jigsaw ps-timed-worker: real parameter traffic and aggregation,
 # compute replaced by a timed wait) with different model sizes and iteration rates, each run
 # (a) with a dedicated `jigsaw ps` per job and (b) on one `jigsaw paramsvc` (elastic pool of

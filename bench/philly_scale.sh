@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scheduling at production scale (issue 13): every policy on the whole Philly-derived trace
+# Scheduling at production scale: every policy on the whole Philly-derived trace
 # (82,247 jobs) on 2,048 GPUs (offered load 0.18) and on contended clusters (512 GPUs: load
 # 0.73; 256 GPUs: load 1.46, an overloaded queue that grows until arrivals stop), one run at a
 # time, single-threaded. The co-locating planners also run on the trace typed with Gavel's job
@@ -12,17 +12,17 @@
 # (default: the four co-locating planners at 2,048 GPUs, jigsaw on contended clusters).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA="${1:-../shared/data}"
+source bench/lib.sh
+DATA="${1:-$DATA}"
 LIMIT="${2:-600}"
 shift $(($# > 2 ? 2 : $#))
 SIZES="${*:-2048 512 256}"
-[ -x build/jigsaw ] || scripts/build.sh >/dev/null
+bench_need_binary
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 TRACE="$DATA/traces/philly/philly.csv"
 TABLES="--throughputs $DATA/throughputs/shockwave_tacc_throughputs.json \
   --colocation-throughputs $DATA/throughputs/gavel_simulation_throughputs.json"
-field() { awk -v k="\"$2\":" '$1 == k { gsub(/,/, "", $2); print $2 }' "$1"; }
 tv() { awk -F': ' -v k="$2" '$1 ~ k { print $2 }' "$1"; }
 
 echo "| GPUs | policy | workload | wall s | user CPU s | peak RSS MB | makespan s | avg JCT s | p99 JCT s | jobs done | rounds |"
@@ -35,7 +35,7 @@ run() {  # gpus policy label extra-args...
   local rc=0
   # shellcheck disable=SC2016  # the inner shell expands $1 and $@
   /usr/bin/time -v -o "$OUT/time" bash -c 'ulimit -t "$1"; shift; exec "$@"' limit "$LIMIT" \
-    timeout "$((10 * LIMIT))" build/jigsaw sim --trace "$TRACE" --gpus "$gpus" \
+    timeout "$((10 * LIMIT))" "$JIGSAW" sim --trace "$TRACE" --gpus "$gpus" \
     --policy "$policy" --round-log delta --out "$dir" "$@" 2>"$OUT/err" || rc=$?
   local wall user rss
   wall=$(tv "$OUT/time" "Elapsed \\(wall clock\\)" | awk -F: '{ s = 0; for (i = 1; i <= NF; ++i) s = s * 60 + $i; printf "%.1f", s }')
@@ -51,9 +51,9 @@ run() {  # gpus policy label extra-args...
   fi
   local s="$dir/summary.json"
   printf "| %s | %s | %s | %s | %s | %s | %.0f | %.0f | %.0f | %s/%s | %s |\n" "$gpus" "$policy" \
-    "$label" "$wall" "$user" "$rss" "$(field "$s" makespan_s)" "$(field "$s" avg_jct_s)" \
-    "$(field "$s" p99_jct_s)" "$(field "$s" jobs_finished)" "$(field "$s" jobs)" \
-    "$(field "$s" rounds)"
+    "$label" "$wall" "$user" "$rss" "$(json_field "$s" makespan_s)" "$(json_field "$s" avg_jct_s)" \
+    "$(json_field "$s" p99_jct_s)" "$(json_field "$s" jobs_finished)" "$(json_field "$s" jobs)" \
+    "$(json_field "$s" rounds)"
 }
 for gpus in $SIZES; do
   for policy in ${POLICIES:-fifo srtf las min_total_duration max_min_fairness \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Inference-serving benchmark (issue 17). For every cache kind (none, exact, freeze, gati,
+# Inference-serving benchmark . For every cache kind (none, exact, freeze, gati,
 # branchy) and both streams (zipf: drifting class popularity; uniform) starts a fresh
 # `jigsaw serve` on loopback (the learned/approximate caches warm and calibrate on the first
 # CALIB test images), drives it with `jigsaw serve-bench` (open loop, Poisson arrivals) over the

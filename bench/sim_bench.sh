@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
-# Simulator benchmark (issue 2): fidelity and speed of every baseline on Shockwave's canonical
+# Simulator benchmark: fidelity and speed of every baseline on Shockwave's canonical
 # 120-job trace (32 GPUs, 120 s rounds), and fifo/las on the 82,247-job Philly trace on 2,048
 # GPUs. Prints markdown tables. Usage: bench/sim_bench.sh [shared-data-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA="${1:-../shared/data}"
-[ -x build/jigsaw ] || scripts/build.sh >/dev/null
+source bench/lib.sh
+DATA="${1:-$DATA}"
+bench_need_binary
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 
-field() { awk -v k="\"$2\":" '$1 == k { gsub(/,/, "", $2); print $2 }' "$1"; }
-pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.1f%%", 100 * (a / b - 1) }'; }
 
 # policy published_makespan published_avg_jct published_worst_rho (research notes §2.6)
 REFERENCE="max_min_fairness 33208 11274 2.95
@@ -30,17 +29,17 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 total_start=$(date +%s.%N)
 while read -r policy mk jct rho; do
   start=$(date +%s.%N)
-  build/jigsaw sim --quiet --isolated-time reference --trace "$DATA/traces/shockwave/shockwave_120.trace" \
+  "$JIGSAW" sim --quiet --isolated-time reference --trace "$DATA/traces/shockwave/shockwave_120.trace" \
     --throughputs "$DATA/throughputs/shockwave_tacc_throughputs.json" --gpus 32 \
     --round-s 120 --policy "$policy" --out "$OUT/$policy"
   wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.3f", e - s }')
   s="$OUT/$policy/summary.json"
-  m=$(field "$s" makespan_s); j=$(field "$s" avg_jct_s)
+  m=$(json_field "$s" makespan_s); j=$(json_field "$s" avg_jct_s)
   dm="-"; dj="-"
-  [ "$mk" != "-" ] && dm=$(pct "$m" "$mk") && dj=$(pct "$j" "$jct")
+  [ "$mk" != "-" ] && dm=$(pct_change "$m" "$mk") && dj=$(pct_change "$j" "$jct")
   printf "| %s | %.0f | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s |\n" "$policy" "$m" "$mk" \
-    "$dm" "$j" "$jct" "$dj" "$(field "$s" worst_ftf_rho)" "$rho" "$(field "$s" unfair_frac_105)" \
-    "$(field "$s" cluster_util)" "$wall"
+    "$dm" "$j" "$jct" "$dj" "$(json_field "$s" worst_ftf_rho)" "$rho" "$(json_field "$s" unfair_frac_105)" \
+    "$(json_field "$s" cluster_util)" "$wall"
 done <<< "$REFERENCE"
 awk -v s="$total_start" -v e="$(date +%s.%N)" \
   'BEGIN { printf "\nAll nine policies: %.2f s wall in total (target < 10 s).\n\n", e - s }'
@@ -51,13 +50,13 @@ echo "| policy | GPUs | makespan s | avg JCT s | worst rho | util | rounds | wal
 echo "|---|---|---|---|---|---|---|---|---|"
 for run in "fifo 2048" "las 2048" "fifo 512" "las 512" "srtf 512"; do
   read -r policy gpus <<< "$run"
-  /usr/bin/time -f "%e %M" -o "$OUT/time" build/jigsaw sim --quiet \
+  /usr/bin/time -f "%e %M" -o "$OUT/time" "$JIGSAW" sim --quiet \
     --trace "$DATA/traces/philly/philly.csv" --gpus "$gpus" --policy "$policy" --out "$OUT/p_${policy}_$gpus"
   read -r wall rss < "$OUT/time"
   s="$OUT/p_${policy}_$gpus/summary.json"
-  printf "| %s | %s | %.0f | %.0f | %s | %s | %s | %s | %.0f |\n" "$policy" "$gpus" "$(field "$s" makespan_s)" \
-    "$(field "$s" avg_jct_s)" "$(field "$s" worst_ftf_rho)" "$(field "$s" cluster_util)" \
-    "$(field "$s" rounds)" "$wall" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+  printf "| %s | %s | %.0f | %.0f | %s | %s | %s | %s | %.0f |\n" "$policy" "$gpus" "$(json_field "$s" makespan_s)" \
+    "$(json_field "$s" avg_jct_s)" "$(json_field "$s" worst_ftf_rho)" "$(json_field "$s" cluster_util)" \
+    "$(json_field "$s" rounds)" "$wall" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 done
 echo
 echo "Targets: < 60 s and < 2 GB peak RSS per run."

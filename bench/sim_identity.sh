@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Byte-identity check for simulator speed work (issue 13): runs every policy with a reference
+# Byte-identity check for simulator speed work: runs every policy with a reference
 # binary and a candidate binary on Shockwave's traces (120 jobs / 32 GPUs TACC, 220 / 64 and
 # 460 / 128 WISR, with their configs and Gavel's co-location table) and on a contended, typed
 # Philly stream (CONTENDED=1, the default: 3,000 jobs at load ~1.5 on 64 GPUs) and a Gavel-style

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The SPB cost model against the runtime's own measurements on this machine (moved out of ctest
-# by issue 12: a wall-clock comparison cannot be a test on a shared machine).
+# as a rule: a wall-clock comparison cannot be a test on a shared machine).
 #
 # In each of ROUNDS rounds: profile LeNet with whole steps and the communication calibration
 # (`jigsaw profile --step-workers 2 --comm-workers 2`), then train it with 2 worker processes
@@ -12,10 +12,11 @@
 # Usage: bench/spb_estimate.sh   (env: ROUNDS=5 ITERS=100 WARMUP=5 KEEP=dir to keep outputs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/lib.sh
 ROUNDS="${ROUNDS:-5}"
 ITERS="${ITERS:-100}"
 WARMUP="${WARMUP:-5}"
-[ -x build/jigsaw ] || scripts/build.sh >/dev/null
+bench_need_binary
 OUT="${KEEP:-$(mktemp -d)}"
 mkdir -p "$OUT"
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$OUT"' EXIT
@@ -25,7 +26,6 @@ JIGSAW="$OUT/jigsaw"
 DATA=(--model lenet --dataset synthetic --synthetic-train 16384 --synthetic-test 64
   --synthetic-size 28 --batch 32 --threads 1)
 
-field() { awk -v k="\"$2\":" '$1 == k { gsub(/,/, "", $2); print $2; exit }' "$1"; }
 # Median over iterations >= WARMUP of the per-iteration mean over ranks of iter_s.
 median_iter() {
   awk -F, -v skip="$WARMUP" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -47,7 +47,7 @@ for ((round = 0; round < ROUNDS; round++)); do
     dir="$OUT/$plan$round"
     "$JIGSAW" train "${DATA[@]}" --workers 2 --epochs 1 --max-iters-per-epoch "$ITERS" --quiet \
       --spb "$plan" --exchange tree --spb-scale contributors --profile "$profile" --out "$dir"
-    predicted=$(field "$dir/summary.json" predicted_iter_s)
+    predicted=$(json_field "$dir/summary.json" predicted_iter_s)
     measured=$(median_iter "$dir/iterations.csv")
     ratio=$(awk -v p="$predicted" -v m="$measured" 'BEGIN { printf "%.3f", p / m }')
     ratios[$plan]+="$ratio "

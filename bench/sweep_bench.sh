@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# jigsaw sweep benchmark (issue 20): wall and CPU time of examples/sweep_shockwave.toml (every sim
+# jigsaw sweep benchmark (docs/sweep.md): wall and CPU time of examples/sweep_shockwave.toml (every sim
 # policy x shockwave_120/220/460 x 3 seeds = 117 runs) from scratch, the resume of the complete
 # sweep, and (when mpirun is installed) the same sweep sharded over 2 MPI ranks; checks that the
 # sharded table equals the local one. Prints a markdown table. Needs ../shared/data.

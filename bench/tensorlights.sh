@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# TensorLights benchmark (issue 7): K parameter-server jobs co-located on one PS host, workers on
+# TensorLights benchmark: K parameter-server jobs co-located on one PS host, workers on
 # other hosts, every host a network namespace behind a rate-limited veth link (needs root).
 # Runs fifo, static, rotate (every INTERVAL) and rotate:20s (TensorLights' default interval)
 # (REPS repetitions, policies interleaved within each) with bench/tensorlights/run.sh and
@@ -21,7 +21,7 @@ mkdir -p "$OUT"
 # (`jigsaw ps-worker` runs the sibling jigsaw-runtime).
 cp "$JIGSAW" "$(dirname "$JIGSAW")/jigsaw-runtime" "$OUT/"
 if [ "${SCALE:-}" = paper ]; then
-  # The paper's scale (issue 14): JOBS=21 jobs x WORKERS=20 torch-free timed workers (ResNet-32's
+  # The paper's scale: JOBS=21 jobs x WORKERS=20 torch-free timed workers (ResNet-32's
   # 464,154 parameters, compute COMPUTE_MS or drawn from COMPUTE_SAMPLES, a ps-worker CSV),
   # the PS placement swept from all on one host to one per host (PLACEMENTS = PS host counts).
   # Repetitions are the outer loop (rep r of every placement and policy before rep r+1), so that

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # AddressSanitizer + UndefinedBehaviorSanitizer build of everything into build-asan/, then the
-# whole test suite and the fuzz corpus under the sanitizers (issue 12). Any report aborts the
+# whole test suite and the fuzz corpus under the sanitizers. Any report aborts the
 # process (abort_on_error / halt_on_error), so a test or a fuzz input that triggers one fails.
 # Usage: scripts/sanitize.sh   (env: JOBS=2 FUZZ_INPUTS=400 per area, TESTS=1, FUZZ=1)
 set -euo pipefail

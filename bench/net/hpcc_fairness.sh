@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# HPCC fairness (issue 21): four long flows into one host, starting 0.5 ms apart, on a 100 Gbps
+# HPCC fairness: four long flows into one host, starting 0.5 ms apart, on a 100 Gbps
 # star with 1 us links (base RTT about 4.4 us). For each HPCC additive increase R_AI (the study's
 # 50 Mbps and larger) and maxStage, the rate limiters from timeseries/rate.csv give Jain's index
 # over time; prints, after the fourth flow starts, the time until Jain >= 0.95 and >= 0.99 and

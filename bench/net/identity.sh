@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Byte-identity of `jigsaw net` between two binaries: runs each scenario with both and diffs
 # summary.json, flows.csv and any timeseries/*.csv. Use it around hot-path changes that must not
-# change results (issue 21). Prints one line per scenario and exits 1 if any output differs.
+# change results. Prints one line per scenario and exits 1 if any output differs.
 # Fields the new binary's summary.json adds (absent from the base's) are listed, not compared
-# (e.g. session 4's rate_cuts / hol_victim_flows), and run.git (the build) is ignored; every
+# (e.g. rate_cuts / hol_victim_flows), and run.git (the build) is ignored; every
 # other value must be equal.
 # Usage: bench/net/identity.sh <base_binary> <new_binary> [out_dir]   (QUICK=1 skips the 1024-host
 # speed scenario, ~20 CPU s per binary)
@@ -87,7 +87,7 @@ check background --topology fattree:k=4,rate=100Gbps,delay=1us --background webs
   --background-duration 200us --cc timely
 check homa-rack --topology rack:hosts=16,gbps=100,delay=500ns,buffer=16MiB --transport homa \
   --load 150% --duration 300us --drain 200us
-# PL2's sender order is pinned (its default changed from shared to oldest in session 5), so
+# PL2's sender order is pinned (its default changed from shared to oldest), so
 # binaries from either side of that change compare like with like.
 check pl2-rack --topology rack:hosts=16,gbps=100,delay=500ns,buffer=16MiB --transport pl2 \
   --pl2-bulk-order oldest --load 150% --duration 300us --drain 200us

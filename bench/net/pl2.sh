@@ -8,7 +8,7 @@
 # (WITH_SERVER), and the full ResNet-50 size at 400% (FULL: the 100 ms speed run with events/s and
 # CPU s, and the full-size parameter server).
 # Transport names: pl2 (PL2's default sender: per destination the oldest bulk message asks),
-# pl2-shared (--pl2-bulk-order shared: every bulk message asks, session 1's sender), homa,
+# pl2-shared (--pl2-bulk-order shared: every bulk message asks, the original sender), homa,
 # homa-linux (overcommit 8, one granted message per sender: Linux HomaModule's defaults), dctcp,
 # dcqcn, lossy.
 # Usage: bench/net/pl2.sh [out_dir]

@@ -85,7 +85,7 @@ def main():
     cells = {(t, l): Cell(out, "ps", t, l, seeds) for t in transports for l in loads}
     total_cpu = sum(c.cpu for c in cells.values())
 
-    print(f"# Headline (issue 15): RPC p99 and drops, and ML iteration p99 of a parameter-server job"
+    print(f"# Headline: RPC p99 and drops, and ML iteration p99 of a parameter-server job"
           f" (PS + 7 workers, model in {shards} shards, away from the server), per load and transport;"
           f" mean [min..max] over seeds {seeds_text}")
     print("ML p99 = pooled over the seeds' iterations (n); per-seed p99 in brackets. vs Homa-like ="

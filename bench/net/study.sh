@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The RoCE congestion-control study (issue 6, seed 002) on the 128-host 2-level Clos of the paper
+# The RoCE congestion-control study (seed 002) on the 128-host 2-level Clos of the paper
 # (8 ToR x 16 hosts, 8 spines, 200 Gbps, 2:1 oversubscribed): micro all-reduce (1 MiB, 8x16 rings),
 # micro all-to-all (1 MiB), a 64 MiB all-to-all, ResNet-50 data-parallel (8x16 rings), and an
 # all-reduce job sharing the fabric with an all-to-all job (64 hosts each, interleaved, 8x8 rings),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21: rows of the RoCE CC study that can engage congestion control, on the study's 128-host
+# Rows of the RoCE CC study that can engage congestion control, on the study's 128-host
 # 2-level Clos (8 ToR x 16 hosts, 8 spines, 200 Gbps, 2:1) and on generated Clos fabrics of
 # 1:1 / 2:1 / 4:1 oversubscription: a micro all-reduce (8x16 rings) under Poisson web-search
 # background at 30% load, and a 4 MiB all-to-all per oversubscription, for none, dcqcn and hpcc.

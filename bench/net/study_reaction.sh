@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21 (session 4): the RoCE CC study with the reaction counters (rate cuts, PFC head-of-line
+# The RoCE CC study with the reaction counters (rate cuts, PFC head-of-line
 # victims) on workloads that can engage congestion control, several seeds where the workload is
 # random (background arrivals, job placement), on the study's 128-host Clos (8 ToR x 16 hosts,
 # 8 spines, 200 Gbps, 2:1), generated Clos fabrics of 1:1 / 2:1 / 4:1, and fat-trees k=8
@@ -9,7 +9,7 @@
 #                     1.5 GB model (gradient all-reduce 8x16 rings, 110 us of compute per pass per
 #                     bucket), alone
 #   gpt-bg30 (R)      the same under Poisson web-search background at 30% of every host link
-#   allreduce-bg30 (R) the study's 1 MiB micro all-reduce under the same background (session 3's row)
+#   allreduce-bg30 (R) the study's 1 MiB micro all-reduce under the same background
 #   2jobs-block       GPT buckets (64 hosts, 8x8) + DLRM/MoE-style 4 MiB all-to-all (64 hosts),
 #                     each job on whole racks
 #   2jobs-random (R)  the same two jobs on a seeded random placement (jobs straddle racks)

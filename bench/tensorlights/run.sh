@@ -182,7 +182,7 @@ run_one() {
   local servers=() workers=()
   for ((j = 0; j < JOBS; j++)); do
     mkdir -p "$dir/job$j"
-    # Each job's secret token (issue 12: every PS message carries it), written before its server
+    # Each job's secret token (every PS message carries it), written before its server
     # and workers start; the server listens on the PS host's address (default: loopback only).
     (umask 077 && od -An -tx1 -N16 /dev/urandom | tr -d ' \n' >"$dir/job$j/token")
     local p

@@ -122,7 +122,7 @@ Json ResultJson(const faas::SimResult& r) {
 
 // A run whose every request arrived during the warm-up measured nothing: its table row is zeros.
 // Said on stderr even with --quiet (a warning, not progress); the exit status stays 0
-// (FaasCli.NothingMeasuredWarnsAndExitsZero).
+// (FaasSimCli.NothingMeasuredWarnsAndExitsZero).
 void WarnNothingMeasured(const faas::SimResult& r, const std::string& warmup_option,
                          net::Time warmup, double arrival_span_s) {
   std::fprintf(stderr,

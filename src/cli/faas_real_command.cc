@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "core/data_files.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "core/output.h"
 #include "core/units.h"
 #include "faas/dag_reader.h"
@@ -121,6 +122,9 @@ int RunFaas(FaasOptions o) {
     throw UsageError("--http-threads must be in 1..1024");
   }
   sgs.http_threads = o.platform.http_threads;
+  RequireCountInRange("--max-connections", o.platform.http.max_connections, 1, 65536);
+  RequireOptionInRange("--http-request-timeout-s", o.platform.http.request_timeout_s, 0.01, 86400);
+  sgs.http = o.platform.http;
   sgs.proactive = !o.no_proactive;
   sgs.jigsaw_exe = SelfExe();
   bool needs_cifar = false;
@@ -187,6 +191,11 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   command->add_option("--http-threads", o->platform.http_threads,
                       "HTTP threads of the LB and of each SGS (each holds one request until its "
                       "answer; 64)");
+  command->add_option("--max-connections", o->platform.http.max_connections,
+                      "open HTTP connections of the LB and of each SGS; one more evicts an idle "
+                      "one first (256)");
+  command->add_option("--http-request-timeout-s", o->platform.http.request_timeout_s,
+                      "a whole HTTP request must arrive within this, else 408 (10)");
   command->add_option("--cifar", o->cifar,
                       "CIFAR-10 JPEG archive for resize functions (default " +
                           SharedDataPathHelp(kCifarArchive) + ")");

@@ -1,107 +1,11 @@
 // `jigsaw serve`: a KServe v2 REST inference server over a `jigsaw train` checkpoint (src/serve).
-#include <signal.h>
-
-#include <cstdio>
-#include <iostream>
 #include <memory>
 
 #include "cli/commands.h"
-#include "core/error.h"
-#include "net/units.h"
-#include "serve/cache_setup.h"
-#include "serve/exact_match_cache.h"
-#include "serve/http_server.h"
-#include "serve/torch_backend.h"
+#include "serve/serve_options.h"
+#include "serve/serve_run.h"
 
 namespace jigsaw {
-namespace {
-
-struct ServeOptions {
-  TorchBackendOptions backend;
-  std::string cache = "none";
-  int cache_entries = 4096;
-  HttpServerOptions http;
-  double max_body_mb = 16;
-  CacheSetupOptions setup;
-  std::string cache_memory = "64MiB";
-  std::string lookup_budget = "1s";
-  std::string online = "on";
-};
-
-// Parses the size and duration options of the learned caches into `setup`.
-void ParseSetupUnits(ServeOptions* options) {
-  uint64_t bytes = 0;
-  if (!net::ParseBytes(options->cache_memory, &bytes)) {
-    throw UsageError("--cache-memory '" + options->cache_memory + "': expected a size like 4MiB");
-  }
-  options->setup.memory_budget_bytes = static_cast<double>(bytes);
-  net::Time budget = 0;
-  if (!net::ParseDuration(options->lookup_budget, &budget) || budget < 0) {
-    throw UsageError("--lookup-budget '" + options->lookup_budget +
-                     "': expected a duration like 200us");
-  }
-  options->setup.lookup_budget_seconds = static_cast<double>(budget) / net::kSecond;
-  if (options->online != "on" && options->online != "off") {
-    throw UsageError("--online '" + options->online + "': expected on or off");
-  }
-  options->setup.online = options->online == "on";
-}
-
-int RunServe(const ServeOptions& options) {
-  // SIGINT / SIGTERM end the server through sigwait below; blocked before any thread starts so
-  // every thread inherits the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  if (!(options.max_body_mb > 0 && options.max_body_mb <= 1024)) {
-    throw UsageError("--max-body-mb must be in (0, 1024]");
-  }
-  TorchBackendOptions backend_options = options.backend;
-  if (options.cache == "exact") {
-    if (options.cache_entries < 1 || options.cache_entries > (1 << 22)) {
-      throw UsageError("--cache-entries must be in [1, 4194304]");
-    }
-    backend_options.cache = std::make_shared<ExactMatchCache>(options.cache_entries);
-  } else if (options.cache != "none" && options.cache != "freeze" && options.cache != "gati" &&
-             options.cache != "branchy") {
-    throw UsageError("--cache '" + options.cache +
-                     "': expected none, exact, freeze, gati or branchy");
-  }
-  std::unique_ptr<InferenceBackend> backend = LoadTorchBackend(backend_options);
-  if (options.cache == "freeze" || options.cache == "gati" || options.cache == "branchy") {
-    ServeOptions parsed = options;
-    ParseSetupUnits(&parsed);
-    parsed.setup.kind = options.cache;
-    backend->SetCache(BuildCache(*backend, parsed.setup, std::cerr));
-  }
-  HttpServerOptions http = options.http;
-  http.max_body_bytes = static_cast<size_t>(options.max_body_mb * (1 << 20));
-  HttpServer server(http, *backend);
-  const int port = server.Start();
-  const ServedModelInfo& model = backend->info();
-  std::fprintf(stderr,
-               "serve: model '%s' (input %dx%dx%d, %d classes) listening on http://%s:%d/v2 "
-               "(SIGINT or SIGTERM stops)\n",
-               model.name.c_str(), model.channels, model.height, model.width, model.classes,
-               http.host.c_str(), port);
-  std::fflush(stderr);
-  int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
-  server.Stop();
-  const HttpServerStats stats = server.stats();
-  std::fprintf(stderr,
-               "serve: stopped; %lld requests, %lld inferences, %lld client errors, %lld queue "
-               "full, %lld server errors\n",
-               static_cast<long long>(stats.requests), static_cast<long long>(stats.inferences),
-               static_cast<long long>(stats.client_errors),
-               static_cast<long long>(stats.queue_full),
-               static_cast<long long>(stats.server_errors));
-  return 0;
-}
-
-}  // namespace
 
 void AddServeCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<ServeOptions>();
@@ -110,24 +14,42 @@ void AddServeCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--model", options->backend.checkpoint, "checkpoint (OUT/checkpoint.pt)")
       ->required();
   command->add_option("--name", options->backend.name, "served model name (default: its kind)");
-  command->add_option("--host", options->http.host, "listen address")->capture_default_str();
-  command->add_option("--port", options->http.port, "listen port (0 = any free port)")
+  http::ServerOptions& http = options->server.http;
+  command->add_option("--host", http.host, "listen address (beyond loopback: use --token-file)")
       ->capture_default_str();
+  command->add_option("--port", http.port, "listen port (0 = any free port)")
+      ->capture_default_str();
+  command->add_option("--token-file", options->token_file,
+                      "file holding a bearer token every request but the health probes must carry "
+                      "(Authorization: Bearer TOKEN)");
   command->add_option("--max-batch", options->backend.max_batch, "largest batch in a request")
       ->capture_default_str();
   command->add_option("--threads", options->backend.threads, "intra-op inference threads")
       ->capture_default_str();
-  command->add_option("--http-threads", options->http.http_threads, "connections served at once")
+  command->add_option("--http-threads", http.handler_threads, "requests handled at once")
       ->capture_default_str();
   command
-      ->add_option("--queue", options->http.queue_capacity,
+      ->add_option("--max-connections", http.max_connections,
+                   "open connections; more evict idle ones first")
+      ->capture_default_str();
+  command
+      ->add_option("--request-timeout-s", http.request_timeout_s,
+                   "a whole request must arrive within this (408 otherwise)")
+      ->capture_default_str();
+  command
+      ->add_option("--idle-timeout-s", http.idle_timeout_s,
+                   "an idle keep-alive connection is closed after this")
+      ->capture_default_str();
+  command
+      ->add_option("--queue", options->server.queue_capacity,
                    "requests waiting for inference before 503s")
       ->capture_default_str();
-  command
-      ->add_option("--cache", options->cache,
-                   "none, exact (response cache keyed by the input), freeze (k-NN per layer), "
-                   "gati (learned per-layer predictors) or branchy (early exits)")
-      ->capture_default_str();
+  std::string cache_help;
+  for (const CacheKind& kind : CacheKinds()) {
+    cache_help +=
+        (cache_help.empty() ? "" : ", ") + std::string(kind.name) + " (" + kind.help + ")";
+  }
+  command->add_option("--cache", options->cache, cache_help)->capture_default_str();
   CacheSetupOptions& setup = options->setup;
   command
       ->add_option("--data", setup.data.dataset,

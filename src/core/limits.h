@@ -1,4 +1,4 @@
-// Magnitude limits of every numeric input, as policy rather than accident (issue 12).
+// Magnitude limits of every numeric input, as policy rather than accident.
 //
 // docs/limits.md is the users' table of these values. Readers check them at read time and throw
 // InputError naming file:line; the CLI checks options and throws UsageError naming the option;

@@ -1,6 +1,6 @@
-// ResultSet: a command's result files written as a unit (issue 12).
+// ResultSet: a command's result files written as a unit.
 //
-// Writing summary.json, jobs.csv and rounds.csv one after another let a kill in between leave the
+// Writing summary.json, jobs.csv and rounds.csv one after another lets a kill in between leave the
 // new jobs.csv beside the previous run's summary.json (another policy, another GPU count).
 // Commit() instead writes every file into a staging folder beside the destination
 // (".<name>.partial-<pid>"), carries over what else the destination holds (files hard-linked,

@@ -22,9 +22,10 @@ enum class BfsMode : uint8_t { kEntry, kLevel };
 //  kPort:  those whose next hop is a port it knows is down, or that its old route would send back
 //          into the product node they came from; the rest follow the old tree.
 //  kStale: also those whose route in its old tree crosses any link it knows is down (a subtree
-//          label test; until a recomputed tree's labels are ready, every packet). The default
-//          since session 5: it holds the packets the port rule would send towards the failure
-//          while the BFS runs, which then ran out of hops on the detour (docs/d2r.md).
+//          label test; until a recomputed tree's labels are ready, every packet). The default:
+//          the port rule sends such packets on towards the failure while the BFS runs, and from
+//          there the detour may not fit in their remaining hops; the stale rule holds them
+//          (Schemes.StaleHoldRuleHoldsPacketsWhoseOldRouteCrossesAKnownFailure).
 enum class HoldRule : uint8_t { kPort, kStale };
 
 struct Timing {

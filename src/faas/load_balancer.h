@@ -13,7 +13,7 @@
 // many as it takes for their idle fractions (spill_load - load) to add up to the excess
 // (load - spill_load), all in the same epoch: at a high cluster load few SGSs are under
 // scale_out_load, and a DAG above one SGS's capacity must not wait one epoch per SGS while its
-// backlog grows (session 6: seed 5 at load 0.7 lost its first measured seconds to that). Scale-in
+// backlog grows (seed 5 at load 0.7 otherwise loses its first measured seconds). Scale-in
 // (hysteresis): a DAG on several SGSs whose mean SGS load stayed under scale_in_load for
 // calm_epochs consecutive epochs, and that has not scaled out within calm_epochs, leaves the SGS it
 // joined last.
@@ -21,13 +21,13 @@
 // Footprint(dag, cores) of its pool's sandbox memory resident: one sandbox per function plus one
 // per core it keeps busy there (cores = demand / epoch_s, rounded up), at its functions' mean
 // size. Concurrent tasks need sandboxes beside the warm ones of its other functions, and one
-// sandbox per function alone let a 1GB pool admit 15 of 16 sandboxes and churn (session 7).
+// sandbox per function alone lets a 1GB pool admit 15 of 16 sandboxes and churn.
 // Scale-out adds a DAG only to an SGS whose pool holds the DAG's footprint (at its total cores
 // split evenly over the enlarged set) beside the footprints of the DAGs already there; the least
 // loaded SGS that fits joins. Scale-in also happens under memory pressure, whatever the load: on
 // an SGS whose DAGs' footprints exceed its pool, the DAG with the least demand there among those
 // with other SGSs leaves it (one per SGS per epoch) and may not rejoin it for calm_epochs epochs
-// (session 7: with 1GB pools every DAG had joined every SGS and the pools churned, 0 % met).
+// (without it, with 1GB pools every DAG joins every SGS and the pools churn: 0 % met).
 #ifndef JIGSAW_FAAS_LOAD_BALANCER_H_
 #define JIGSAW_FAAS_LOAD_BALANCER_H_
 

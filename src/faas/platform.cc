@@ -26,10 +26,10 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/http_server.h"
 #include "core/output.h"
 #include "faas/openwhisk_balancer.h"
 #include "faas/sparrow_scheduler.h"
-#include "serve/bounded_task_queue.h"
 
 namespace jigsaw::faas {
 namespace {
@@ -39,7 +39,7 @@ constexpr size_t kMaxStatsBytes = 16 << 20;
 // Platform "sparrow": reservations per SGS (live and stale) before a new task is refused (503).
 constexpr size_t kSparrowMaxQueue = 4096;
 
-void Reply(httplib::Response& res, int status, const Json& body) {
+void Reply(http::Response& res, int status, const Json& body) {
   res.status = status;
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
@@ -249,34 +249,26 @@ class Balancer {
   }
 
   int Start() {
-    server_.new_task_queue = [this] {
-      return new BoundedTaskQueue(options_.http_threads, 2 * options_.http_threads);
-    };
-    server_.set_payload_max_length(kMaxBodyBytes);
-    server_.set_read_timeout(5, 0);
-    server_.set_keep_alive_timeout(5);
-    server_.set_tcp_nodelay(true);  // no Nagle + delayed-ACK stalls on small replies
-    server_.Post(R"(/invoke/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-      Invoke(req.matches[1].str(), req.body, res);
+    http::ServerOptions http = options_.http;
+    http.host = "127.0.0.1";
+    http.port = options_.port;
+    http.max_body_bytes = kMaxBodyBytes;
+    http.handler_threads = options_.http_threads;
+    http.max_queued_requests = 2 * options_.http_threads;
+    server_ = std::make_unique<http::Server>(http);
+    server_->Post(R"(/invoke/([^/]+))", [this](const http::Request& req, http::Response& res) {
+      Invoke(req.matches[1], req.body, res);
     });
-    server_.Get("/stats", [this](const httplib::Request&, httplib::Response& res) {
-      Reply(res, 200, Stats());
-    });
-    server_.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-      if (res.body.empty()) {
-        Reply(res, res.status,
-              {{"error", "HTTP " + std::to_string(res.status) +
-                             ": expected POST /invoke/{dag} (body at most 1 MiB) or GET /stats"}});
-      }
-    });
-    const int port = options_.port == 0
-                         ? server_.bind_to_any_port("127.0.0.1")
-                         : (server_.bind_to_port("127.0.0.1", options_.port) ? options_.port : -1);
-    if (port <= 0) {
-      throw UsageError("faas: cannot listen on 127.0.0.1:" + std::to_string(options_.port));
+    server_->Get("/stats",
+                 [this](const http::Request&, http::Response& res) { Reply(res, 200, Stats()); });
+    server_->set_not_found_hint("expected POST /invoke/{dag} (body at most 1 MiB) or GET /stats");
+    int port = 0;
+    try {
+      port = server_->Start();
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("faas: ") + e.what());
     }
     running_ = true;
-    listener_ = std::thread([this] { server_.listen_after_bind(); });
     epochs_ = std::thread([this] { EpochLoop(); });
     return port;
   }
@@ -288,8 +280,7 @@ class Balancer {
     }
     epoch_cv_.notify_all();
     sparrow_cv_.notify_all();
-    server_.stop();
-    if (listener_.joinable()) listener_.join();
+    if (server_) server_->Stop();
     if (epochs_.joinable()) epochs_.join();
   }
 
@@ -402,7 +393,7 @@ class Balancer {
     return true;
   }
 
-  void Invoke(const std::string& dag_name, const std::string& body, httplib::Response& res) {
+  void Invoke(const std::string& dag_name, const std::string& body, http::Response& res) {
     DagId dag = 0;
     bool found = false;
     for (DagId d = 0; d < catalog_.dags.size() && !found; ++d) {
@@ -581,7 +572,7 @@ class Balancer {
   // fan-out runs in parallel); the functions read the request's payload, and their outputs come
   // back through the controller into the answer. The first function that fails fails the request
   // with its SGS's status and error (its successors are not invoked).
-  void InvokeComposition(DagId dag, const std::string& payload, httplib::Response& res) {
+  void InvokeComposition(DagId dag, const std::string& payload, http::Response& res) {
     const auto begin = std::chrono::steady_clock::now();
     const Dag& d = catalog_.dags[dag];
     std::mutex mu;
@@ -740,8 +731,8 @@ class Balancer {
   std::vector<char> usable_;
   std::vector<Json> last_stats_;
   std::map<std::string, int64_t> counters_;
-  httplib::Server server_;
-  std::thread listener_, epochs_;
+  std::unique_ptr<http::Server> server_;
+  std::thread epochs_;
 };
 
 }  // namespace

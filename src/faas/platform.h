@@ -1,4 +1,6 @@
-// The real platform (`jigsaw faas`): a load-balancer process and K SGS processes on 127.0.0.1.
+// The real platform (`jigsaw faas`): a load-balancer process and K SGS processes on 127.0.0.1,
+// each serving HTTP with core/http_server.h (its bounds on bodies, headers, request time and
+// connections hold for the LB and every SGS alike).
 //
 // RunPlatform forks the K SGS processes first (each an SgsServer on a free loopback port, which
 // it reports through a pipe; each gets SIGKILL if the platform process dies), then serves the
@@ -45,6 +47,7 @@
 
 #include <string>
 
+#include "core/http_server.h"
 #include "faas/dag.h"
 #include "faas/load_balancer.h"
 #include "faas/sgs_server.h"
@@ -59,6 +62,9 @@ struct PlatformOptions {
   std::string out;
   Time epoch = 500 * net::kMillisecond;
   int http_threads = 64;
+  // The LB's HTTP bounds (core/http_server.h); host, port, body limit (1 MiB) and threads are
+  // the LB's own.
+  http::ServerOptions http;
   int max_sgs_restarts = 5;     // per SGS
   uint64_t invoker_memory = 0;  // "openwhisk": memory slots per SGS; 0: sgs.memory
   int sparrow_probes = 2;       // "sparrow": SGSs probed per function (1..8)

@@ -1,7 +1,6 @@
 #include "faas/sgs_server.h"
 
 #include <fcntl.h>
-#include <httplib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/http_server.h"
 #include "core/json_input.h"
 #include "core/output.h"
 #include "faas/duration_table.h"
@@ -22,7 +22,6 @@
 #include "faas/sandbox_pause.h"
 #include "faas/sandbox_process.h"
 #include "faas/worker.h"
-#include "serve/bounded_task_queue.h"
 
 namespace jigsaw::faas {
 namespace {
@@ -43,7 +42,7 @@ double Ms(Time t) { return static_cast<double>(t) / net::kMillisecond; }
 
 Time Longest(const std::vector<Time>& path) { return *std::max_element(path.begin(), path.end()); }
 
-void Reply(httplib::Response& res, int status, const Json& body) {
+void Reply(http::Response& res, int status, const Json& body) {
   res.status = status;
   res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
 }
@@ -75,40 +74,33 @@ class SgsServer::Impl {
   }
 
   int Start(int port) {
-    server_ = std::make_unique<httplib::Server>();
-    const int threads = options_.http_threads;
-    server_->new_task_queue = [threads] { return new BoundedTaskQueue(threads, 2 * threads); };
-    server_->set_payload_max_length(kMaxBodyBytes);
-    server_->set_read_timeout(5, 0);
-    server_->set_keep_alive_timeout(5);
-    server_->set_tcp_nodelay(true);
-    server_->Post(R"(/run/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-      Run(req.matches[1].str(), "", req.body, res);
+    http::ServerOptions http = options_.http;
+    http.host = "127.0.0.1";
+    http.port = port;
+    http.max_body_bytes = kMaxBodyBytes;
+    http.handler_threads = options_.http_threads;
+    http.max_queued_requests = 2 * options_.http_threads;
+    server_ = std::make_unique<http::Server>(http);
+    server_->Post(R"(/run/([^/]+))", [this](const http::Request& req, http::Response& res) {
+      Run(req.matches[1], "", req.body, res);
     });
-    server_->Post(R"(/fn/([^/]+)/([^/]+))",
-                  [this](const httplib::Request& req, httplib::Response& res) {
-                    Run(req.matches[1].str(), req.matches[2].str(), req.body, res);
-                  });
-    server_->Get("/stats", [this](const httplib::Request& req, httplib::Response& res) {
+    server_->Post(R"(/fn/([^/]+)/([^/]+))", [this](const http::Request& req, http::Response& res) {
+      Run(req.matches[1], req.matches[2], req.body, res);
+    });
+    server_->Get("/stats", [this](const http::Request& req, http::Response& res) {
       Reply(res, 200, Stats(req.has_param("reset")));
     });
-    server_->set_error_handler([](const httplib::Request&, httplib::Response& res) {
-      if (res.body.empty()) {
-        Reply(
-            res, res.status,
-            {{"error", "HTTP " + std::to_string(res.status) +
-                           ": expected POST /run/{dag}, POST /fn/{dag}/{function} or GET /stats"}});
-      }
-    });
-    port_ = port == 0 ? server_->bind_to_any_port("127.0.0.1")
-                      : (server_->bind_to_port("127.0.0.1", port) ? port : -1);
-    if (port_ <= 0)
-      throw UsageError("faas SGS: cannot listen on 127.0.0.1:" + std::to_string(port));
+    server_->set_not_found_hint(
+        "expected POST /run/{dag}, POST /fn/{dag}/{function} or GET /stats");
+    try {
+      port_ = server_->Start();
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("faas SGS: ") + e.what());
+    }
     if (::pipe2(stop_pipe_, O_CLOEXEC) != 0) throw std::runtime_error("faas SGS: pipe failed");
     running_ = true;
     scheduler_ = std::thread([this] { ScheduleLoop(); });
     epoch_thread_ = std::thread([this] { EpochLoop(); });
-    listener_ = std::thread([this] { server_->listen_after_bind(); });
     return port_;
   }
 
@@ -128,8 +120,7 @@ class SgsServer::Impl {
     }
     cv_.notify_all();
     epoch_cv_.notify_all();
-    server_->stop();
-    if (listener_.joinable()) listener_.join();
+    server_->Stop();
     if (scheduler_.joinable()) scheduler_.join();
     if (epoch_thread_.joinable()) epoch_thread_.join();
     std::list<std::unique_ptr<Sandbox>> all;
@@ -191,7 +182,7 @@ class SgsServer::Impl {
   // ---- HTTP side ----
   // `function` empty: the whole DAG; else only that function of it (its successors are not run).
   void Run(const std::string& dag_name, const std::string& function, const std::string& payload,
-           httplib::Response& res) {
+           http::Response& res) {
     const Time arrival = Now();
     DagId dag = 0;
     bool found = false;
@@ -726,8 +717,8 @@ class SgsServer::Impl {
   std::list<std::unique_ptr<Sandbox>> sandboxes_;
   uint32_t next_request_ = 0;
   uint64_t next_sandbox_ = 0;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread listener_, scheduler_, epoch_thread_;
+  std::unique_ptr<http::Server> server_;
+  std::thread scheduler_, epoch_thread_;
   int port_ = 0;
   int stop_pipe_[2] = {-1, -1};
 };

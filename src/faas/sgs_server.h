@@ -1,5 +1,6 @@
-// One semi-global scheduler (SGS) of the real platform: an HTTP server on 127.0.0.1 that runs
-// whole DAG requests on its own pool of sandbox processes (faas/sandbox_process.h).
+// One semi-global scheduler (SGS) of the real platform: an HTTP server (core/http_server.h) on
+// 127.0.0.1 that runs whole DAG requests on its own pool of sandbox processes
+// (faas/sandbox_process.h).
 //
 // POST /fn/{dag}/{function} (body: the request payload) runs that one function of the DAG as a
 // request of its own (tasks 1; its successors are not run; deadline and critical path as for the
@@ -33,6 +34,7 @@
 #include <memory>
 #include <string>
 
+#include "core/http_server.h"
 #include "faas/dag.h"
 #include "faas/ready_queue.h"
 
@@ -50,6 +52,9 @@ struct SgsOptions {
   int max_attempts = 2;  // per task: the first run + retries after a sandbox died
   int max_requests = 256;
   int http_threads = 64;
+  // The HTTP bounds (core/http_server.h); host, port, body limit (1 MiB) and threads are the
+  // SGS's own.
+  http::ServerOptions http;
   Time request_timeout = 60 * net::kSecond;
   // A sandbox not ready this long after its spawn is killed (its task retried or failed); Stop
   // cancels sandboxes still initialising at once, whatever this is.

@@ -82,7 +82,7 @@ struct Pl2Params {
   Time small_horizon = 40 * kMicrosecond;  // one-burst messages book at most this far ahead
   // true (the default): per destination, a host asks only for its oldest waiting bulk message
   // (messages to one receiver complete in start order, senders interleave by ticket); false
-  // (`--pl2-bulk-order shared`, session 1's sender): for every waiting bulk message (rejected ones
+  // (`--pl2-bulk-order shared`, the original sender): for every waiting bulk message (rejected ones
   // retry at their ticket, so an overloaded receiver's messages share it per burst).
   bool bulk_oldest_first = true;
 };

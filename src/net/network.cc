@@ -165,7 +165,7 @@ Network::Network(const Topology& topology, const NetConfig& config)
 Network::~Network() = default;
 
 // Headroom is set aside from the buffer; if it does not fit, the MMU would admit more than the
-// switch holds (issue 21: 390 KB queued at one port of a 64 KiB buffer).
+// switch holds (otherwise one port of a 64 KiB buffer queued 390 KB).
 void Network::RequireRoomForHeadroom(const Topology& topology, uint32_t node,
                                      const std::vector<SwitchMmu::PortSpec>& specs) const {
   uint64_t fixed = 0;

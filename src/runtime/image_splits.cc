@@ -28,6 +28,17 @@ std::string DefaultDataCacheDir() {
   return ".cache/jigsaw";
 }
 
+void ChannelStatistics(const std::string& dataset, int channels, std::vector<double>* mean,
+                       std::vector<double>* std) {
+  if (dataset == "cifar10" && channels == 3) {
+    *mean = {0.4914, 0.4822, 0.4465};
+    *std = {0.2470, 0.2435, 0.2616};
+    return;
+  }
+  mean->assign(static_cast<size_t>(channels), 0.286);
+  std->assign(static_cast<size_t>(channels), 0.353);
+}
+
 ImageSet LoadImageSplit(const DataOptions& options, bool train) {
   ImageSet set;
   if (options.dataset == "fashion-mnist") {
@@ -36,8 +47,7 @@ ImageSet LoadImageSplit(const DataOptions& options, bool train) {
     const std::string source = options.data_dir.empty() ? DefaultCifarSource() : options.data_dir;
     const std::string cache = options.cache_dir.empty() ? DefaultDataCacheDir() : options.cache_dir;
     set = LoadCifar10(source, train, cache);
-    set.channel_mean = {0.4914, 0.4822, 0.4465};
-    set.channel_std = {0.2470, 0.2435, 0.2616};
+    ChannelStatistics(options.dataset, set.channels, &set.channel_mean, &set.channel_std);
   } else if (options.dataset == "synthetic") {
     set =
         MakeSyntheticImageSet(train ? options.synthetic_train : options.synthetic_test,

@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "core/rng.h"
 #include "runtime/image_splits.h"
+#include "serve/kserve_protocol.h"
 
 namespace jigsaw {
 namespace {
@@ -55,7 +56,7 @@ Answer ParseAnswer(const std::string& body) {
     if (output.at("name") == "class")
       answer.classes = output.at("data").get<std::vector<int64_t>>();
   }
-  answer.blocks_run = json.at("parameters").at("blocks_run").get<std::vector<int>>();
+  answer.blocks_run = DecodeBlocksRun(json.at("parameters").at("blocks_run").get<std::string>());
   answer.blocks = json.at("parameters").at("blocks").get<int>();
   return answer;
 }

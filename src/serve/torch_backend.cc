@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/limits.h"
+#include "runtime/image_splits.h"
 #include "runtime/model_spec.h"
 #include "runtime/models.h"
 
@@ -240,6 +241,8 @@ std::unique_ptr<InferenceBackend> LoadTorchBackend(const TorchBackendOptions& op
   info.width = spec->width;
   info.classes = spec->classes;
   info.max_batch = options.max_batch;
+  info.dataset = spec->dataset;
+  ChannelStatistics(spec->dataset, info.channels, &info.channel_mean, &info.channel_std);
   if (info.channels < 1 || info.height < 1 || info.width < 1 || info.classes < 1 ||
       info.channels * int64_t{info.height} * info.width > (1 << 24)) {
     throw InputError(path, 0, "spec.shape: expected positive channels, height, width, classes");

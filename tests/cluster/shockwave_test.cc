@@ -466,7 +466,7 @@ TEST(ShockwavePlan, PlannerMatchesCbcOnRandomInstances) {
               total / instances);
 }
 
-// Issue 12 (9): the planner's default limit is work, not wall-clock time, so a plan never
+// The planner's default limit is work, not wall-clock time, so a plan never
 // depends on the machine's speed or load. A binding work limit stops the search at the same
 // point on every run.
 TEST(ShockwavePlan, TheWorkLimitIsDeterministicAndBinding) {

@@ -112,7 +112,7 @@ TEST(SimCli, BadInputsGiveClearErrors) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 12 (5-7, 10): absurd option values and inputs end in exit 2 with a message naming the
+// Absurd option values and inputs end in exit 2 with a message naming the
 // option or file:line; before, some exited 0 with NaN metrics, 104 (CLI11) or 1 (nlohmann), or
 // never ended.
 TEST(SimCli, AbsurdValuesAreUsageErrorsNamingTheOptionOrLine) {
@@ -164,7 +164,7 @@ TEST(SimCli, AbsurdValuesAreUsageErrorsNamingTheOptionOrLine) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 12 (8): a kill during the final writes left the new jobs.csv beside the previous run's
+// A kill during the final writes left the new jobs.csv beside the previous run's
 // rounds.csv and summary.json (another policy and GPU count) plus *.tmp files. The result set
 // is now swapped in as a unit: a run killed right after its first file (the fault injection
 // JIGSAW_FAULT_KILL_AFTER_WRITES) leaves the previous set whole, and files of the user's in the
@@ -197,7 +197,7 @@ TEST(SimCli, AKillDuringTheFinalWritesLeavesThePreviousResultSetWhole) {
   std::filesystem::remove_all(dir);
 }
 
-// Issue 12 (9): with the planner's old wall-clock limit, results changed with the machine's
+// With the planner's old wall-clock limit, results changed with the machine's
 // speed (3 of 3 runs differed under load). The planner now stops at a work limit; the solver
 // timeout applies to CBC only, so even an absurdly short one leaves the planner's results
 // byte-identical. A wall-clock limit exists only as an explicit option.

@@ -231,7 +231,7 @@ TEST(Simulator, RejectsJobsThatCannotRun) {
   EXPECT_THROW(Simulate(trace, "fifo", 8, &table), InputError);
 }
 
-// Issue 12 (4): a run that cannot progress stops with a clear error instead of looping with
+// A run that cannot progress stops with a clear error instead of looping with
 // growing memory. A job below one iteration per round is refused at its trace line...
 TEST(Simulator, AJobBelowOneIterationPerRoundIsRefusedAtItsLine) {
   ThroughputTable table = ThroughputTable::Parse(

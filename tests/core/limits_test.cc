@@ -1,4 +1,4 @@
-// Issue 12: the limits of core/limits.h as code enforces them (bounded reads, bounded echo,
+// The limits of core/limits.h as code enforces them (bounded reads, bounded echo,
 // bounded JSON depth, checked JSON numbers, formatting of huge values).
 #include "core/limits.h"
 

@@ -1,4 +1,4 @@
-// Issue 12 (8): result files are replaced as a unit, and what else the folder holds survives.
+// Result files are replaced as a unit, and what else the folder holds survives.
 #include "core/result_set.h"
 
 #include <gtest/gtest.h>

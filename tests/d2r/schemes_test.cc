@@ -454,9 +454,9 @@ TEST(Schemes, NewsOfEachFailureCrossesOnlySurvivingLinks) {
 // 1), news of B at 300 us (3-5-4-0), the in-band notice of B at 303 us. The only way out from 0
 // is 0-4-5-3 (3 hops); from 1 or 2 the way back costs 5 hops. In [100, 300 us) switch 0 knows of
 // A only, and its shortest path under A (0-2-3) runs into B: it cannot tell this world from one
-// without B, so packets sent then are stranded before news (session 4 counted them as having a
-// way out). In [300, 303 us) 0 could know of B at signal speed but no notice can be there yet: 3
-// packets lost with a way out, all before notice. From 303 us D2R holds and reroutes: no loss.
+// without B, so packets sent then are stranded before news (they have no way out). In [300, 303 us)
+// 0 could know of B at signal speed but no notice can be there yet: 3 packets lost with a way out,
+// all before notice. From 303 us D2R holds and reroutes: no loss.
 TEST(Schemes, ASwitchThatCannotKnowOfTheSecondFailureIsNotAWayOut) {
   Topology t = MakeGraph(6, {{0, 1}, {1, 3}, {0, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 3}});
   t.links[t.FindLink(0, 2)].delay = 1000 * net::kMicrosecond;
@@ -623,7 +623,7 @@ TEST(Schemes, StaleHoldRuleReadsTheLastLabelledTreeWhileNewLabelsAreSwept) {
   ASSERT_EQ(held.kind, Decision::kHold);
   EXPECT_EQ(held.until, 200 * us);
   // During the second: routes to 1 (0-1) and 6 (0-4-5-6) avoid both failures in the failure-free
-  // tree: forwarded on them (session 5's model held both: no labels for the first new tree).
+  // tree: forwarded on them (the labels of the last labelled tree say they are intact).
   EXPECT_EQ(d2r.Decide(0, to1, second, &change).next, 1);
   EXPECT_EQ(d2r.Decide(0, to6, second, &change).next, 4);
   held = d2r.Decide(0, to3, second, &change);
@@ -771,11 +771,11 @@ TEST(Schemes, AComputationResumesTheTreeInForceAtTheFirstLevelThatCrossedTheFail
 }
 
 TEST(Schemes, TwoSwitchHoldsAreShorterWhenEachSwitchResumesItsTree) {
-  // A packet held at two switches in a row, one BFS each (the last double-failure scenarios below
-  // 100x in session 6, on VtlWavenet2008/2011): line 0-1-2-3-4-5-6 with detours 1-8-2 and 5-7-6,
-  // 100 us links, passes of 20 us, no replica gap; 1-2 and 5-6 fail. Switch 1 (an end of 1-2)
-  // holds a packet for 6 from 0 until its BFS for 1-2 down finds 6 ({1}: 0, 8; {0, 8}: 2; {2}: 3;
-  // {3}: 4; {4}: 5; {5}: 6, 7), at 120 us. Switch 2 (the other end) finished that BFS at 100 us
+  // A packet held at two switches in a row, one BFS each (the mechanism of the longest holds of
+  // the double-failure study, on VtlWavenet2008/2011): line 0-1-2-3-4-5-6 with detours 1-8-2 and
+  // 5-7-6, 100 us links, passes of 20 us, no replica gap; 1-2 and 5-6 fail. Switch 1 (an end of
+  // 1-2) holds a packet for 6 from 0 until its BFS for 1-2 down finds 6 ({1}: 0, 8; {0, 8}: 2; {2}:
+  // 3; {3}: 4; {4}: 5; {5}: 6, 7), at 120 us. Switch 2 (the other end) finished that BFS at 100 us
   // ({2}: 3, 8; {3, 8}: 4, 1; {4, 1}: 5, 0; {5, 0}: 6, 7; {6, 7}) and learns of 5-6 at 3 x 120 =
   // 360 us: a packet for 6 arriving then is held (its route 2-3-4-5-6 crosses 5-6) until the new
   // BFS finds 6. That BFS resumes switch 2's tree at level 3, the first that crossed 5-6: the

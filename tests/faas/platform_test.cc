@@ -31,6 +31,7 @@
 #include "faas/dag_reader.h"
 #include "faas/function_code.h"
 #include "faas/sgs_server.h"
+#include "test_util/raw_http.h"
 #include "test_util/shell.h"
 
 namespace jigsaw::faas {
@@ -789,7 +790,7 @@ TEST(FaasPlatform, MalformedHttpGetsAClearErrorWhileOthersAreServed) {
   // A garbage request line.
   const std::string garbage = RawExchange(platform.port(), "NOT HTTP AT ALL\r\n\r\n");
   EXPECT_EQ(garbage.rfind("HTTP/1.1 400", 0), 0u) << garbage;
-  EXPECT_NE(garbage.find("expected POST /invoke/{dag}"), std::string::npos) << garbage;
+  EXPECT_NE(garbage.find("request line"), std::string::npos) << garbage;
   // A length field far beyond the 1 MiB body limit is refused, never trusted.
   const std::string huge = RawExchange(
       platform.port(), "POST /invoke/h HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n");
@@ -803,7 +804,8 @@ TEST(FaasPlatform, MalformedHttpGetsAClearErrorWhileOthersAreServed) {
   httplib::Client client("127.0.0.1", platform.port());
   auto wrong = client.Get("/invoke/h");
   ASSERT_TRUE(wrong);
-  EXPECT_EQ(wrong->status, 404);
+  EXPECT_EQ(wrong->status, 405);
+  EXPECT_EQ(wrong->get_header_value("Allow"), "POST");
   EXPECT_NE(wrong->body.find("expected POST /invoke/{dag}"), std::string::npos) << wrong->body;
   // Meanwhile a well-formed request is served, while a slow-loris peer holds a connection open.
   const int idle = socket(AF_INET, SOCK_STREAM, 0);
@@ -818,6 +820,32 @@ TEST(FaasPlatform, MalformedHttpGetsAClearErrorWhileOthersAreServed) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200) << ok->body;
   EXPECT_EQ(json::parse(ok->body)["outputs"]["f"], Expected("sha256:1KiB", "payload#f"));
+}
+
+// A chunked body over the 1 MiB limit, sent to the LB and straight to an SGS, is refused with
+// 413 once it crosses the limit (the server reads no more of it), and both go on serving.
+TEST(FaasPlatform, ChunkedBodiesOverTheLimitAreRefusedByTheLbAndTheSgs) {
+  const std::string dags = OneFunctionDags("10s");
+  Platform platform("chunked", dags, {"--sgs", "1"});
+  ASSERT_GT(platform.port(), 0) << platform.Stderr();
+  const json stats = platform.Stats();
+  ASSERT_TRUE(stats.contains("sgs")) << stats.dump();
+  const int sgs_port = stats["sgs"][0]["port"].get<int>();
+  const std::string chunk = "10000\r\n" + std::string(1 << 16, 'x') + "\r\n";
+  for (const auto& [port, path] : {std::pair{platform.port(), std::string("/invoke/h")},
+                                   std::pair{sgs_port, std::string("/run/h")}}) {
+    test_util::RawConnection c(port);
+    ASSERT_TRUE(c.Send("POST " + path + " HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"));
+    size_t sent = 0;
+    while (sent < (size_t{64} << 20) && !c.Readable(0) && c.Send(chunk)) sent += 1 << 16;
+    const test_util::RawResponse refused = c.Read();
+    EXPECT_EQ(refused.status, 413) << path << ": " << refused.head << refused.body;
+    EXPECT_NE(refused.body.find("\"error\""), std::string::npos) << refused.body;
+    EXPECT_LT(sent, size_t{64} << 20) << "the server read the whole 64 MiB";
+  }
+  auto ok = platform.Invoke("h", "payload");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
 }
 
 }  // namespace

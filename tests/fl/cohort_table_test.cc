@@ -438,18 +438,18 @@ TEST(BlobDiscovery, SeparationGateAndRebipartitionRecoverBlobsTheReferenceMisses
   ExpectRulesRecoverDraws({1u, 4u, 6u, 9u, 14u}, PlaygroundOptions(), AddedRules());
 }
 
-// Session 9: draws on which an early split cut a blob and the fragment stayed in another blob's
+// Draws on which an early split cut a blob and the fragment stayed in another blob's
 // cohort under the added rules (ARI 0.60-0.84); with the median reward centre and the gate on the
 // first split as well, the fragment is pushed out and the four blobs are found (bench/fl.sh's
-// "robust" rules; they do not fix every draw: docs/fl.md, session 9).
+// "robust" rules; they do not fix every draw: docs/results/fl.md).
 TEST(BlobDiscovery, MedianRewardsRecoverDrawsWithAFragmentLeftByAnEarlySplit) {
   ExpectRulesRecoverDraws({25u, 42u, 104u}, AddedRules(), RobustRules());
 }
 
-// Session 11: draws the robust rules leave below ARI 0.9 (a blob cut by sides drawn from one
+// Draws the robust rules leave below ARI 0.9 (a blob cut by sides drawn from one
 // round, 3 cohorts at the end: ARI 0.61-0.68); with the first sides of every cohort drawn
 // over its known clients' stored signatures as well, the four blobs are found (bench/fl.sh's
-// "pooled" rules; they do not fix every draw and break a few others: docs/fl.md, session 11).
+// "pooled" rules; they do not fix every draw and break a few others: docs/results/fl.md).
 TEST(BlobDiscovery, PooledSidesRecoverDrawsWhereOneRoundsSidesCutABlob) {
   CohortOptions pooled = RobustRules();
   pooled.pooled_sides = true;

@@ -314,6 +314,8 @@ void RunKserveRequest(const std::string& text) {
   model.width = 4;
   model.classes = 3;
   model.max_batch = 4;
+  model.channel_mean = {0.5};
+  model.channel_std = {0.25};
   InferRequest request;
   try {
     request = ParseInferRequest(model, text);
@@ -329,9 +331,8 @@ void RunKserveRequest(const std::string& text) {
   result.classes.assign(request.batch, 1);
   result.blocks_run.assign(request.batch, 2);
   result.blocks = 2;
-  const std::string reply = EncodeInferResponse(model, request, result)
-                                .dump(-1, ' ', false, Json::error_handler_t::replace);
-  Check(!reply.empty(), "an empty response");
+  const EncodedResponse reply = EncodeInferResponse(model, request, result);
+  Check(!reply.body.empty(), "an empty response");
 }
 
 void RunProfile(const std::string& text) {
@@ -528,11 +529,15 @@ std::vector<Area> MakeAreas() {
               ps::Message{ps::MessageType::kPull, 0, 1, {}},
               ps::Message{ps::MessageType::kBye, 0, 0, {}}});
 
-  const std::string kserve = R"json({"id": "a", "inputs": [{"name": "x", "shape": [1, 1, 4, 4],
+  const std::string kserve = R"json({"id": "a", "inputs": [{"name": "input", "shape": [1, 1, 4, 4],
   "datatype": "FP32", "data": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15.5]}],
   "outputs": [{"name": "class"}]})json";
-  const std::string kserve_nested = R"json({"inputs": [{"name": "x", "shape": [1, 4, 4],
+  const std::string kserve_nested = R"json({"inputs": [{"name": "input", "shape": [1, 4, 4],
   "datatype": "FP64", "data": [[[1, 2, 3, 4], [5, 6, 7, 8], [9, 1e3, -1, 0], [2, 2, 2, 2]]]}]})json";
+  const std::string kserve_pixels = R"json({"parameters": {"binary_data_output": false},
+  "inputs": [{"name": "input", "shape": [1, 1, 4, 4], "datatype": "UINT8",
+  "parameters": {"pixel_range": "0..255"}, "data": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+  14, 255]}], "outputs": [{"name": "logits", "parameters": {"binary_data": true}}]})json";
   auto with = [](std::vector<std::string> seeds, std::initializer_list<std::string> extra) {
     for (const std::string& s : extra) {
       if (!s.empty()) seeds.push_back(s);
@@ -573,7 +578,7 @@ std::vector<Area> MakeAreas() {
            RunAstra},
       Area{"ps_messages", {session}, RunPsStream},
       Area{"ps_server", {session}, RunPsServer},
-      Area{"kserve_request", {kserve, kserve_nested}, RunKserveRequest},
+      Area{"kserve_request", {kserve, kserve_nested, kserve_pixels}, RunKserveRequest},
   };
 }
 

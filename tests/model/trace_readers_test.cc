@@ -101,9 +101,9 @@ TEST(TraceReaders, MalformedInputGivesFileLineAndExpectation) {
   EXPECT_THROW(ParseTrace("empty", "\n\n"), InputError);
 }
 
-// Issue 12 (5): every numeric trace field has a documented maximum (docs/limits.md), checked
-// with file:line at read time; before, 1e11 steps used 1.8 GB and ran on, 1e300 disabled the
-// deadline, an arrival of 1e20 gave JCT 0 and a batch size of 2^63-1 became -1.
+// Every numeric trace field has a documented maximum (docs/limits.md), checked with file:line at
+// read time: unchecked, 1e11 steps use 1.8 GB and run on, 1e300 disables the deadline, an arrival
+// of 1e20 gives JCT 0 and a batch size of 2^63-1 becomes -1.
 TEST(TraceReaders, MagnitudesBeyondTheLimitsAreRefusedAtTheirLine) {
   auto shockwave = [](const std::string& steps, const std::string& sf, const std::string& weight,
                       const std::string& duration, const std::string& arrival) {

@@ -238,7 +238,7 @@ TEST(NetCli, BadInputsFailWithLocatedMessages) {
   EXPECT_EQ(nlohmann::json::parse(Slurp(out + "/summary.json"))["ack_priority"], "high");
 }
 
-// Issue 21: a buffer smaller than the PFC headroom was accepted, and one port then queued 390 KB
+// A buffer smaller than the PFC headroom was accepted, and one port then queued 390 KB
 // in a 64 KiB buffer. 100 Gbps x 10 us links need 3 x 125 KB of headroom per port.
 TEST(NetCli, BufferSmallerThanPfcHeadroomIsRefused) {
   const std::string out = TempDir("headroom");
@@ -266,7 +266,7 @@ TEST(NetCli, BufferSmallerThanPfcHeadroomIsRefused) {
             0);
 }
 
-// Issue 12 (2, 7, 10): links so slow that simulated time would pass 2^63 ps crashed the heap
+// Links so slow that simulated time would pass 2^63 ps crashed the heap
 // (exit 139); --cycle-ns -1/nan/inf and 2^63 compute cycles silently dropped compute time;
 // --stop 0s exited 0 with the job unfinished; extra layer lines were ignored; clos:spines=5e7
 // and --chunks 1e6 exhausted memory. Now: exit 2 with the option or file:line, or 3 when the
@@ -337,7 +337,7 @@ TEST(NetCli, RackExperimentReportsLatencyQueuesAndMl) {
   EXPECT_EQ(Slurp(a + "/summary.json"), Slurp(b + "/summary.json"));
   auto summary = nlohmann::json::parse(Slurp(a + "/summary.json"));
   EXPECT_EQ(summary["transport"], "pl2");
-  EXPECT_EQ(summary["pl2_bulk_order"], "oldest");  // the default sender order since session 5
+  EXPECT_EQ(summary["pl2_bulk_order"], "oldest");  // the default sender order
   EXPECT_EQ(summary["network"]["drops"], 0);
   const auto& rack = summary["rack"];
   EXPECT_GT(rack["rpc"]["count"].get<int>(), 10);

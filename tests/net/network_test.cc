@@ -122,7 +122,7 @@ TEST(NetIncast, DcqcnAndHpccStayBelowPfcThresholds) {
   }
 }
 
-// Issue 21: ACKs always took a strict-priority queue, while the study's config (ACK_HIGH_PRIO 0)
+// ACKs once always took a strict-priority queue, while the study's config (ACK_HIGH_PRIO 0)
 // queues them with data. Host 0 sends 500 KB to host 1 while 8 senders fill the switch port
 // towards host 0: with ACKs in the data queue, host 0's ACKs wait behind that queue and its
 // BDP-window flow slows down; with high-priority ACKs they overtake it.
@@ -180,7 +180,7 @@ TEST(NetLossy, WithoutPfcDropsAreRecoveredByGoBackN) {
   }
 }
 
-// Issue 21: the counter compared the resent sequence with snd_una / rcv_nxt, which a NACK has
+// The counter once compared the resent sequence with snd_una / rcv_nxt, which a NACK has
 // just rewound to, so go-back-N resends counted 0. By hand: 100 Gbps in, 30 Gbps out, no shared
 // buffer, so the switch holds one packet on the wire plus three in its 4096-byte ingress reserve
 // (1048-byte packets arrive every 83.84 ns, one leaves every 279.47 ns). Of 8 back-to-back packets
@@ -207,13 +207,13 @@ TEST(NetLossy, RetransmissionsAreCountedExactly) {
   EXPECT_EQ(network.flow(id).rcv_nxt, 8000u);
   EXPECT_GE(network.flow(id).acked, 0);
   // The 1 ms retransmission timer armed at the first send fires after the flow finished; it must
-  // not count as simulated time (issue 21: end = the last ACK, a few microseconds in).
+  // not count as simulated time (end = the last ACK, a few microseconds in).
   EXPECT_EQ(stats.end, network.flow(id).acked);
   EXPECT_LT(stats.end, 20 * kMicrosecond);
   EXPECT_GE(stats.now, kMillisecond);
 }
 
-// Issue 21: DCQCN's rate-increase timer fires 900 us after a cut, long after the traffic, and
+// DCQCN's rate-increase timer fires 900 us after a cut, long after the traffic, and
 // stretched the simulated time and diluted the average queue (157 us vs 1,035 us on one
 // traffic). The end is the last ACK; the queue average is over [0, end].
 TEST(NetEndTime, IdleCcTimersDoNotExtendTheRun) {
@@ -246,7 +246,7 @@ TEST(NetEndTime, IdleCcTimersDoNotExtendTheRun) {
   }
 }
 
-// Issue 21: the MMU set headroom aside that the buffer did not have.
+// The MMU once set headroom aside that the buffer did not have.
 TEST(NetErrors, BufferSmallerThanPfcHeadroomIsRefused) {
   const Topology far =
       ParseTopologyText("far", "3 1 2\n2\n0 2 100Gbps 10us 0\n1 2 100Gbps 10us 0\n");
@@ -282,7 +282,7 @@ TEST(NetErrors, CorruptingLinkStillDeliversEveryByte) {
 }
 
 }  // namespace
-// Issue 12 (2): 1 bps links pushed simulated time past 2^63 ps; the overflow reordered events
+// 1 bps links pushed simulated time past 2^63 ps; the overflow reordered events
 // and ended in erase(end()) and exit 139. Every event is now checked against the horizon.
 // The "for transports" methods: a transport may push only its own event types, and learns its
 // hosts' NIC ports from the fabric.

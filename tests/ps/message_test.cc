@@ -93,8 +93,8 @@ TEST(PsMessage, TruncatedStreamIsAProtocolError) {
   EXPECT_THROW(ReceiveMessage(b.fd(), kToken), ProtocolError);
 }
 
-// Issue 12 (3): every frame carries the job's token, and a header's count never allocates more
-// than the bytes that actually arrived (the old reader allocated the announced 1 GiB first).
+// Every frame carries the job's token, and a header's count never allocates more than the bytes
+// that actually arrived (a frame announcing 1 GiB must not allocate 1 GiB before it arrives).
 TEST(PsMessage, TheTokenIsCheckedAndTheCountNeverAllocatesAhead) {
   const Token other = ParseToken("ffeeddccbbaa99887766554433221100");
   const std::string frame = EncodeMessage(Message{MessageType::kPush, 0, 0, {1.0f}}, kToken);

@@ -76,7 +76,7 @@ TEST(PsTrainCli, ServerAndTwoWorkersTrainAnMlp) {
   fs::remove_all(dir);
 }
 
-// Issue 12 (3): a job's server needs its token; without one it refuses to start (exit 2).
+// A job's server needs its token; without one it refuses to start (exit 2).
 TEST(PsTrainCli, AServerWithoutATokenRefusesToStart) {
   int code = -1;
   const std::string output =

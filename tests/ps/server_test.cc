@@ -153,9 +153,9 @@ std::vector<float> TrainTwoWorkers(int port, int steps, const Token& token = kTo
   return last;
 }
 
-// Issue 12 (3): a port scan, garbage, a truncated frame, an idle connection, a wrong token and a
-// stranger claiming rank 0 before the workers joined each killed the job (or took the rank).
-// Now each is refused and counted, and the job trains exactly as without them.
+// A port scan, garbage, a truncated frame, an idle connection, a wrong token and a stranger
+// claiming rank 0 before the workers join must neither fail the job nor take a rank: each is
+// refused and counted, and the job trains exactly as without them.
 TEST(ParameterServer, HostilePeersBeforeTheWorkersJoinNeverFailTheJob) {
   ServerOptions options;
   options.workers = 2;

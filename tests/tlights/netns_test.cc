@@ -146,7 +146,7 @@ TEST_F(AgentNetnsTest, RotateInstallsRotatesAndRemovesOnSigterm) {
   EXPECT_EQ(Count(Tc("class"), "rate 100Kbit ceil 100Mbit"), 4) << Tc("class");
   // Rotation r gives job j band (j + r) % 3: after the first interval job 0's class moves to
   // band 1 and job 2's to band 0, and so on. Rotations go on every 700 ms, so on a loaded
-  // machine a poll may see any of them (issue 12: no test may depend on the machine's speed):
+  // machine a poll may see any of them (no test may depend on the machine's speed):
   // wait (generously) until the agent logged its first rotation and tc shows a rotated state.
   auto rotated = [&] {
     const std::string classes = Tc("class");
