@@ -1,8 +1,10 @@
 // Charts of `jigsaw serve-bench` runs from their summary.json: request latency (mean, p50, p99,
 // max), accuracy and agreement with the reference, and at which block requests were answered
-// (early exits per layer: answered_after_blocks[k] requests after k + 1 blocks).
+// (early exits per layer: answered_after_blocks[k] requests after k blocks; 0: before the first
+// block, e.g. an exact-match hit).
 #include <utility>
 
+#include "core/output.h"
 #include "report/charts.h"
 #include "report/sections.h"
 
@@ -25,7 +27,10 @@ Section ServeBenchSection(const std::vector<const RunDir*>& runs, size_t max_poi
     Json row;
     for (const char* key : {"cache", "stream", "sent", "ok", "failed", "throughput", "p50_ms",
                             "p99_ms", "accuracy", "agreement", "mean_blocks"}) {
-      if (s.contains(key) && !s[key].is_null()) row[key] = s[key];
+      if (s.contains(key) && !s[key].is_null()) {
+        // serve-bench writes full doubles: the table shows 3 decimals, as the other kinds do.
+        row[key] = s[key].is_number_float() ? Json(RoundTo(s[key].get<double>(), 3)) : s[key];
+      }
     }
     metrics->push_back(row);
     for (const auto& [key, label] :
@@ -46,7 +51,7 @@ Section ServeBenchSection(const std::vector<const RunDir*>& runs, size_t max_poi
       for (const Json& count : after) total += count.get<double>();
       for (size_t k = 0; k < after.size(); ++k) {
         exit_rows.push_back({{"run", run->name},
-                             {"blocks", static_cast<int>(k + 1)},
+                             {"blocks", static_cast<int>(k)},
                              {"share", total > 0 ? after[k].get<double>() / total : 0.0}});
       }
     }

@@ -147,6 +147,8 @@ TEST(ReportSections, ServeBenchLatencyAgreementAndExitsPerLayer) {
   ASSERT_NE(exits, nullptr);
   EXPECT_EQ(exits->spec["data"]["values"].size(), 8u);
   EXPECT_DOUBLE_EQ(exits->spec["data"]["values"][0]["share"].get<double>(), 0.4);
+  // answered_after_blocks[k] counts the requests answered after k blocks: the first bar is k = 0.
+  EXPECT_EQ(exits->spec["data"]["values"][0]["blocks"], 0);
   EXPECT_FALSE(report.metrics[0].contains("agreement"));
   std::filesystem::remove_all(dir);
 }
