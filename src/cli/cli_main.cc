@@ -33,8 +33,8 @@ namespace {
 
 // The subcommand named on the command line when it is not one of `app`'s ("" otherwise).
 std::string UnknownSubcommand(CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return "";
-  const std::string name = argv[1];
+  const std::string name = SubcommandName(argc, argv);
+  if (name.empty()) return "";
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
     if (sub->check_name(name)) return "";
   }
@@ -49,8 +49,9 @@ std::vector<std::string> SubcommandNames(CLI::App& app) {
   return names;
 }
 
-// `jigsaw --quiet sim ...` means `jigsaw sim --quiet ...` where the subcommand has its own flag
-// (so its own quiet switch, which also silences its summary lines, is set).
+// `jigsaw --quiet sim ...` and `jigsaw sim -q ...` mean `jigsaw sim --quiet ...` where the
+// subcommand has its own flag (so its own quiet switch, which also silences its summary lines, is
+// set); the same for -v/--verbose. Elsewhere the flags stay global.
 std::vector<std::string> MoveGlobalFlags(CLI::App& app, int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   size_t sub = 1;
@@ -67,17 +68,28 @@ std::vector<std::string> MoveGlobalFlags(CLI::App& app, int argc, char** argv) {
     const std::string& a = args[i];
     const bool quiet = a == "-q" || a == "--quiet";
     const bool verbose = a == "-v" || a == "--verbose";
-    if (i > 0 && i < sub && (quiet || verbose)) {
-      const std::string name = quiet ? "--quiet" : "--verbose";
-      if (command->get_option_no_throw(name) != nullptr) {
-        moved.push_back(name);
-        continue;
-      }
+    const std::string name = quiet ? "--quiet" : "--verbose";
+    const bool own = (quiet || verbose) && command->get_option_no_throw(name) != nullptr;
+    if (i > 0 && i < sub && own) {
+      moved.push_back(name);
+      continue;
     }
-    kept.push_back(a);
+    kept.push_back(i > sub && own ? name : a);
     if (i == sub) kept.insert(kept.end(), moved.begin(), moved.end());
   }
   return kept;
+}
+
+// `--list-options`: every subcommand's options, one per line: subcommand, names, description
+// (tab-separated; hidden options left out). For shell completion and the CLI tests.
+void ListOptions(CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    for (const CLI::Option* option : sub->get_options()) {
+      if (option->get_group().empty()) continue;
+      std::printf("%s\t%s\t%s\n", sub->get_name().c_str(), option->get_name().c_str(),
+                  option->get_description().c_str());
+    }
+  }
 }
 
 bool FlagGiven(const CLI::App& app, const std::string& name) {
@@ -93,7 +105,18 @@ bool IsOtherThanRankZero(const CLI::App& command) {
 
 }  // namespace
 
+std::string SubcommandName(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] != '-') return argv[i];
+  }
+  return "";
+}
+
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--list-options") {
+    ListOptions(app);
+    return 0;
+  }
   const std::string unknown = UnknownSubcommand(app, argc, argv);
   if (!unknown.empty()) {
     const std::string nearest = NearestName(unknown, SubcommandNames(app));
@@ -153,9 +176,10 @@ int ExecRuntime(int argc, char** argv) {
   args.push_back(nullptr);
   execv(runtime.c_str(), args.data());
   std::fprintf(stderr,
-               "jigsaw: %s needs the executable %s next to jigsaw (built by scripts/build.sh): "
-               "%s\n",
-               argv[1], runtime.c_str(), std::strerror(errno));
+               "jigsaw: %s needs the executable %s next to jigsaw (built by scripts/build.sh; a "
+               "build configured with -DJIGSAW_WITH_TORCH=OFF, as scripts/quickstart.sh does, "
+               "has none): %s\n",
+               SubcommandName(argc, argv).c_str(), runtime.c_str(), std::strerror(errno));
   return 1;
 }
 

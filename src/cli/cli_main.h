@@ -8,12 +8,17 @@
 #ifndef JIGSAW_CLI_CLI_MAIN_H_
 #define JIGSAW_CLI_CLI_MAIN_H_
 
+#include <string>
+
 #include "cli/commands.h"
 
 namespace jigsaw {
 
 // Call on the top-level app before adding subcommands (they inherit its option defaults).
 void ConfigureApp(CLI::App& app);
+
+// The first argument that is not a flag: the subcommand (global flags take no value), "" if none.
+std::string SubcommandName(int argc, char** argv);
 
 int ParseAndRun(CLI::App& app, const CommandAction& action, int argc, char** argv);
 

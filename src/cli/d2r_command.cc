@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
+#include "d2r/run_summary.h"
 #include "d2r/study.h"
 #include "net/units.h"
 
@@ -20,7 +21,7 @@ namespace {
 
 struct D2rOptions {
   d2r::StudyOptions study;
-  std::string out;
+  std::string out = "out/d2r";
   bool quiet = false;
   // Durations and sizes as typed, parsed after CLI11 so errors name the option.
   std::string detection = "0us", switch_latency = "1us", pass = "1us";
@@ -153,10 +154,7 @@ int RunD2r(D2rOptions options) {
   WriteFileAtomically(options.out + "/scenarios.csv", d2r::ScenarioCsv(results, timing));
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (!options.quiet) {
-    std::fprintf(stderr, "d2r: %s: %zu scenario(s), %zu flows, %.2f s wall\n",
-                 options.study.topology.c_str(), scenarios.size(), study.flows().size(), wall);
-  }
+  if (!options.quiet) d2r::PrintD2rRunSummary(summary, options.out, wall);
   return 0;
 }
 
@@ -182,7 +180,8 @@ void AddD2rCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--max-flows", o->study.max_flows,
                       "flows (ordered node pairs; a seeded sample when there are more)");
   command->add_option("--seed", o->study.seed, "seed for sampling and 'random' references");
-  command->add_option("--out", o->out, "output directory")->required();
+  command->add_option("--out", o->out, "output folder (summary.json, scenarios.csv)")
+      ->capture_default_str();
   command->add_flag("--quiet", o->quiet, "no progress or timing lines on stderr");
   command->add_option("--packet-size", o->packet_size, "data packet size (default 1500B)");
   command->add_option("--detection-delay", o->detection,

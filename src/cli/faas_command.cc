@@ -32,7 +32,7 @@ struct FaasSimOptions {
   std::string platforms = "archipelago,openwhisk,sparrow";
   std::string policies = "rlsf";
   std::string worker_memory = "64GiB";
-  std::string warmup = "10s", keep_alive = "600s", setup_median = "500ms";
+  std::string warmup = "auto", keep_alive = "600s", setup_median = "500ms";
   std::string duration_median = "50ms", burst_period = "10s";
   std::vector<std::string> kills;
   std::string durations;
@@ -46,7 +46,7 @@ struct FaasSimOptions {
   bool admission_control = false;
   bool hopeless_admission = false;
   bool quiet = false;
-  std::string out;
+  std::string out = "out/faas-sim";
 };
 
 net::Time Duration(const std::string& option, const std::string& text, bool positive) {
@@ -81,6 +81,11 @@ Json ResultJson(const faas::SimResult& r) {
   j["p999_ms"] = RoundTo(r.p999_ms, 3);
   j["mean_ms"] = RoundTo(r.mean_ms, 3);
   j["max_ms"] = RoundTo(r.max_ms, 3);
+  Json quantiles = Json::array();
+  for (const auto& [fraction, ms] : r.latency_quantiles_ms) {
+    quantiles.push_back({RoundTo(fraction, 4), RoundTo(ms, 3)});
+  }
+  j["latency_quantiles_ms"] = quantiles;
   j["invocations"] = r.invocations;
   j["cold_starts"] = r.cold_starts;
   j["cold_start_pct"] = RoundTo(r.cold_start_pct, 3);
@@ -115,6 +120,19 @@ Json ResultJson(const faas::SimResult& r) {
   return j;
 }
 
+// A run whose every request arrived during the warm-up measured nothing: its table row is zeros.
+// Said on stderr even with --quiet (a warning, not progress); the exit status stays 0
+// (FaasSimCli.NothingMeasuredWarnsAndExitsZero).
+void WarnNothingMeasured(const faas::SimResult& r, const std::string& warmup_option,
+                         net::Time warmup, double arrival_span_s) {
+  std::fprintf(stderr,
+               "faas-sim: warning: %s/%s measured no request: its %llu requests arrive within "
+               "about %.1f s, before the warm-up of %.1f s (--warmup %s) ends, so its figures are "
+               "not measurements; lower --warmup or raise --requests\n",
+               r.platform.c_str(), r.policy.c_str(), static_cast<unsigned long long>(r.requests),
+               arrival_span_s, static_cast<double>(warmup) / net::kSecond, warmup_option.c_str());
+}
+
 int RunFaasSim(FaasSimOptions o, bool load_given) {
   faas::SimOptions& sim = o.sim;
   uint64_t memory = 0;
@@ -122,7 +140,6 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     throw UsageError("--worker-memory '" + o.worker_memory + "': expected a size like 16GiB");
   }
   sim.worker_memory = memory;
-  sim.warmup = Duration("--warmup", o.warmup, false);
   sim.keep_alive = Duration("--keep-alive", o.keep_alive, true);
   sim.proactive_options.keep_window = sim.keep_alive;
   sim.burst_period = Duration("--burst-period", o.burst_period, true);
@@ -254,6 +271,10 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     total_rate += dag.rate_per_s;
   }
   inputs["offered_load"] = RoundTo(offered / sim.cores, 4);
+  sim.warmup = o.warmup == "auto" ? faas::AutoWarmup(sim.requests, total_rate)
+                                  : Duration("--warmup", o.warmup, false);
+  // The arrivals span about requests / rate: a warm-up at least that long measures nothing.
+  const double arrival_span_s = total_rate > 0 ? sim.requests / total_rate : 0;
   inputs["request_rate_per_s"] = RoundTo(total_rate, 2);
   inputs["requests"] = sim.requests;
   inputs["cores"] = sim.cores;
@@ -262,6 +283,8 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   inputs["worker_memory"] = o.worker_memory;
   inputs["seed"] = sim.seed;
   inputs["warmup"] = o.warmup;
+  inputs["warmup_s"] = RoundTo(static_cast<double>(sim.warmup) / net::kSecond, 3);
+  inputs["expected_arrival_span_s"] = RoundTo(arrival_span_s, 3);
   inputs["keep_alive"] = o.keep_alive;
   inputs["burst_period"] = o.burst_period;
   inputs["burst_sigma"] = sim.burst_sigma;
@@ -284,11 +307,13 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
   summary["inputs"] = inputs;
 
   std::string csv =
-      "platform,policy,requests,completed,failed,lost,deadline_met_pct,p50_ms,p99_ms,p999_ms,"
+      "platform,policy,requests,completed,failed,lost,measured,deadline_met_pct,p50_ms,p99_ms,p999_"
+      "ms,"
       "cold_start_pct,sandbox_memory_avg_gb,sandbox_memory_peak_gb,retries,lb_scale_outs,"
       "lb_scale_ins,max_sgs_per_dag\n";
-  std::printf("%-12s %-16s %10s %9s %10s %10s %10s %8s %9s %7s\n", "platform", "policy", "requests",
-              "met%", "p50_ms", "p99_ms", "p99.9_ms", "cold%", "mem_GB", "failed");
+  std::printf("%-12s %-16s %10s %10s %9s %10s %10s %10s %8s %9s %7s\n", "platform", "policy",
+              "requests", "measured", "met%", "p50_ms", "p99_ms", "p99.9_ms", "cold%", "mem_GB",
+              "failed");
   Json results = Json::array();
   // Where the deadline misses are: one row per platform/policy and DAG with measured requests.
   std::string per_dag =
@@ -342,8 +367,9 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
     const uint64_t target = options.requests;
     options.on_tick = [&progress, target](double simulated, uint64_t arrived) {
       if (progress.Due()) {
-        progress.Report(FormatFixed(simulated, 1) + " s simulated, " + std::to_string(arrived) +
-                        "/" + std::to_string(target) + " requests arrived");
+        progress.Report(static_cast<double>(arrived), static_cast<double>(target),
+                        FormatFixed(simulated, 1) + " s simulated, " + std::to_string(arrived) +
+                            "/" + std::to_string(target) + " requests arrived");
       }
     };
     const faas::SimResult r = faas::Simulate(catalog, options);
@@ -380,20 +406,22 @@ int RunFaasSim(FaasSimOptions o, bool load_given) {
                         FormatFixed(1000 * e.missed_wait_s / std::max<uint64_t>(e.missed, 1), 1) +
                         "," + std::to_string(e.above_p99) + "\n";
     }
-    std::printf("%-12s %-16s %10llu %9.3f %10.2f %10.2f %10.2f %8.3f %9.2f %7llu\n",
+    std::printf("%-12s %-16s %10llu %10llu %9.3f %10.2f %10.2f %10.2f %8.3f %9.2f %7llu\n",
                 r.platform.c_str(), r.policy.c_str(), static_cast<unsigned long long>(r.requests),
-                r.deadline_met_pct, r.p50_ms, r.p99_ms, r.p999_ms, r.cold_start_pct,
-                r.sandbox_memory_avg_gb, static_cast<unsigned long long>(r.failed));
+                static_cast<unsigned long long>(r.measured), r.deadline_met_pct, r.p50_ms, r.p99_ms,
+                r.p999_ms, r.cold_start_pct, r.sandbox_memory_avg_gb,
+                static_cast<unsigned long long>(r.failed));
     std::fflush(stdout);
     csv += r.platform + "," + r.policy + "," + std::to_string(r.requests) + "," +
            std::to_string(r.completed) + "," + std::to_string(r.failed) + "," +
-           std::to_string(r.lost) + "," + FormatFixed(r.deadline_met_pct, 3) + "," +
-           FormatFixed(r.p50_ms, 3) + "," + FormatFixed(r.p99_ms, 3) + "," +
-           FormatFixed(r.p999_ms, 3) + "," + FormatFixed(r.cold_start_pct, 3) + "," +
-           FormatFixed(r.sandbox_memory_avg_gb, 2) + "," +
+           std::to_string(r.lost) + "," + std::to_string(r.measured) + "," +
+           FormatFixed(r.deadline_met_pct, 3) + "," + FormatFixed(r.p50_ms, 3) + "," +
+           FormatFixed(r.p99_ms, 3) + "," + FormatFixed(r.p999_ms, 3) + "," +
+           FormatFixed(r.cold_start_pct, 3) + "," + FormatFixed(r.sandbox_memory_avg_gb, 2) + "," +
            FormatFixed(r.sandbox_memory_peak_gb, 2) + "," + std::to_string(r.retries) + "," +
            std::to_string(r.scale_outs) + "," + std::to_string(r.scale_ins) + "," +
            std::to_string(r.max_sgs_per_dag) + "\n";
+    if (r.measured == 0) WarnNothingMeasured(r, o.warmup, sim.warmup, arrival_span_s);
     if (!o.quiet) {
       std::fprintf(stderr, "faas-sim: %s/%s: %llu events, %.1f s simulated, %.2f s wall\n",
                    r.platform.c_str(), r.policy.c_str(), static_cast<unsigned long long>(r.events),
@@ -434,7 +462,9 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--policies", o->policies,
                       "Archipelago SGS queue policies to run: lsf,edf,fifo,rlsf");
   command->add_option("--seed", o->sim.seed, "seed of the workload and the simulation");
-  command->add_option("--warmup", o->warmup, "requests arriving earlier are not measured");
+  command->add_option("--warmup", o->warmup,
+                      "requests arriving earlier are served but not measured: a duration, or "
+                      "auto (a tenth of the expected arrival span, at most 10s)");
   command->add_option("--keep-alive", o->keep_alive,
                       "baselines' idle sandbox keep-alive; Archipelago's keep window");
   command->add_option("--setup-median", o->setup_median, "generated sandbox setup (cold start)");
@@ -484,7 +514,10 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
                       "generated durations: azure (lognormal, median --duration-median, sigma 1) "
                       "or short (log-uniform 10-100 ms; docs/faas.md)");
   command->add_flag("--quiet", o->quiet, "no progress on stderr");
-  command->add_option("--out", o->out, "output folder")->required();
+  command
+      ->add_option("--out", o->out,
+                   "output folder (summary.json, results.csv, per_dag.csv, per_dag_period.csv)")
+      ->capture_default_str();
   command->callback([o, action, load, stem_cells, stem_memory, stem_share] {
     o->stem_cells_given = stem_cells->count() + stem_memory->count() + stem_share->count() > 0;
     *action = [o, load] { return RunFaasSim(*o, load->count() > 0); };

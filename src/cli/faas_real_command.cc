@@ -25,6 +25,8 @@
 namespace jigsaw {
 namespace {
 
+constexpr char kCifarArchive[] = "datasets/cifar10/cifar10-jpeg.tar.gz";
+
 struct FaasOptions {
   std::string dags;
   faas::PlatformOptions platform;
@@ -37,7 +39,7 @@ struct FaasOptions {
   std::string epoch = "500ms";
   std::string request_timeout = "60s";
   std::string ready_timeout = "30s";
-  std::string cifar = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
+  std::string cifar;  // "": SharedDataPath(kCifarArchive)
   int max_retries = 1;
   std::string sparrow_probes;  // empty: 2 (sparrow only)
   bool no_proactive = false;
@@ -141,6 +143,7 @@ int RunFaas(FaasOptions o) {
     }
   }
   if (needs_cifar) {
+    if (o.cifar.empty()) o.cifar = SharedDataPath(kCifarArchive);
     if (::access(o.cifar.c_str(), R_OK) != 0) {
       throw UsageError("--cifar '" + o.cifar +
                        "': cannot read the CIFAR-10 JPEG archive the resize functions need");
@@ -197,7 +200,9 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
                       "one first (256)");
   command->add_option("--http-request-timeout-s", o->platform.http.request_timeout_s,
                       "a whole HTTP request must arrive within this, else 408 (10)");
-  command->add_option("--cifar", o->cifar, "CIFAR-10 JPEG archive for resize functions");
+  command->add_option("--cifar", o->cifar,
+                      "CIFAR-10 JPEG archive for resize functions (default " +
+                          SharedDataPathHelp(kCifarArchive) + ")");
   command->add_option("--sandbox-memory", o->sandbox_memory,
                       "each sandbox's cgroup memory.max (0: none; where the host offers cgroup "
                       "v2 controllers)");
@@ -226,7 +231,7 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   auto load = std::make_shared<faas::LoadOptions>();
   auto load_dags = std::make_shared<std::string>();
   auto load_rate = std::make_shared<std::string>("10");
-  auto load_out = std::make_shared<std::string>();
+  auto load_out = std::make_shared<std::string>("out/faas-load");
   CLI::App* load_command = app.add_subcommand(
       "faas-load",
       "Poisson or bursty requests over HTTP to `jigsaw faas`; summary.json (docs/faas.md)");
@@ -244,7 +249,8 @@ void AddFaasCommands(CLI::App& app, CommandAction* action) {
   load_command->add_option("--burst-period", *load_burst_period,
                            "bursty arrivals: length of one burst period (10s)");
   load_command->add_flag("--quiet", load->quiet, "no progress on stderr");
-  load_command->add_option("--out", *load_out, "output folder")->required();
+  load_command->add_option("--out", *load_out, "output folder (summary.json, requests.csv)")
+      ->capture_default_str();
   load_command->callback([=] {
     *action = [=] {
       std::string rate = *load_rate;

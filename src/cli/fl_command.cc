@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "core/data_files.h"
 #include "core/error.h"
 #include "core/output.h"
 #include "core/progress.h"
@@ -28,7 +29,7 @@
 namespace jigsaw {
 namespace {
 
-constexpr char kDefaultFemnistDir[] = "../shared/data/datasets/femnist";
+constexpr char kFemnistDir[] = "datasets/femnist";
 
 struct FlCommandOptions {
   FlOptions run;
@@ -86,16 +87,7 @@ double DurationOption(const std::string& text, const std::string& name) {
   return seconds;
 }
 
-std::string DefaultFemnistDir() {
-  if (std::filesystem::exists(kDefaultFemnistDir)) return kDefaultFemnistDir;
-  std::error_code error;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const auto beside = exe.parent_path().parent_path() / kDefaultFemnistDir;
-    if (std::filesystem::exists(beside)) return beside.string();
-  }
-  return kDefaultFemnistDir;
-}
+std::string DefaultFemnistDir() { return SharedDataPath(kFemnistDir); }
 
 std::vector<int> ParseEpochList(const std::string& text) {
   std::vector<int> result;
@@ -253,9 +245,11 @@ Json ResultJson(const FlCommandOptions& options, const FederatedData& data,
     json["purity"] = RoundTo(result.purity, 4);
   }
   json["target_accuracy"] = options.run.target_accuracy;
-  json["rounds_to_target"] = result.rounds_to_target;
-  json["wall_to_target_s"] = RoundTo(result.wall_to_target_s, 3);
-  json["simulated_to_target_s"] = RoundTo(result.simulated_to_target_s, 3);
+  // null when the target was not reached (or none was set); docs/outputs.md.
+  const bool reached = result.rounds_to_target >= 0;
+  json["rounds_to_target"] = reached ? Json(result.rounds_to_target) : Json();
+  json["wall_to_target_s"] = reached ? Json(RoundTo(result.wall_to_target_s, 3)) : Json();
+  json["simulated_to_target_s"] = reached ? Json(RoundTo(result.simulated_to_target_s, 3)) : Json();
   json["wall_s"] = RoundTo(result.wall_s, 3);
   json["mode"] = options.serve ? "serve" : "simulation";
   json["weight_change"] = RoundTo(result.weight_change, 6);
@@ -425,7 +419,7 @@ int RunFl(FlCommandOptions options) {
                          std::to_string(options.run.rounds) + ", " + std::to_string(r.cohorts) +
                          " cohort(s), loss " + FormatFixed(r.train_loss, 3);
       if (r.evaluated) line += ", mean acc " + FormatFixed(r.mean_accuracy, 3);
-      progress.Report(line + ", " + FormatFixed(r.wall_s, 1) + " s");
+      progress.Report(r.round, options.run.rounds, line + ", " + FormatFixed(r.wall_s, 1) + " s");
     }
     for (const RejectedUpdate& u : r.rejected) {
       progress.Final("round " + std::to_string(r.round) + ", cohort " + std::to_string(u.cohort) +
@@ -501,7 +495,9 @@ int RunFl(FlCommandOptions options) {
   WriteFileAtomically(options.out + "/rejected.csv", rejected);
   std::string clients = "client,group,cohort,accuracy\n";
   for (int c = 0; c < n; ++c) {
-    clients += data.clients[c].id + "," + std::to_string(data.clients[c].group) + "," +
+    // group: empty where the data set has no ground truth (FEMNIST).
+    const int group = data.clients[c].group;
+    clients += data.clients[c].id + "," + (group >= 0 ? std::to_string(group) : "") + "," +
                std::to_string(result.cohort_of_client[c]) + "," +
                FormatFixed(result.client_accuracy[c], 4) + "\n";
   }
@@ -562,9 +558,11 @@ void AddPopulationOptions(CLI::App* command, FlCommandOptions* options) {
                    "playground: cohort discovery only, --clients points in --groups blobs, "
                    "--participants per epoch, --rounds epochs)")
       ->capture_default_str();
-  command->add_option("--data-dir", options->data_dir,
-                      "LEAF folder with train/ and test/ (default ../shared/data/datasets/femnist) "
-                      "or Fashion-MNIST IDX folder (default /usr/share/datasets/fashion-mnist)");
+  command->add_option(
+      "--data-dir", options->data_dir,
+      "LEAF folder with train/ and test/ (default " + SharedDataPathHelp(kFemnistDir) +
+          ") "
+          "or Fashion-MNIST IDX folder (default /usr/share/datasets/fashion-mnist)");
   command->add_option("--max-clients", options->max_clients, "femnist: keep the first N (0: all)")
       ->capture_default_str();
   command->add_option("--client-list", options->client_list,
@@ -583,7 +581,10 @@ void AddPopulationOptions(CLI::App* command, FlCommandOptions* options) {
   command->add_option("--test-per-client", options->test_per_client, "fashion-*: test samples")
       ->capture_default_str();
   command->add_option("--model", options->run.model, "mlp, lenet or resnet")->capture_default_str();
-  command->add_option("--seed", options->run.seed)->capture_default_str();
+  command
+      ->add_option("--seed", options->run.seed,
+                   "seed of the population, the sampling and the model initialisation")
+      ->capture_default_str();
   command
       ->add_option("--threads", options->threads,
                    "CPU threads: stacks of clients trained in parallel (batched training), "
@@ -613,7 +614,10 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--split-epochs", options->split_epochs,
                    "Auxo: cohort epochs at which cohorts split (comma list), or 'adaptive'")
       ->capture_default_str();
-  command->add_option("--auxo-start-round", options->run.auxo_start_round)->capture_default_str();
+  command
+      ->add_option("--auxo-start-round", options->run.auxo_start_round,
+                   "auxo: first round whose signatures update the cohort table")
+      ->capture_default_str();
   command->add_flag("--late-signatures", options->run.late_signatures,
                     "Auxo, not in the reference: stragglers still train (their updates arrive too "
                     "late to be averaged) and their and guard-rejected clients' signatures inform "
@@ -659,11 +663,15 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--blob-separation", options->blob_separation,
                    "blobs: least distance between blob centres (std 2)")
       ->capture_default_str();
-  command->add_option("--rounds", options->run.rounds)->capture_default_str();
+  command->add_option("--rounds", options->run.rounds, "training rounds")->capture_default_str();
   command->add_option("--participants", options->run.participants, "kept participants per round")
       ->capture_default_str();
-  command->add_option("--local-steps", options->run.local.local_steps)->capture_default_str();
-  command->add_option("--batch", options->run.local.batch)->capture_default_str();
+  command
+      ->add_option("--local-steps", options->run.local.local_steps,
+                   "local SGD steps per client and round")
+      ->capture_default_str();
+  command->add_option("--batch", options->run.local.batch, "local batch size")
+      ->capture_default_str();
   command->add_option("--lr", options->run.local.lr, "learning rate of round 1")
       ->capture_default_str();
   command
@@ -708,7 +716,10 @@ void AddFlCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--speed-sigma", options->run.population.speed_sigma,
                    "log-normal spread of device speeds")
       ->capture_default_str();
-  command->add_option("--eval-every", options->run.eval_every)->capture_default_str();
+  command
+      ->add_option("--eval-every", options->run.eval_every,
+                   "evaluate the clients every N rounds (and after the last)")
+      ->capture_default_str();
   command
       ->add_option("--target", options->run.target_accuracy,
                    "mean accuracy for rounds/time-to-target (0: none)")
@@ -758,7 +769,10 @@ void AddFlClientCommand(CLI::App& app, CommandAction* action) {
                    "which client of the population this is: its id (e.g. client3, a FEMNIST "
                    "writer) or its index")
       ->required();
-  command->add_option("--connect-timeout", options->connect_timeout)->capture_default_str();
+  command
+      ->add_option("--connect-timeout", options->connect_timeout,
+                   "give up connecting to the server after this long")
+      ->capture_default_str();
   command
       ->add_option("--idle-timeout", options->idle_timeout,
                    "longest wait for the server's next message")

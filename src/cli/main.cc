@@ -4,9 +4,11 @@
 #include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
-  if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile" ||
-                   std::string(argv[1]) == "ps-worker" || std::string(argv[1]) == "serve" ||
-                   std::string(argv[1]) == "fl" || std::string(argv[1]) == "fl-client")) {
+  // The LibTorch subcommands run in jigsaw-runtime, whatever global flags come first
+  // (`jigsaw -q train ...`; CliFirstUse.GlobalFlagsGoBeforeOrAfterEverySubcommand).
+  const std::string sub = jigsaw::SubcommandName(argc, argv);
+  if (sub == "train" || sub == "profile" || sub == "ps-worker" || sub == "serve" || sub == "fl" ||
+      sub == "fl-client") {
     return jigsaw::ExecRuntime(argc, argv);
   }
   CLI::App app{

@@ -28,10 +28,12 @@
 #include "net/job_placement.h"
 #include "net/network.h"
 #include "net/pl2.h"
+#include "net/progress_estimate.h"
 #include "net/ps_jobs.h"
 #include "net/ps_options.h"
 #include "net/ps_report.h"
 #include "net/rack_workload.h"
+#include "net/run_summary.h"
 #include "net/topology.h"
 #include "net/traffic.h"
 #include "net/workload.h"
@@ -56,7 +58,7 @@ struct NetOptions {
   bool timeseries_given = false;
   std::string timeseries;  // "" or "nonzero": ports with a queue; "all"
   std::string sample_interval = "10us";
-  std::string out;
+  std::string out = "out/net";
   uint64_t seed = 1;
   int iterations = 1;
   int chunks = 4;
@@ -446,6 +448,9 @@ int RunNet(const NetOptions& options) {
       specs[j] = {workloads[j],     placed[j],         dims, options.chunks, options.iterations,
                   options.cycle_ns, options.max_active};
     }
+    network.SetProgressEnd(std::min(
+        stop,
+        net::EstimatedEndOfJobs(specs, network.num_hosts() > 0 ? network.host_rate_bps(0) : 0)));
     unfinished_jobs =
         net::AddWorkloadJobsJson(specs, net::RunJobs(&network, specs, stop), &summary);
   } else if (ps) {
@@ -468,6 +473,7 @@ int RunNet(const NetOptions& options) {
       throw UsageError("--ml-hosts " + std::to_string(options.ml_hosts) + ": the topology has " +
                        std::to_string(network.num_hosts()) + " hosts");
     }
+    network.SetProgressEnd(std::min(stop, rack_spec.duration + rack_spec.drain));
     net::RackResult result = net::RunRackWorkload(&network, rack_spec);
     Json rack_json;
     rack_json["load"] = rack_spec.load;
@@ -556,6 +562,7 @@ int RunNet(const NetOptions& options) {
       summary["traffic"] = options.traffic;
     }
     if (!options.flows.empty()) summary["flow_file"] = options.flows;
+    network.SetProgressEnd(std::min(stop, net::EstimatedEndOfFlows(network)));
     network.Run(stop);
   }
   if (background_cdf) {
@@ -673,17 +680,7 @@ int RunNet(const NetOptions& options) {
 
   double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  if (!options.quiet) {
-    std::fprintf(stderr,
-                 "net: %s %s: simulated %.3f us in %.2f s wall (%.0f events/s, slowdown %.0fx), "
-                 "%llu events\n",
-                 options.topology.c_str(),
-                 config.transport == net::TransportKind::kRdma ? net::CcModeName(config.cc)
-                                                               : TransportName(config),
-                 net::ToMicroseconds(stats.end), wall, stats.events / std::max(wall, 1e-9),
-                 wall / std::max(static_cast<double>(stats.end) * 1e-12, 1e-18),
-                 static_cast<unsigned long long>(stats.events));
-  }
+  if (!options.quiet) net::PrintNetRunSummary(summary, options.out, wall);
   if (!rack && (unfinished > 0 || unfinished_jobs > 0)) {
     // Exit 3: the outputs are written, but the run ended (--stop, or no events left) before
     // every flow and job finished; a partial run is never reported as success.
@@ -800,7 +797,8 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
           ->expected(0, 1);
   command->add_option("--sample-interval", options->sample_interval,
                       "time-series sampling period (10us)");
-  command->add_option("--out", options->out, "output directory")->required();
+  command->add_option("--out", options->out, "output folder (summary.json, flows.csv, ...)")
+      ->capture_default_str();
   command->add_option("--seed", options->seed, "random seed (ECN marking, permutation)");
   command->add_option("--iterations", options->iterations, "training iterations per job");
   command->add_option("--chunks", options->chunks, "pipelined chunks per collective");

@@ -81,10 +81,21 @@ void AddCoordinator(CLI::App& app, CommandAction* action) {
       ->add_option("--token-file", options->token_file,
                    "the service's token (created with a random one if missing)")
       ->required();
-  command->add_option("--initial-aggregators", options->initial_aggregators)->capture_default_str();
-  command->add_option("--min-aggregators", options->min_aggregators)->capture_default_str();
-  command->add_option("--max-aggregators", options->max_aggregators)->capture_default_str();
-  command->add_option("--cores-per-aggregator", options->cores_per_aggregator)
+  command
+      ->add_option("--initial-aggregators", options->initial_aggregators,
+                   "aggregator processes started at once")
+      ->capture_default_str();
+  command
+      ->add_option("--min-aggregators", options->min_aggregators,
+                   "the pool never shrinks below this")
+      ->capture_default_str();
+  command
+      ->add_option("--max-aggregators", options->max_aggregators,
+                   "the pool never grows beyond this")
+      ->capture_default_str();
+  command
+      ->add_option("--cores-per-aggregator", options->cores_per_aggregator,
+                   "CPU cores one aggregator may use (its packing capacity)")
       ->capture_default_str();
   command->add_option("--headroom", options->headroom, "fraction of each aggregator kept free")
       ->capture_default_str();
@@ -96,22 +107,33 @@ void AddCoordinator(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--sustain", options->sustain, "reports in a row beyond a mark")
       ->capture_default_str();
-  command->add_option("--report-interval-s", options->report_interval_s)->capture_default_str();
+  command
+      ->add_option("--report-interval-s", options->report_interval_s,
+                   "seconds between load reports of the aggregators")
+      ->capture_default_str();
   command->add_option("--snapshot-every", options->snapshot_every, "iterations between snapshots")
       ->capture_default_str();
   command
       ->add_option("--migrate-every", options->migrate_every,
                    "testing: migrate every shard every this many iterations (0: off)")
       ->capture_default_str();
-  command->add_option("--max-shard-floats", options->max_shard_floats)->capture_default_str();
+  command
+      ->add_option("--max-shard-floats", options->max_shard_floats,
+                   "a job is cut into shards of at most this many floats")
+      ->capture_default_str();
   command
       ->add_option("--est-ns-per-float", options->est_ns_per_float,
                    "first demand estimate before measurements (CPU ns per float per worker)")
       ->capture_default_str();
-  command->add_option("--timeout-s", options->timeout_s)->capture_default_str();
-  command->add_option("--handshake-timeout-s", options->handshake_timeout_s)->capture_default_str();
+  command
+      ->add_option("--timeout-s", options->timeout_s, "a silent peer fails after this many seconds")
+      ->capture_default_str();
+  command
+      ->add_option("--handshake-timeout-s", options->handshake_timeout_s,
+                   "a connection must authenticate within this many seconds")
+      ->capture_default_str();
   command->add_option("--out", options->out, "output folder (writes coordinator.json, statistics)");
-  command->add_flag("--quiet", options->quiet);
+  command->add_flag("--quiet", options->quiet, "no progress on stderr");
   command->callback([options, port_file, fixed, action] {
     *action = [options, port_file, fixed] {
       options->out = FileInFolder(options->out, "coordinator.json");
@@ -166,10 +188,18 @@ void AddAggregator(CLI::App& app, CommandAction* action) {
   command->add_option("--bind", options->bind, "address workers connect to")->capture_default_str();
   command->add_option("--advertise", options->advertise,
                       "address to tell workers (default: --bind)");
-  command->add_option("--report-interval-s", options->report_interval_s)->capture_default_str();
-  command->add_option("--timeout-s", options->timeout_s)->capture_default_str();
-  command->add_option("--handshake-timeout-s", options->handshake_timeout_s)->capture_default_str();
-  command->add_flag("--quiet", options->quiet);
+  command
+      ->add_option("--report-interval-s", options->report_interval_s,
+                   "seconds between load reports of the aggregators")
+      ->capture_default_str();
+  command
+      ->add_option("--timeout-s", options->timeout_s, "a silent peer fails after this many seconds")
+      ->capture_default_str();
+  command
+      ->add_option("--handshake-timeout-s", options->handshake_timeout_s,
+                   "a connection must authenticate within this many seconds")
+      ->capture_default_str();
+  command->add_flag("--quiet", options->quiet, "no progress on stderr");
   command->callback([options, token_file, action] {
     *action = [options, token_file] {
       RequireOptionInRange("--report-interval-s", options->report_interval_s, 0.01, 60);
@@ -195,16 +225,16 @@ void AddRegister(CLI::App& app, CommandAction* action) {
       "paramsvc-register", "register a job with the Parameter Service; writes its token");
   command->add_option("--service", options->service, "the coordinator, HOST:PORT")->required();
   command->add_option("--token-file", options->token_file, "the service's token")->required();
-  command->add_option("--job", options->job)->capture_default_str();
+  command->add_option("--job", options->job, "job name")->capture_default_str();
   command
       ->add_option("--parameters", options->parameters,
                    "model parameters (0: worker 0 tells at its init)")
       ->capture_default_str();
-  command->add_option("--workers", options->workers)->capture_default_str();
+  command->add_option("--workers", options->workers, "workers of the job")->capture_default_str();
   command->add_option("--iter-rate", options->iter_rate, "expected iterations per second")
       ->capture_default_str();
-  command->add_option("--lr", options->lr)->capture_default_str();
-  command->add_option("--momentum", options->momentum)->capture_default_str();
+  command->add_option("--lr", options->lr, "SGD learning rate")->capture_default_str();
+  command->add_option("--momentum", options->momentum, "SGD momentum")->capture_default_str();
   command
       ->add_option("--job-token-file", options->job_token_file,
                    "where to write the job's new token (mode 0600), for its workers")
@@ -268,7 +298,10 @@ void AddSim(CLI::App& app, CommandAction* action) {
       "trace-driven cores reserved for aggregation: dedicated PS per job vs the service");
   command->add_option("--trace", options->trace, "Philly-style trace")->required();
   command->add_option("--throughputs", options->throughputs, "throughput table (JSON)")->required();
-  command->add_option("--worker-type", options->worker_type)->capture_default_str();
+  command
+      ->add_option("--worker-type", options->worker_type,
+                   "GPU type whose throughputs the trace's jobs run at")
+      ->capture_default_str();
   command->add_option("--type-seed", options->type_seed, "seed of the job typing")
       ->capture_default_str();
   command->add_option("--max-jobs", options->max_jobs, "first jobs only (0: all)")
@@ -279,20 +312,25 @@ void AddSim(CLI::App& app, CommandAction* action) {
       ->add_option("--ns-per-float", options->ns_per_float,
                    "aggregation CPU ns per float per worker per iteration (measured)")
       ->capture_default_str();
-  command->add_option("--headroom", options->headroom)->capture_default_str();
+  command
+      ->add_option("--headroom", options->headroom, "share of an aggregator kept free for bursts")
+      ->capture_default_str();
   command
       ->add_option("--burst-fraction", options->burst_fraction,
                    "a dedicated PS aggregates an iteration within this fraction of it (1: sized "
                    "for the average demand)")
       ->capture_default_str();
-  command->add_option("--max-shard-floats", options->max_shard_floats)->capture_default_str();
+  command
+      ->add_option("--max-shard-floats", options->max_shard_floats,
+                   "a job is cut into shards of at most this many floats")
+      ->capture_default_str();
   command
       ->add_option("--dedicated-cores", options->dedicated_cores,
                    "cores a dedicated PS holds at least")
       ->capture_default_str();
   command->add_option("--sample-s", options->sample_s, "time series step")->capture_default_str();
   command->add_option("--out", *out, "output folder (writes sim.json, the time series)");
-  command->add_flag("--quiet", options->quiet);
+  command->add_flag("--quiet", options->quiet, "no progress on stderr");
   command->callback([options, out, action] {
     *action = [options, out] {
       *out = FileInFolder(*out, "sim.json");
@@ -358,22 +396,34 @@ void AddTimedWorker(CLI::App& app, CommandAction* action) {
   command->add_option("--service", options->service, "the Parameter Service, HOST:PORT");
   command->add_option("--token", options->token, "the job's token (32 hex digits)");
   command->add_option("--token-file", options->token_file, "a file holding the job's token");
-  command->add_option("--job", options->worker.job)->capture_default_str();
-  command->add_option("--rank", options->worker.rank)->capture_default_str();
-  command->add_option("--workers", options->worker.workers)->capture_default_str();
-  command->add_option("--parameters", options->worker.parameters)->capture_default_str();
-  command->add_option("--iters", options->worker.iterations)->capture_default_str();
+  command->add_option("--job", options->worker.job, "job name")->capture_default_str();
+  command->add_option("--rank", options->worker.rank, "this worker's rank in the job")
+      ->capture_default_str();
+  command->add_option("--workers", options->worker.workers, "workers of the job")
+      ->capture_default_str();
+  command
+      ->add_option("--parameters", options->worker.parameters,
+                   "model parameters (floats) pushed and pulled")
+      ->capture_default_str();
+  command->add_option("--iters", options->worker.iterations, "iterations to run")
+      ->capture_default_str();
   command->add_option("--compute-ms", options->compute_ms, "compute time per iteration")
       ->capture_default_str();
   command->add_option("--compute-samples", options->compute_samples,
                       "a CSV with a compute_s column (a ps-worker --out file): draw per "
                       "iteration from it instead");
-  command->add_option("--seed", options->worker.seed)->capture_default_str();
-  command->add_option("--start-at", options->worker.start_at_wall_s)->capture_default_str();
-  command->add_option("--timeout-s", options->timeout_s)->capture_default_str();
+  command->add_option("--seed", options->worker.seed, "seed of the deterministic gradients")
+      ->capture_default_str();
+  command
+      ->add_option("--start-at", options->worker.start_at_wall_s,
+                   "wall-clock time (s since the epoch) to start at")
+      ->capture_default_str();
+  command
+      ->add_option("--timeout-s", options->timeout_s, "a silent peer fails after this many seconds")
+      ->capture_default_str();
   command->add_option("--out", options->worker.out,
                       "output folder (writes worker<RANK>.csv, per iteration)");
-  command->add_flag("--quiet", options->worker.quiet);
+  command->add_flag("--quiet", options->worker.quiet, "no progress on stderr");
   command->callback([options, action] {
     *action = [options] {
       if (options->server.empty() == options->service.empty()) {

@@ -42,7 +42,7 @@ void AddPsCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   command->add_option("--lr", options->lr, "SGD learning rate")->capture_default_str();
-  command->add_option("--momentum", options->momentum)->capture_default_str();
+  command->add_option("--momentum", options->momentum, "SGD momentum")->capture_default_str();
   command
       ->add_option("--timeout-s", options->timeout_s,
                    "fail the job when a worker makes no progress for this long")

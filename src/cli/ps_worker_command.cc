@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "core/output.h"
 #include "core/output_folder.h"
 #include "paramsvc/service_client.h"
 #include "ps/message.h"
@@ -63,11 +64,15 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
                       *service, options->rank, options->workers, options->timeout_s,
                       ps::ResolveToken(options->token, options->token_file, false));
                 });
-      std::printf(
-          "{\"job\": \"%s\", \"rank\": %d, \"parameters\": %zu, \"first_loss\": %.5f, "
-          "\"last_loss\": %.5f, \"test_accuracy\": %.4f}\n",
-          options->job.c_str(), options->rank, result.parameters, result.first_loss,
-          result.last_loss, result.test_accuracy);
+      // test_accuracy: null on the workers that do not evaluate (all but rank 0).
+      Json line = {{"job", options->job},
+                   {"rank", options->rank},
+                   {"parameters", result.parameters},
+                   {"first_loss", RoundTo(result.first_loss, 5)},
+                   {"last_loss", RoundTo(result.last_loss, 5)},
+                   {"test_accuracy",
+                    result.test_accuracy >= 0 ? Json(RoundTo(result.test_accuracy, 4)) : Json()}};
+      std::printf("%s\n", line.dump().c_str());
       return 0;
     };
   });

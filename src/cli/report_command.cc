@@ -1,5 +1,5 @@
-// `jigsaw report RUN_DIR... --out DIR`: report.html, comparison.csv and comparison.md from sim,
-// net, train and sweep output folders. Torch-free. See docs/report.md.
+// `jigsaw report RUN_DIR... --out DIR`: report.html, comparison.csv and comparison.md from run
+// folders of every kind report/run_dir.h knows, and sweeps. Torch-free. See docs/report.md.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,7 +14,7 @@ namespace {
 
 struct ReportArgs {
   std::vector<std::string> runs;
-  std::string out;
+  std::string out = "out/report";
   long long max_points = static_cast<long long>(report::kMaxPointsPerLine);
   bool quiet = false;
 };
@@ -25,13 +25,13 @@ void AddReportCommand(CLI::App& app, CommandAction* action) {
   auto args = std::make_shared<ReportArgs>();
   CLI::App* command = app.add_subcommand(
       "report",
-      "HTML charts (self-contained, offline) and comparison tables of sim, net, train and sweep "
-      "output folders");
-  command->add_option("runs", args->runs, "run folders (--out of sim/net/train) or sweep folders")
+      "HTML charts (self-contained, offline) and comparison tables of run folders (sim, net, "
+      "train, d2r, faas-sim, faas-load, fl, serve-bench) and sweeps");
+  command->add_option("runs", args->runs, "run folders (a subcommand's --out) or sweep folders")
       ->required()
       ->default_str("");
   command->add_option("--out", args->out, "folder for report.html, comparison.csv and .md")
-      ->required();
+      ->capture_default_str();
   command
       ->add_option("--max-points", args->max_points,
                    "downsample each chart line to at most this many points")

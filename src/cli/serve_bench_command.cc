@@ -14,7 +14,7 @@ namespace {
 
 struct ServeBenchCommandOptions {
   ServeBenchOptions bench;
-  std::string out;
+  std::string out = "out/serve-bench";
 };
 
 int RunServeBenchCommand(const ServeBenchCommandOptions& options) {
@@ -37,30 +37,32 @@ int RunServeBenchCommand(const ServeBenchCommandOptions& options) {
       r.insert_ms, r.infer_ms, r.cpu_ms);
   if (!options.out.empty()) {
     std::filesystem::create_directories(options.out);
-    const nlohmann::json summary = {{"cache", r.cache},
-                                    {"stream", options.bench.stream},
-                                    {"rate", options.bench.rate},
-                                    {"sent", r.sent},
-                                    {"ok", r.ok},
-                                    {"failed", r.failed},
-                                    {"dropped", r.dropped},
-                                    {"seconds", r.seconds},
-                                    {"throughput", r.throughput},
-                                    {"mean_ms", r.mean_ms},
-                                    {"p50_ms", r.p50_ms},
-                                    {"p99_ms", r.p99_ms},
-                                    {"max_ms", r.max_ms},
-                                    {"accuracy", r.accuracy},
-                                    {"agreement", r.agreement},
-                                    {"mean_blocks", r.mean_blocks},
-                                    {"blocks", r.blocks},
-                                    {"half_or_fewer", r.half_or_fewer},
-                                    {"answered_after_blocks", r.answered_after},
-                                    {"cache_bytes", r.cache_bytes},
-                                    {"cache_ms", r.cache_ms},
-                                    {"insert_ms", r.insert_ms},
-                                    {"infer_ms", r.infer_ms},
-                                    {"cpu_ms", r.cpu_ms}};
+    const nlohmann::json summary = {
+        {"cache", r.cache},
+        {"stream", options.bench.stream},
+        {"rate", options.bench.rate},
+        {"sent", r.sent},
+        {"ok", r.ok},
+        {"failed", r.failed},
+        {"dropped", r.dropped},
+        {"seconds", r.seconds},
+        {"throughput", r.throughput},
+        {"mean_ms", r.mean_ms},
+        {"p50_ms", r.p50_ms},
+        {"p99_ms", r.p99_ms},
+        {"max_ms", r.max_ms},
+        {"accuracy", r.accuracy},
+        // null without a --reference (docs/outputs.md: no -1)
+        {"agreement", r.agreement < 0 ? nlohmann::json() : nlohmann::json(r.agreement)},
+        {"mean_blocks", r.mean_blocks},
+        {"blocks", r.blocks},
+        {"half_or_fewer", r.half_or_fewer},
+        {"answered_after_blocks", r.answered_after},
+        {"cache_bytes", r.cache_bytes},
+        {"cache_ms", r.cache_ms},
+        {"insert_ms", r.insert_ms},
+        {"infer_ms", r.infer_ms},
+        {"cpu_ms", r.cpu_ms}};
     std::ofstream file(options.out + "/summary.json");
     file << summary.dump(2) << "\n";
     if (!file.flush()) throw UsageError("--out: cannot write " + options.out + "/summary.json");
@@ -104,11 +106,12 @@ void AddServeBenchCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command->add_option("--max-backlog", b.max_backlog, "unsent arrivals before drops")
       ->capture_default_str();
-  command->add_option("--seed", b.seed)->capture_default_str();
+  command->add_option("--seed", b.seed, "seed of the arrivals and the request stream")
+      ->capture_default_str();
   command->add_option("--reference", b.reference_in, "reference classes for agreement");
   command->add_option("--reference-out", b.reference_out,
                       "first write the reference (run against a server without a cache)");
-  command->add_option("--out", options->out, "folder for summary.json");
+  command->add_option("--out", options->out, "output folder (summary.json)")->capture_default_str();
   command->callback(
       [options, action] { *action = [options] { return RunServeBenchCommand(*options); }; });
 }

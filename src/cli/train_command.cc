@@ -1,5 +1,6 @@
 // `jigsaw train`: data-parallel training with structured partial backpropagation (src/runtime).
 #include "cli/commands.h"
+#include "core/data_files.h"
 #include "core/output_folder.h"
 #include "runtime/runtime.h"
 
@@ -11,8 +12,8 @@ void AddDataOptions(CLI::App* command, DataOptions* data) {
       ->capture_default_str();
   command->add_option("--data-dir", data->data_dir,
                       "Fashion-MNIST IDX folder (default /usr/share/datasets/fashion-mnist); "
-                      "CIFAR-10 .tar.gz, JPEG ImageFolder or binary-batch folder (default "
-                      "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz)");
+                      "CIFAR-10 .tar.gz, JPEG ImageFolder or binary-batch folder (default " +
+                          SharedDataPathHelp("datasets/cifar10/cifar10-jpeg.tar.gz") + ")");
   command->add_option("--cache-dir", data->cache_dir,
                       "where decoded CIFAR-10 JPEGs are cached (default ~/.cache/jigsaw)");
   command
@@ -107,7 +108,8 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
                    "samples per micro-batch through the frozen blocks (no batch norm); 0 = the "
                    "whole batch")
       ->capture_default_str();
-  command->add_option("--epochs", options->epochs)->capture_default_str();
+  command->add_option("--epochs", options->epochs, "passes over the training set")
+      ->capture_default_str();
   command->add_option("--batch", options->batch, "batch size per worker")->capture_default_str();
   command
       ->add_option("--max-iters-per-epoch", options->max_iters_per_epoch,
@@ -116,8 +118,9 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--lr", options->lr, "SGD learning rate")->capture_default_str();
   command->add_option("--lr-schedule", options->lr_schedule, "constant, cosine or step")
       ->capture_default_str();
-  command->add_option("--momentum", options->momentum)->capture_default_str();
-  command->add_option("--weight-decay", options->weight_decay)->capture_default_str();
+  command->add_option("--momentum", options->momentum, "SGD momentum")->capture_default_str();
+  command->add_option("--weight-decay", options->weight_decay, "SGD weight decay (L2)")
+      ->capture_default_str();
   command
       ->add_option("--eval-every", options->eval_every,
                    "also evaluate every N iterations (0 = after each epoch only); evals.csv")
@@ -126,7 +129,8 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->add_option("--eval-samples", options->eval_samples,
                    "test samples of those evaluations: a fixed random subset (0 = all)")
       ->capture_default_str();
-  command->add_option("--seed", options->seed)->capture_default_str();
+  command->add_option("--seed", options->seed, "seed of the model, the data order and augmentation")
+      ->capture_default_str();
   command->add_option("--threads", options->threads, "intra-op threads per worker")
       ->capture_default_str();
   command
@@ -151,8 +155,9 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->group("");
   command->add_option("--gloo-host", options->gloo_host,
-                      "address peers reach this rank at (default: 127.0.0.1 for a local master, "
-                      "else this machine's hostname)");
+                      "address peers reach this rank at (default: 127.0.0.1 for local workers "
+                      "or a local master, else the address of this machine's interface towards "
+                      "the master; docs/runtime.md)");
   command
       ->add_option("--timeout-s", options->timeout_s,
                    "communication timeout: a dead or stalled peer fails the job after this")
@@ -192,11 +197,12 @@ void AddProfileCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--model", options->model, "mlp, lenet, resnet, resnet20 or resnet18")
       ->capture_default_str();
   AddDataOptions(command, &options->data);
-  command->add_option("--batch", options->batch)->capture_default_str();
+  command->add_option("--batch", options->batch, "batch size")->capture_default_str();
   command->add_option("--repeats", options->repeats, "timed repetitions (median reported)")
       ->capture_default_str();
-  command->add_option("--threads", options->threads)->capture_default_str();
-  command->add_option("--seed", options->seed)->capture_default_str();
+  command->add_option("--threads", options->threads, "intra-op threads")->capture_default_str();
+  command->add_option("--seed", options->seed, "seed of the model and the profiled batch")
+      ->capture_default_str();
   command->add_option("--out", options->out, "output folder (writes profile.json)")
       ->capture_default_str();
   command

@@ -86,15 +86,22 @@ Json SummarizeSimulation(SimResult* result, const Json& extra) {
 
 namespace {
 
+// Empty for a time or ratio a job never reached (negative in JobRecord): docs/outputs.md.
+std::string IfReached(double value, int decimals) {
+  return value >= 0 ? FormatFixed(value, decimals) : std::string();
+}
+
 std::string JobsCsv(const SimResult& result) {
   std::string out =
       "job_id,job_type,scale_factor,mode,arrival_s,start_s,finish_s,jct_s,isolated_s,rho,gpu_s,"
       "rounds_run,final_batch_size,ended_at_deadline\n";
   for (const JobRecord& j : result.jobs) {
+    // An unfinished job has no JCT and no rho (JobRecord holds 0 there): empty, not 0.
+    const bool finished = j.finish_s >= 0;
     out += std::to_string(j.id) + ",\"" + j.job_type + "\"," + std::to_string(j.scale_factor) +
-           "," + j.mode + "," + FormatFixed(j.arrival_s, 3) + "," + FormatFixed(j.start_s, 3) +
-           "," + FormatFixed(j.finish_s, 3) + "," + FormatFixed(j.jct_s, 3) + "," +
-           FormatFixed(j.isolated_s, 3) + "," + FormatFixed(j.rho, 5) + "," +
+           "," + j.mode + "," + FormatFixed(j.arrival_s, 3) + "," + IfReached(j.start_s, 3) + "," +
+           IfReached(j.finish_s, 3) + "," + (finished ? IfReached(j.jct_s, 3) : "") + "," +
+           FormatFixed(j.isolated_s, 3) + "," + (finished ? IfReached(j.rho, 5) : "") + "," +
            FormatFixed(j.gpu_s, 3) + "," + std::to_string(j.rounds_run) + "," +
            std::to_string(j.final_batch_size) + "," + (j.hit_deadline ? "1" : "0") + "\n";
   }

@@ -28,4 +28,25 @@ std::string DataFile(const std::string& name) {
   return folders.empty() ? name : (folders.front() / name).string();
 }
 
+std::string SharedDataPath(const std::string& relative) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (const char* env = std::getenv("JIGSAW_DATA_DIR"); env != nullptr && *env != '\0') {
+    candidates.push_back(fs::path(env) / relative);
+  }
+  std::error_code ec;
+  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  if (!ec) candidates.push_back(exe_dir / ".." / ".." / "shared" / "data" / relative);
+  candidates.push_back(fs::path("..") / "shared" / "data" / relative);
+  for (const fs::path& candidate : candidates) {
+    if (fs::exists(candidate, ec)) return candidate.lexically_normal().string();
+  }
+  return candidates.front().lexically_normal().string();
+}
+
+std::string SharedDataPathHelp(const std::string& relative) {
+  return "$JIGSAW_DATA_DIR/" + relative + ", else ../shared/data/" + relative +
+         " beside the source tree or the working directory";
+}
+
 }  // namespace jigsaw

@@ -13,6 +13,17 @@ namespace jigsaw {
 // error reading it names where it was expected).
 std::string DataFile(const std::string& name);
 
+// A file or folder of the shared real-data collection (data sets, traces: not shipped, never
+// copied into the repository), named relative to that collection's root, e.g.
+// "datasets/cifar10/cifar10-jpeg.tar.gz". Search order: $JIGSAW_DATA_DIR, ../shared/data beside
+// the source tree holding the executable (<exe>/../../shared/data), ../shared/data from the
+// working directory. The first that exists; else the first candidate, so an error names where it
+// was expected. Defaults of --data-dir, --cifar and --femnist come from here.
+std::string SharedDataPath(const std::string& relative);
+
+// How the help text describes SharedDataPath(relative).
+std::string SharedDataPathHelp(const std::string& relative);
+
 }  // namespace jigsaw
 
 #endif  // JIGSAW_CORE_DATA_FILES_H_

@@ -282,9 +282,9 @@ Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* cs
   summary["sandbox_rss_mib"] = {{"mean_sum_over_sgs", rss_mean / (1 << 20)},
                                 {"peak_sum_over_sgs", rss_peak / (1 << 20)}};
   summary["platform"] = platform;
-  progress.Final("faas-load: " + std::to_string(measured) + " measured requests, " +
-                 std::to_string(ok) + " ok, deadline met " +
-                 FormatFixed(summary["deadline_met_pct"].get<double>(), 2) + "%");
+  progress.Final(std::to_string(measured) + " measured requests, " + std::to_string(ok) +
+                 " ok, deadline met " + FormatFixed(summary["deadline_met_pct"].get<double>(), 2) +
+                 "%");
   return summary;
 }
 

@@ -1096,6 +1096,11 @@ SimResult Sim::Run() {
     result_.p999_ms = SampleQuantile(latencies_ms_, 0.999);
     result_.max_ms = latencies_ms_.back();
     result_.mean_ms = Mean(latencies_ms_);
+    // The latency CDF at every percent, then every tenth of a percent above 99 (the tail).
+    for (int i = 1; i <= 109; ++i) {
+      const double p = i <= 99 ? i / 100.0 : 0.99 + (i - 99) / 1000.0;
+      result_.latency_quantiles_ms.push_back({p, NearestRank(latencies_ms_, p)});
+    }
   }
   FinishDagPeriods();
   FinishTail();
@@ -1115,6 +1120,13 @@ SimResult Sim::Run() {
 }
 
 }  // namespace
+
+Time AutoWarmup(uint64_t requests, double request_rate_per_s) {
+  const Time cap = 10 * net::kSecond;
+  if (!(request_rate_per_s > 0)) return cap;
+  const double span_s = static_cast<double>(requests) / request_rate_per_s;
+  return std::min(cap, static_cast<Time>(0.1 * span_s * static_cast<double>(net::kSecond)));
+}
 
 SimResult Simulate(const Catalog& catalog, const SimOptions& options) {
   Sim sim(catalog, options);

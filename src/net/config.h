@@ -115,6 +115,9 @@ struct NetConfig {
 
   uint64_t seed = 1;
   bool progress = false;
+  // The expected end in simulated time (net/progress_estimate.h): the progress line shows the
+  // share of it simulated and an ETA; 0: unknown (no share).
+  Time progress_end = 0;
 
   DcqcnParams dcqcn;
   DctcpParams dctcp;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/output.h"
 #include "core/progress.h"
 #include "net/homa.h"
 #include "net/pl2.h"
@@ -419,6 +420,23 @@ std::vector<PauseInterval> Network::PauseIntervals() const {
   return intervals;
 }
 
+void Network::ReportProgress(Progress& progress) const {
+  const Time end = config_.progress_end;
+  std::string line = "simulated " + FormatFixed(ToMicroseconds(now_), 1) + " us";
+  if (end > 0) {
+    line += now_ <= end
+                ? " of about " + FormatFixed(ToMicroseconds(end), 1) + " us"
+                : " (past the estimated end, " + FormatFixed(ToMicroseconds(end), 1) + " us)";
+  }
+  line += ", " + std::to_string(stats_.events) + " events, " + std::to_string(packets_.in_use()) +
+          " packets in flight";
+  if (end > 0 && now_ <= end) {
+    progress.Report(static_cast<double>(now_), static_cast<double>(end), line);
+  } else {
+    progress.Report(line);
+  }
+}
+
 void Network::Run(Time until) {
   Progress progress("net", config_.progress);
   if (sample_interval_ > 0 && !sample_pending_ && !events_.empty()) {
@@ -444,11 +462,7 @@ void Network::Run(Time until) {
     }
     ++stats_.events;
     if (Dispatch(event)) stats_.end = now_;
-    if ((stats_.events & 0xffff) == 0 && progress.Due()) {
-      progress.Report("simulated " + std::to_string(ToMicroseconds(now_)) + " us, " +
-                      std::to_string(stats_.events) + " events, " +
-                      std::to_string(packets_.in_use()) + " packets in flight");
-    }
+    if ((stats_.events & 0xffff) == 0 && progress.Due()) ReportProgress(progress);
   }
 }
 

@@ -34,6 +34,10 @@
 #include "net/topology.h"
 #include "net/transport.h"
 
+namespace jigsaw {
+class Progress;
+}  // namespace jigsaw
+
 namespace jigsaw::net {
 
 class NetObserver {
@@ -158,6 +162,8 @@ class Network {
 
   // Processes events in time order until none remain or the next is later than `until`.
   void Run(Time until = kNever);
+  // The expected end the progress line measures simulated time against (NetConfig::progress_end).
+  void SetProgressEnd(Time end) { config_.progress_end = end; }
 
   Time now() const { return now_; }
   // Whether any event (traffic, timer) is still pending: Run(until) returned at `until`.
@@ -234,6 +240,7 @@ class Network {
   }
 
  private:
+  void ReportProgress(Progress& progress) const;
   // The fields a forwarded packet touches fill the first two cache lines (checked below): line 0
   // what Kick, Transmit and Arrive read, line 1 the first data queue and the queue accounting.
   struct alignas(64) Port {

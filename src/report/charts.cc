@@ -26,6 +26,12 @@ Json Axis(const Field& field, const Json& rows, const std::string& type) {
   return axis;
 }
 
+// Legends below the chart in columns, labels up to 360 px: long run names (a sweep's axis values)
+// fit instead of widening the chart past the page.
+Json Legend(const std::string& title) {
+  return {{"title", title}, {"orient", "bottom"}, {"columns", 3}, {"labelLimit", 360}};
+}
+
 Json Base(const std::string& title, Json rows) {
   return Json{{"$schema", "https://vega.github.io/schema/vega-lite/v6.json"},
               {"title", title},
@@ -47,12 +53,14 @@ Json LineSpec(const std::string& title, Json rows, const Field& x, const Field& 
   if (!options.color.empty()) {
     encoding["color"] = {{"field", options.color},
                          {"type", "nominal"},
-                         {"title", options.color},
-                         {"scale", {{"scheme", "tableau20"}}}};
+                         {"legend", Legend(options.color)},
+                         // Runs get their own colours (report/run_colors.h); other fields (a
+                         // run's ports) a scheme of darker colours, not to be taken for runs.
+                         {"scale", {{"scheme", options.color == "run" ? "tableau20" : "dark2"}}}};
   }
   if (!options.dash.empty()) {
     encoding["strokeDash"] = {
-        {"field", options.dash}, {"type", "nominal"}, {"title", options.dash}};
+        {"field", options.dash}, {"type", "nominal"}, {"legend", Legend(options.dash)}};
   }
   encoding["tooltip"] = Json::array({{{"field", x.name}, {"type", "quantitative"}},
                                      {{"field", y.name}, {"type", "quantitative"}}});
@@ -117,7 +125,7 @@ Json GroupedBarsSpec(const std::string& title, Json rows, const Field& category,
       {"x", {{"field", category.name}, {"type", "ordinal"}, {"title", category.title}}},
       {"xOffset", {{"field", group}, {"type", "nominal"}}},
       {"y", {{"field", y.name}, {"type", "quantitative"}, {"title", y.title}}},
-      {"color", {{"field", group}, {"type", "nominal"}, {"title", group}}},
+      {"color", {{"field", group}, {"type", "nominal"}, {"legend", Legend(group)}}},
       {"tooltip", Json::array({{{"field", group}},
                                {{"field", category.name}},
                                {{"field", y.name}, {"type", "quantitative"}}})}};

@@ -95,12 +95,6 @@ NetData ReadNet(const RunDir& run) {
   return data;
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
 }  // namespace
 
 const std::vector<std::string>& FlowSizeBuckets() {
@@ -213,7 +207,7 @@ Section NetSection(const std::vector<const RunDir*>& runs, size_t max_points,
   }
   if (!no_slowdown.empty()) {
     section.notes.push_back("FCT slowdown CDF: no slowdown column in flows.csv of " +
-                            JoinNames(no_slowdown) + " (written by jigsaw net since issue 21).");
+                            JoinNames(no_slowdown) + " (older jigsaw net outputs).");
   }
   if (!queue_series.empty()) {
     AddChart(&section,
@@ -233,7 +227,13 @@ Section NetSection(const std::vector<const RunDir*>& runs, size_t max_points,
     section.notes.push_back("Queue length: no timeseries/queue.csv in " + JoinNames(no_queue) +
                             " (jigsaw net --timeseries writes it).");
   }
-  if (!pause_series.empty()) {
+  bool any_pause = false;
+  for (const Json& row : pause_rows) any_pause = any_pause || row["paused"].get<double>() > 0;
+  if (!pause_series.empty() && !any_pause) {
+    AddNote(&section,
+            "PFC pauses in force over time: no PFC pause in any run that recorded "
+            "them.");
+  } else if (!pause_series.empty()) {
     AddChart(&section, LineSpec("PFC pauses in force over time" + note(pause_series),
                                 std::move(pause_rows), {"time_us", "time (us)"},
                                 {"paused", "paused (port, priority) pairs"}, ColorBy("run", true)));

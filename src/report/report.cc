@@ -6,12 +6,11 @@
 #include "core/limits.h"
 #include "core/output.h"
 #include "core/result_set.h"
+#include "report/run_colors.h"
 #include "report/vendored_js.h"
 
 namespace jigsaw::report {
 namespace {
-
-constexpr RunKind kKinds[] = {RunKind::kSim, RunKind::kNet, RunKind::kTrain};
 
 // Metric names of the runs of `kind` (all runs when null), in first-seen order.
 std::vector<std::string> MetricColumns(const Report& report, const RunKind* kind = nullptr) {
@@ -27,7 +26,7 @@ std::vector<std::string> MetricColumns(const Report& report, const RunKind* kind
 }
 
 std::string CellText(const Json& row, const std::string& column) {
-  if (!row.contains(column)) return "";
+  if (!row.contains(column) || row[column].is_null()) return "";  // null: not reached
   const Json& value = row[column];
   if (value.is_string()) return value.get<std::string>();
   return value.dump();
@@ -80,10 +79,16 @@ std::string ScriptSafeJson(const Json& json) {
 
 constexpr char kStyle[] = R"css(
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; }
-.table { overflow-x: auto; margin-bottom: 1em; }
-table { border-collapse: collapse; font-size: 0.85em; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+.table { overflow: auto; max-width: 100%; max-height: 30em; margin-bottom: 1em;
+  border: 1px solid #ccc; }
+table { border-collapse: separate; border-spacing: 0; font-size: 0.85em; }
+th, td { border-right: 1px solid #ddd; border-bottom: 1px solid #ddd; padding: 0.2em 0.5em;
+  text-align: right; white-space: nowrap; background: #fff; }
+th { position: sticky; top: 0; background: #f3f3f3; z-index: 1; }
+th:first-child, td:first-child { text-align: left; position: sticky; left: 0; z-index: 2;
+  max-width: 28em; overflow: hidden; text-overflow: ellipsis; }
+th:first-child { z-index: 3; }
+.hint { color: #777; font-size: 0.8em; margin: 0.2em 0; }
 .chart { margin: 1em 0 2em 0; }
 .note { color: #865; font-style: italic; }
 #report-status { color: #555; font-size: 0.85em; }
@@ -145,26 +150,54 @@ constexpr char kRenderer[] = R"js(
 })();
 )js";
 
+using SectionBuilder = Section (*)(const std::vector<const RunDir*>&, size_t, std::vector<Json>*);
+
+// The section of each kind; faas-sim and faas-load runs share one (simulated beside real).
+SectionBuilder BuilderOf(RunKind kind) {
+  switch (kind) {
+    case RunKind::kSim:
+      return SimSection;
+    case RunKind::kNet:
+      return NetSection;
+    case RunKind::kTrain:
+      return TrainSection;
+    case RunKind::kD2r:
+      return D2rSection;
+    case RunKind::kFaasSim:
+    case RunKind::kFaasLoad:
+      return FaasSection;
+    case RunKind::kFl:
+      return FlSection;
+    case RunKind::kServeBench:
+      return ServeBenchSection;
+    case RunKind::kSweep:
+      break;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 Report BuildReport(const std::vector<std::string>& run_args, size_t max_points) {
   Report report;
   report.runs = ExpandRunDirs(run_args);
   report.metrics.resize(report.runs.size());
-  for (RunKind kind : {RunKind::kSim, RunKind::kNet, RunKind::kTrain}) {
+  std::vector<std::string> names;
+  for (const RunDir& run : report.runs) names.push_back(run.name);
+  const RunColors colors(names);
+  for (RunKind kind : RunKinds()) {
+    if (kind == RunKind::kFaasLoad) continue;  // built with faas-sim
     std::vector<const RunDir*> runs;
     std::vector<size_t> indices;
     for (size_t i = 0; i < report.runs.size(); ++i) {
-      if (report.runs[i].kind != kind) continue;
+      if (BuilderOf(report.runs[i].kind) != BuilderOf(kind)) continue;
       runs.push_back(&report.runs[i]);
       indices.push_back(i);
     }
     if (runs.empty()) continue;
     std::vector<Json> metrics;
-    if (kind == RunKind::kSim) report.sections.push_back(SimSection(runs, max_points, &metrics));
-    if (kind == RunKind::kNet) report.sections.push_back(NetSection(runs, max_points, &metrics));
-    if (kind == RunKind::kTrain)
-      report.sections.push_back(TrainSection(runs, max_points, &metrics));
+    report.sections.push_back(BuilderOf(kind)(runs, max_points, &metrics));
+    for (Chart& chart : report.sections.back().charts) colors.Apply(&chart.spec);
     for (size_t k = 0; k < indices.size(); ++k) report.metrics[indices[k]] = metrics[k];
   }
   return report;
@@ -186,6 +219,17 @@ std::string ComparisonCsv(const Report& report) {
   return out;
 }
 
+namespace {
+
+bool AnyRunOf(const Report& report, RunKind kind) {
+  for (const RunDir& run : report.runs) {
+    if (run.kind == kind) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 std::string ComparisonMarkdown(const Report& report) {
   auto cell = [](const std::string& text) {
     std::string out;
@@ -193,11 +237,9 @@ std::string ComparisonMarkdown(const Report& report) {
     return out;
   };
   std::string out;
-  for (RunKind kind : kKinds) {
+  for (RunKind kind : RunKinds()) {
     const std::vector<std::string> columns = MetricColumns(report, &kind);
-    bool any = false;
-    for (const RunDir& run : report.runs) any |= run.kind == kind;
-    if (!any) continue;
+    if (!AnyRunOf(report, kind)) continue;
     out.append(out.empty() ? "" : "\n").append("## ").append(RunKindName(kind)).append(" runs\n\n");
     out += "| run |";
     std::string rule = "|---|";
@@ -233,7 +275,7 @@ std::string ReportHtml(const Report& report) {
   html += kVegaEmbedJs;
   html += "\n</script>\n</head>\n<body>\n<h1>jigsaw report</h1>\n";
   html += "<p>" + std::to_string(report.runs.size()) + " runs.</p>\n<h2>Comparison</h2>\n";
-  for (RunKind kind : kKinds) {
+  for (RunKind kind : RunKinds()) {
     const std::vector<std::string> columns = MetricColumns(report, &kind);
     std::string rows;
     for (size_t i = 0; i < report.runs.size(); ++i) {
@@ -246,18 +288,25 @@ std::string ReportHtml(const Report& report) {
       rows += "</tr>\n";
     }
     if (rows.empty()) continue;
-    html += "<div class=\"table\"><table>\n<tr><th>" + std::string(RunKindName(kind)) + " run</th>";
+    // Wide or long tables scroll inside their box; the header row and the run column stay.
+    if (columns.size() > 8) {
+      html += "<p class=\"hint\">" + std::to_string(columns.size()) +
+              " columns: the table scrolls sideways; the run names stay in view.</p>\n";
+    }
+    html += "<div class=\"table\"><table>\n<thead><tr><th>" + std::string(RunKindName(kind)) +
+            " run</th>";
     for (const std::string& c : columns) html += "<th>" + HtmlEscape(c) + "</th>";
-    html += "</tr>\n" + rows + "</table></div>\n";
+    html += "</tr></thead>\n<tbody>\n" + rows + "</tbody></table></div>\n";
   }
   Json specs = Json::array();
   for (const Section& section : report.sections) {
     html += "<h2>" + HtmlEscape(section.heading) + "</h2>\n";
     for (const std::string& note : section.notes) {
-      html += "<p class=\"note\">Not drawn: " + HtmlEscape(note) + "</p>\n";
+      html += "<p class=\"note\">" + HtmlEscape(note) + "</p>\n";
     }
     for (const Chart& chart : section.charts) {
-      html += "<div class=\"chart\" id=\"chart-" + std::to_string(specs.size()) + "\"></div>\n";
+      html += "<div class=\"chart\" id=\"chart-" + std::to_string(specs.size()) +
+              "\" data-title=\"" + HtmlEscape(chart.title) + "\"></div>\n";
       specs.push_back(chart.spec);
     }
   }

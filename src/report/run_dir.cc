@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/json_input.h"
 #include "core/text_input.h"
+#include "report/csv_table.h"
 
 namespace jigsaw::report {
 namespace fs = std::filesystem;
@@ -54,6 +55,13 @@ std::string TrimSlashes(std::string path) {
 
 }  // namespace
 
+const std::vector<RunKind>& RunKinds() {
+  static const std::vector<RunKind> kinds = {RunKind::kSim, RunKind::kNet,       RunKind::kTrain,
+                                             RunKind::kD2r, RunKind::kFaasSim,   RunKind::kFaasLoad,
+                                             RunKind::kFl,  RunKind::kServeBench};
+  return kinds;
+}
+
 const char* RunKindName(RunKind kind) {
   switch (kind) {
     case RunKind::kSim:
@@ -62,6 +70,16 @@ const char* RunKindName(RunKind kind) {
       return "net";
     case RunKind::kTrain:
       return "train";
+    case RunKind::kD2r:
+      return "d2r";
+    case RunKind::kFaasSim:
+      return "faas-sim";
+    case RunKind::kFaasLoad:
+      return "faas-load";
+    case RunKind::kFl:
+      return "fl";
+    case RunKind::kServeBench:
+      return "serve-bench";
     case RunKind::kSweep:
       return "sweep";
   }
@@ -85,10 +103,17 @@ RunKind DetectRunKind(const std::string& dir) {
     if (IsFile(path / "jobs.csv") && IsFile(path / "rounds.csv")) return RunKind::kSim;
     if (IsFile(path / "flows.csv")) return RunKind::kNet;
     if (IsFile(path / "iterations.csv")) return RunKind::kTrain;
+    if (IsFile(path / "scenarios.csv")) return RunKind::kD2r;
+    if (IsFile(path / "results.csv")) return RunKind::kFaasSim;
+    if (IsFile(path / "requests.csv")) return RunKind::kFaasLoad;
+    if (IsFile(path / "rounds.csv") && IsFile(path / "clients.csv")) return RunKind::kFl;
+    if (ReadSummary(dir).contains("answered_after_blocks")) return RunKind::kServeBench;
   }
   throw InputError(dir, 0,
                    "expected a jigsaw run folder: summary.json with jobs.csv + rounds.csv (sim), "
-                   "flows.csv (net) or iterations.csv (train), or a sweep's runs.csv; found " +
+                   "flows.csv (net), iterations.csv (train), scenarios.csv (d2r), results.csv "
+                   "(faas-sim), requests.csv (faas-load), rounds.csv + clients.csv (fl) or "
+                   "answered_after_blocks (serve-bench), or a sweep's runs.csv; found " +
                        ListEntries(path));
 }
 
@@ -132,6 +157,35 @@ std::vector<std::string> UniqueRunNames(const std::vector<std::string>& paths) {
   return names;
 }
 
+std::map<std::string, std::string> SweepRunLabels(const std::string& sweep_dir) {
+  const CsvTable table = CsvTable::Read(sweep_dir + "/runs.csv");
+  std::map<std::string, std::string> labels;
+  if (!table.Has("run")) return labels;
+  std::vector<size_t> axes;
+  for (size_t c = 0; c < table.header().size(); ++c) {
+    if (table.header()[c].rfind("--", 0) != 0) continue;
+    for (size_t r = 1; r < table.rows(); ++r) {
+      if (table.Cell(r, c) != table.Cell(0, c)) {
+        axes.push_back(c);
+        break;
+      }
+    }
+  }
+  if (axes.empty()) return labels;
+  const size_t run = table.Column("run");
+  for (size_t r = 0; r < table.rows(); ++r) {
+    std::string label;
+    for (size_t c : axes) {
+      std::string value = table.Cell(r, c);
+      // A path: its file name without the extension (the sweep's folder names do the same).
+      if (value.find('/') != std::string::npos) value = fs::path(value).stem().string();
+      label += (label.empty() ? "" : " ") + table.header()[c].substr(2) + "=" + value;
+    }
+    labels[table.Cell(r, run)] = label;
+  }
+  return labels;
+}
+
 std::vector<RunDir> ExpandRunDirs(const std::vector<std::string>& args) {
   std::vector<std::string> paths;
   for (const std::string& arg : args) {
@@ -150,7 +204,28 @@ std::vector<RunDir> ExpandRunDirs(const std::vector<std::string>& args) {
     }
     paths.insert(paths.end(), runs.begin(), runs.end());
   }
-  const std::vector<std::string> names = UniqueRunNames(paths);
+  std::vector<std::string> names = UniqueRunNames(paths);
+  // A sweep's runs are named by their axis values where runs.csv gives them (and they stay unique).
+  std::set<std::string> taken;
+  std::vector<std::string> labelled = names;
+  std::vector<std::string> sweeps;
+  for (const std::string& arg : args) {
+    if (DetectRunKind(TrimSlashes(arg)) == RunKind::kSweep) sweeps.push_back(TrimSlashes(arg));
+  }
+  for (const std::string& dir : sweeps) {
+    // Several sweeps: each label starts with its sweep's folder name.
+    const std::string prefix =
+        sweeps.size() > 1 ? fs::path(dir).filename().string() + ": " : std::string();
+    std::map<std::string, std::string> labels = SweepRunLabels(dir);
+    for (auto& [run, label] : labels) label = prefix + label;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      if (paths[i].rfind(dir + "/", 0) != 0) continue;
+      const auto label = labels.find(fs::path(paths[i]).filename().string());
+      if (label != labels.end()) labelled[i] = label->second;
+    }
+  }
+  for (const std::string& name : labelled) taken.insert(name);
+  if (taken.size() == labelled.size()) names = labelled;
   std::vector<RunDir> dirs;
   for (size_t i = 0; i < paths.size(); ++i) {
     RunDir run;

@@ -27,20 +27,35 @@ struct Section {
   std::vector<std::string> notes;
 };
 
+// Each builder: the charts of its kind, and notes for what it could not draw.
 Section SimSection(const std::vector<const RunDir*>& runs, size_t max_points,
                    std::vector<Json>* metrics);
 Section NetSection(const std::vector<const RunDir*>& runs, size_t max_points,
                    std::vector<Json>* metrics);
 Section TrainSection(const std::vector<const RunDir*>& runs, size_t max_points,
                      std::vector<Json>* metrics);
+Section D2rSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                   std::vector<Json>* metrics);
+// faas-sim and faas-load runs together: one platform per line group, simulated beside real.
+Section FaasSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                    std::vector<Json>* metrics);
+Section FlSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                  std::vector<Json>* metrics);
+Section ServeBenchSection(const std::vector<const RunDir*>& runs, size_t max_points,
+                          std::vector<Json>* metrics);
 
 // The size bucket of a flow of `bytes` ("< 10 KB", "10 KB - 100 KB", ..., ">= 10 MB"), and all of
 // them in order.
 std::string FlowSizeBucket(double bytes);
 const std::vector<std::string>& FlowSizeBuckets();
 
-// Adds `chart` to `section` with its title (spec["title"]) also as the section's list entry.
+// Adds `spec` to `section` as a chart titled spec["title"]; or, when it would draw nothing (no
+// data rows, or a line chart none of whose lines has two points: a one-evaluation accuracy
+// chart), a note in its place naming the chart and listing the values. Lines of one point
+// beside longer ones get point marks.
 void AddChart(Section* section, Json spec);
+void AddNote(Section* section, const std::string& note);
+std::string JoinNames(const std::vector<std::string>& names);
 
 }  // namespace jigsaw::report
 

@@ -147,11 +147,4 @@ Section SimSection(const std::vector<const RunDir*>& runs, size_t max_points,
   return section;
 }
 
-void AddChart(Section* section, Json spec) {
-  Chart chart;
-  chart.title = spec.value("title", "");
-  chart.spec = std::move(spec);
-  section->charts.push_back(std::move(chart));
-}
-
 }  // namespace jigsaw::report

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "core/data_files.h"
 #include "core/error.h"
 #include "runtime/cifar10.h"
 
@@ -11,23 +12,11 @@ namespace jigsaw {
 namespace {
 
 constexpr char kDefaultFashionDir[] = "/usr/share/datasets/fashion-mnist";
-constexpr char kDefaultCifarSource[] = "../shared/data/datasets/cifar10/cifar10-jpeg.tar.gz";
 
 }  // namespace
 
-// The default CIFAR-10 archive: ../shared/data/... from the working directory (the repository
-// root, where the README's commands run), else the same path beside the repository that holds
-// this executable (build/jigsaw-runtime -> ../../shared/data/...).
-std::string DefaultCifarSource() {
-  if (std::filesystem::exists(kDefaultCifarSource)) return kDefaultCifarSource;
-  std::error_code error;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (!error) {
-    const std::filesystem::path beside = exe.parent_path().parent_path() / kDefaultCifarSource;
-    if (std::filesystem::exists(beside)) return beside.string();
-  }
-  return kDefaultCifarSource;
-}
+// The default CIFAR-10 archive in the shared data (core/data_files.h: $JIGSAW_DATA_DIR first).
+std::string DefaultCifarSource() { return SharedDataPath("datasets/cifar10/cifar10-jpeg.tar.gz"); }
 
 std::string DefaultDataCacheDir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {

@@ -202,6 +202,14 @@ BlockModel MakeModel(const std::string& name, int channels, int height, int widt
     return MakeCifarResNet(channels, height, width, classes, {64, 128, 256, 512}, 2,
                            BasicBlockImpl::Shortcut::kProjection, name);
   }
+  RequireKnownModel(name);
+  throw UsageError("--model '" + name + "': unknown");
+}
+
+void RequireKnownModel(const std::string& name) {
+  for (const char* known : {"mlp", "lenet", "resnet", "resnet20", "resnet18"}) {
+    if (name == known) return;
+  }
   throw UsageError("--model '" + name + "': expected mlp, lenet, resnet, resnet20 or resnet18");
 }
 

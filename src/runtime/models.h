@@ -34,7 +34,10 @@ class BlockModelImpl : public torch::nn::Module {
 };
 TORCH_MODULE(BlockModel);
 
+// UsageError naming --model unless `name` is one of the models below.
 BlockModel MakeModel(const std::string& name, int channels, int height, int width, int classes);
+// The same check without building the model (the launcher checks before starting workers).
+void RequireKnownModel(const std::string& name);
 
 }  // namespace jigsaw
 

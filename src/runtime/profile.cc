@@ -16,6 +16,7 @@
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 
 #include "core/output.h"
+#include "core/result_summary.h"
 #include "core/stats.h"
 #include "runtime/runtime.h"
 #include "runtime/spb_worker.h"
@@ -293,6 +294,30 @@ StepProfile ProfileSteps(const ProfileOptions& options, const ImageSet& images, 
   return steps;
 }
 
+// One line per block (core/result_summary.h), then the file.
+void PrintProfileSummary(const ModelProfile& profile, const std::string& path) {
+  ResultSummary summary("profile: " + profile.model + ", " + std::to_string(profile.blocks.size()) +
+                        " blocks, batch " + std::to_string(profile.batch) + ", " +
+                        std::to_string(profile.threads) + " thread(s); median of repeats");
+  double forward = 0, backward = 0;
+  for (size_t b = 0; b < profile.blocks.size(); ++b) {
+    const BlockProfile& p = profile.blocks[b];
+    forward += p.forward_s;
+    backward += p.backward_s;
+    summary.Add("block " + std::to_string(b) + " " + p.name,
+                "forward " + FormatFixed(1e3 * p.forward_s, 3) + " ms, backward " +
+                    FormatFixed(1e3 * p.backward_s, 3) + " ms, " +
+                    FormatFixed(p.parameter_bytes / 1024.0, 1) + " KiB of parameters");
+  }
+  summary.Add("all blocks", "forward " + FormatFixed(1e3 * forward, 3) + " ms, backward " +
+                                FormatFixed(1e3 * backward, 3) + " ms");
+  const size_t slash = path.find_last_of('/');
+  summary.AddFile(slash == std::string::npos ? "." : path.substr(0, slash),
+                  slash == std::string::npos ? path : path.substr(slash + 1),
+                  "per-block times and sizes (jigsaw sim --spb-profile, train --profile)");
+  summary.Print();
+}
+
 }  // namespace
 
 int RunProfile(const ProfileOptions& options) {
@@ -360,8 +385,7 @@ int RunProfile(const ProfileOptions& options) {
     profile.comm = CalibrateComm(options, images, profile.batch);
   }
   WriteJsonFile(options.out, ProfileToJson(profile));
-  std::fprintf(stderr, "profile: %s, %d blocks, batch %d -> %s\n", options.model.c_str(),
-               model->num_blocks(), profile.batch, options.out.c_str());
+  PrintProfileSummary(profile, options.out);
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "core/output.h"
+#include "core/progress.h"
 #include "core/result_set.h"
 #include "core/rng.h"
 #include "core/stats.h"
@@ -26,6 +27,7 @@
 #include "runtime/launcher.h"
 #include "runtime/memory_tracker.h"
 #include "runtime/model_spec.h"
+#include "runtime/models.h"
 #include "runtime/net_address.h"
 #include "runtime/rendezvous_store.h"
 #include "runtime/runtime.h"
@@ -443,6 +445,7 @@ torch::Device TrainingDevice(const TrainOptions& options) {
 
 // The documented ranges of the options (docs/limits.md); UsageError naming the option.
 void ValidateTrainOptions(const TrainOptions& options) {
+  RequireKnownModel(options.model);
   if (options.rank < 0) RequireCountInRange("--workers", options.workers, 1, kMaxLocalWorkers);
   RequireCountInRange("--epochs", options.epochs, 1, 1'000'000);
   RequireCountInRange("--batch", options.batch, 1, kMaxBatchSize);
@@ -630,9 +633,11 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   const int64_t bucket_cap = int64_t{options.bucket_kb} * 1024;
   const std::vector<int64_t> eval_subset = EvaluationSamples(data.test, options.eval_samples);
   const std::vector<int64_t> everything = EvaluationSamples(data.test, 0);
-  int phase = 0;
   std::vector<IterationRow> rows;  // this rank, this epoch
   std::vector<IterationRow> all_rows = std::move(record.rows);
+  // Rank 0 reports every iteration (throttled by core/progress.h) with the share done and an ETA.
+  Progress progress("train", rank == 0 && !options.quiet);
+  const int64_t first_iteration = record.first_epoch * record.iterations_per_epoch;
   for (int epoch = record.first_epoch; epoch < options.epochs; ++epoch) {
     std::vector<int64_t> order = EpochOrder(data.train.count, options.seed, epoch);
     for (int64_t it = 0; it < record.iterations_per_epoch; ++it) {
@@ -715,7 +720,9 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       row.rank = rank;
       row.epoch = epoch;
       row.iteration = global_iteration;
-      row.phase = phase;
+      row.phase = std::all_of(counts.begin(), counts.end(), [&](int c) { return c == world; })
+                      ? "full"
+                      : "spb";
       row.depth = depths[rank];
       row.contributors = JoinInts(counts);
       row.lr = lr;
@@ -731,6 +738,14 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       row.state_mb = static_cast<double>(state.StateBytes()) / kMiB;
       row.peak_rss_mb = PeakRssMb();
       rows.push_back(row);
+      if (progress.Due()) {
+        progress.Report(
+            static_cast<double>(global_iteration + 1 - first_iteration),
+            static_cast<double>(total_iterations - first_iteration),
+            "epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) +
+                ", iteration " + std::to_string(global_iteration + 1) + "/" +
+                std::to_string(total_iterations) + ", loss " + FormatFixed(step.loss, 4));
+      }
 
       if (controller && controller->IsProbeIteration(global_iteration)) {
         std::vector<int64_t> decided(blocks, 0);
@@ -742,11 +757,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
             if (coherence) signal = velocity->coherence();
             AdaptiveDecision decision = controller->Observe(global_iteration, signal);
             record.decisions.push_back(decision);
-            if (!options.quiet) {
-              std::fprintf(stderr, "train: iteration %lld: contributors %s (%s)\n",
-                           static_cast<long long>(global_iteration + 1),
-                           JoinInts(decision.contributors).c_str(), decision.reason.c_str());
-            }
+            progress.Final("iteration " + std::to_string(global_iteration + 1) + ": contributors " +
+                           JoinInts(decision.contributors) + " (" + decision.reason + ")");
           }
           for (int b = 0; b < blocks; ++b) decided[b] = controller->contributors()[b];
         }
@@ -759,7 +771,6 @@ void TrainRank(const TrainOptions& options, int rank, int world,
         if (next != controller->contributors()) {
           controller->SetContributors(next);
         }
-        if (next != counts) ++phase;
       }
       if (options.eval_every > 0 && (global_iteration + 1) % options.eval_every == 0 &&
           it + 1 < record.iterations_per_epoch) {
@@ -794,10 +805,9 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       if (epoch == options.kill_at_commit_epoch) ArmCommitKill(options.kill_at_commit_step);
       WriteTrainOutputs(options, plan, world, record, checkpoint_bytes);
       record.rows.clear();
-      if (!options.quiet) {
-        std::fprintf(stderr, "train: epoch %d/%d: test accuracy %.4f, last loss %.4f\n", epoch + 1,
-                     options.epochs, record.accuracies.back(), last_loss);
-      }
+      progress.Final("epoch " + std::to_string(epoch + 1) + "/" + std::to_string(options.epochs) +
+                     ": test accuracy " + FormatFixed(record.accuracies.back(), 4) +
+                     ", last loss " + FormatFixed(last_loss, 4));
     }
   }
 }
@@ -807,8 +817,10 @@ int RunTrain(const TrainOptions& options) {
   ValidateTrainOptions(options);
   ValidateOptions(options, ParseSpbPlan(options.spb));
   if (options.rank < 0) RequireResumable(options, options.workers);
-  return options.rank < 0 ? LaunchLocalWorkers(options.workers, options.timeout_s + 5)
-                          : RunRank(options);
+  const int status = options.rank < 0 ? LaunchLocalWorkers(options.workers, options.timeout_s + 5)
+                                      : RunRank(options);
+  if (status == 0 && options.rank <= 0) PrintTrainSummary(options.out);
+  return status;
 }
 
 }  // namespace jigsaw

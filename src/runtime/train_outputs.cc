@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/result_set.h"
+#include "core/result_summary.h"
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "spb/balanced_exchange.h"
@@ -127,15 +128,14 @@ std::string JoinInts(const std::vector<int>& values) {
 
 std::string FormatIterationRow(const IterationRow& r) {
   return std::to_string(r.rank) + "," + std::to_string(r.epoch) + "," +
-         std::to_string(r.iteration) + "," + std::to_string(r.phase) + "," +
-         std::to_string(r.depth) + "," + r.contributors + "," + FormatFixed(r.lr, 6) + "," +
-         FormatFixed(r.forward_s, 6) + "," + FormatFixed(r.backward_s, 6) + "," +
-         FormatFixed(r.comm_s, 6) + "," + FormatFixed(r.iter_s, 6) + "," +
-         FormatFixed(r.bytes_sent, 0) + "," + FormatFixed(r.bytes_received, 0) + "," +
-         FormatFixed(r.wire_sent, 0) + "," + FormatFixed(r.wire_received, 0) + "," +
-         FormatFixed(r.loss, 5) + "," + FormatFixed(r.activation_mb, 3) + "," +
-         FormatFixed(r.exchange_mb, 3) + "," + FormatFixed(r.state_mb, 3) + "," +
-         FormatFixed(r.peak_rss_mb, 1);
+         std::to_string(r.iteration) + "," + r.phase + "," + std::to_string(r.depth) + "," +
+         r.contributors + "," + FormatFixed(r.lr, 6) + "," + FormatFixed(r.forward_s, 6) + "," +
+         FormatFixed(r.backward_s, 6) + "," + FormatFixed(r.comm_s, 6) + "," +
+         FormatFixed(r.iter_s, 6) + "," + FormatFixed(r.bytes_sent, 0) + "," +
+         FormatFixed(r.bytes_received, 0) + "," + FormatFixed(r.wire_sent, 0) + "," +
+         FormatFixed(r.wire_received, 0) + "," + FormatFixed(r.loss, 5) + "," +
+         FormatFixed(r.activation_mb, 3) + "," + FormatFixed(r.exchange_mb, 3) + "," +
+         FormatFixed(r.state_mb, 3) + "," + FormatFixed(r.peak_rss_mb, 1);
 }
 
 IterationRow ParseIterationRow(const std::string& line) {
@@ -145,7 +145,7 @@ IterationRow ParseIterationRow(const std::string& line) {
   r.rank = std::stoi(f[0]);
   r.epoch = std::stoi(f[1]);
   r.iteration = std::stoll(f[2]);
-  r.phase = std::stoi(f[3]);
+  r.phase = f[3];
   r.depth = std::stoi(f[4]);
   r.contributors = f[5];
   double* doubles[] = {&r.lr,
@@ -313,6 +313,41 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
   results.Add("checkpoint.pt", checkpoint);
   results.Drop("checkpoint.pt.tmp");
   results.Commit();
+}
+
+void PrintTrainSummary(const std::string& out) {
+  Json s;
+  try {
+    s = Json::parse(ReadWholeFile(out + "/summary.json"));
+  } catch (const std::exception&) {
+    return;  // no summary: the run's own error said why
+  }
+  auto number = [&](const char* key, int decimals) {
+    return s.contains(key) && s[key].is_number() ? FormatFixed(s[key].get<double>(), decimals)
+                                                 : std::string("-");
+  };
+  ResultSummary summary("train: " + s.value("model", "") + " on " + s.value("dataset", "") + ", " +
+                        std::to_string(s.value("workers", 0)) + " workers, plan " +
+                        s.value("spb", ""));
+  summary.Add("epochs done", number("epochs_done", 0) + " of " + number("epochs", 0) + " (" +
+                                 number("iterations_per_epoch", 0) + " iterations each)");
+  summary.Add("test accuracy", number("test_accuracy", 4));
+  summary.Add("mean iteration", number("mean_iter_s", 4) + " s (slowest worker " +
+                                    number("max_rank_iter_s", 4) + " s)");
+  summary.Add("busiest backward", number("max_rank_backward_s", 4) + " s per iteration");
+  summary.Add("wire bytes/iter", number("max_rank_wire_bytes_per_iter", 0) + " (busiest worker)");
+  if (s.contains("final_frozen_blocks")) {
+    summary.Add("frozen blocks", number("final_frozen_blocks", 0) + " (contributors " +
+                                     s.value("final_contributors", "") + ")");
+  }
+  summary.AddFile(out, "summary.json", "the figures above and per-worker means");
+  summary.AddFile(out, "iterations.csv", "per rank and iteration: phase, times, bytes, loss");
+  summary.AddFile(out, "evals.csv", "test accuracy over the run");
+  if (s.value("spb", "") == "adaptive") {
+    summary.AddFile(out, "decisions.csv", "the adaptive plan's decisions");
+  }
+  summary.AddFile(out, "checkpoint.pt", "model and optimiser state (--resume)");
+  summary.Print();
 }
 
 }  // namespace jigsaw

@@ -20,7 +20,8 @@ struct IterationRow {
   int rank = 0;
   int epoch = 0;
   int64_t iteration = 0;
-  int phase = 0;
+  // "full": every worker backpropagated every block; "spb": some block had fewer contributors.
+  std::string phase = "full";
   int depth = 0;
   std::string contributors;  // per block, dash-separated, block 0 first
   double lr = 0;
@@ -71,6 +72,10 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
 std::string MixedOutputs(const std::string& out, int checkpoint_epochs);
 
 // Rows, evaluations and decisions of epochs before `first_epoch` from an earlier run in `out`.
+// The one-screen result summary (core/result_summary.h) from OUT/summary.json, on stderr unless
+// quiet: accuracy, loss-free headline figures of the busiest worker, and the files written.
+void PrintTrainSummary(const std::string& out);
+
 void ReadEarlierRecord(const std::string& out, int first_epoch, TrainRecord* record);
 
 std::string JoinInts(const std::vector<int>& values);

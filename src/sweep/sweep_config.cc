@@ -47,9 +47,44 @@ std::string Slug(const std::string& value) {
   return slug.substr(0, 40);
 }
 
+// A value naming a file: it holds a '/' or ends in a data file's extension.
+bool LooksLikePath(const std::string& value) {
+  if (value.find('/') != std::string::npos) return true;
+  const std::string extension = std::filesystem::path(value).extension().string();
+  for (const char* known : {".trace", ".json", ".csv", ".txt", ".graphml", ".et", ".gz"}) {
+    if (extension == known) return true;
+  }
+  return false;
+}
+
+// `value` of `option` with its path resolved against `base_dir` (sweep_config.h says which values
+// are paths) and checked to exist; unchanged when `base_dir` is empty or it is no path.
+std::string ResolvePath(const std::string& option, const std::string& value,
+                        const std::string& base_dir, const std::string& file, int line) {
+  if (base_dir.empty() || option == "write-trace") return value;
+  // NAME=PATH (sim --spb-profile resnet20=profile.json): the path is after the '='.
+  const size_t equals = value.find('=');
+  const bool named = equals != std::string::npos && value.find('/') > equals;
+  const std::string prefix = named ? value.substr(0, equals + 1) : "";
+  const std::string path = named ? value.substr(equals + 1) : value;
+  if (!LooksLikePath(path) || path.find(':') != std::string::npos) return value;
+  std::filesystem::path resolved(path);
+  if (resolved.is_relative()) resolved = (std::filesystem::path(base_dir) / resolved);
+  resolved = resolved.lexically_normal();
+  std::error_code error;
+  if (!std::filesystem::exists(resolved, error)) {
+    throw InputError(file, line,
+                     "'" + option + "' = '" + path + "': expected an existing file; looked for " +
+                         resolved.string() +
+                         " (relative paths are resolved against the sweep file's folder)");
+  }
+  return prefix + resolved.string();
+}
+
 }  // namespace
 
-SweepConfig ParseSweepConfig(const std::string& text, const std::string& file) {
+SweepConfig ParseSweepConfig(const std::string& text, const std::string& file,
+                             const std::string& base_dir) {
   toml::table root;
   try {
     root = toml::parse(text, file);
@@ -83,7 +118,8 @@ SweepConfig ParseSweepConfig(const std::string& text, const std::string& file) {
                            "top-level 'out' for the sweep folder");
         }
         if (name == "fixed") {
-          config.fixed.emplace_back(option, ValueText(value, file, option));
+          config.fixed.emplace_back(option, ResolvePath(option, ValueText(value, file, option),
+                                                        base_dir, file, Line(value)));
           continue;
         }
         const toml::array* list = value.as_array();
@@ -101,7 +137,8 @@ SweepConfig ParseSweepConfig(const std::string& text, const std::string& file) {
         }
         for (const toml::node& item : *list) {
           if (axis.names.size() == 1) {
-            axis.values.push_back({ValueText(item, file, option)});
+            axis.values.push_back(
+                {ResolvePath(option, ValueText(item, file, option), base_dir, file, Line(item))});
             continue;
           }
           const toml::array* tuple = item.as_array();
@@ -111,7 +148,11 @@ SweepConfig ParseSweepConfig(const std::string& text, const std::string& file) {
                                  std::to_string(axis.names.size()) + " values");
           }
           std::vector<std::string> point;
-          for (const toml::node& v : *tuple) point.push_back(ValueText(v, file, option));
+          for (size_t n = 0; n < tuple->size(); ++n) {
+            const toml::node& v = *tuple->get(n);
+            point.push_back(
+                ResolvePath(axis.names[n], ValueText(v, file, option), base_dir, file, Line(v)));
+          }
           axis.values.push_back(std::move(point));
         }
         config.axes.push_back(std::move(axis));
@@ -137,7 +178,9 @@ SweepConfig ParseSweepConfig(const std::string& text, const std::string& file) {
 }
 
 SweepConfig LoadSweepConfig(const std::string& path) {
-  return ParseSweepConfig(ReadWholeFile(path), path);
+  std::string base = std::filesystem::path(path).parent_path().string();
+  if (base.empty()) base = ".";
+  return ParseSweepConfig(ReadWholeFile(path), path, base);
 }
 
 std::vector<RunSpec> ExpandRuns(const SweepConfig& config) {

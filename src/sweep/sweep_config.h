@@ -10,9 +10,14 @@
 //   load = [0.5, 1.0]               # sim --load: arrival-rate scaling
 //   "trace+gpus" = [["a.trace", 32], ["b.trace", 64]]   # linked options: varied together
 //
-// Values may be strings, integers, floats or booleans. Relative paths in values are taken as
-// they are (relative to where jigsaw sweep runs). Each run gets a stable folder name (the axis
-// values, then a hash of all its arguments), so re-running the same config finds finished runs.
+// Values may be strings, integers, floats or booleans. A string value that names a file (it holds
+// a '/' or ends in a data file's extension: .trace .json .csv .txt .graphml .et .gz; in a
+// NAME=PATH value, the part after '='), read by a run, is resolved against the sweep file's
+// folder when relative, and must exist: LoadSweepConfig checks every one before any run starts
+// (InputError at its file:line otherwise). Generator specs (fattree:k=4) are left as they are, and
+// so is write-trace (an output). `out` stays relative to where jigsaw sweep runs, like every
+// subcommand's --out. Each run gets a stable folder name (the axis values, then a hash of all its
+// arguments), so re-running the same config finds finished runs.
 #ifndef JIGSAW_SWEEP_SWEEP_CONFIG_H_
 #define JIGSAW_SWEEP_SWEEP_CONFIG_H_
 
@@ -40,9 +45,12 @@ struct RunSpec {
   std::vector<std::string> arguments;  // after the subcommand, without --out
 };
 
-// Throws InputError (file:line) on a malformed file or unsupported value.
+// Throws InputError (file:line) on a malformed file, an unsupported value or, with a
+// `base_dir`, an input path that does not exist. LoadSweepConfig resolves paths against the
+// file's folder; ParseSweepConfig against `base_dir` when it is not empty (else keeps them).
 SweepConfig LoadSweepConfig(const std::string& path);
-SweepConfig ParseSweepConfig(const std::string& text, const std::string& source_name);
+SweepConfig ParseSweepConfig(const std::string& text, const std::string& source_name,
+                             const std::string& base_dir = "");
 
 std::vector<RunSpec> ExpandRuns(const SweepConfig& config);
 

@@ -54,6 +54,41 @@ std::string WriteFile(const std::string& name, const std::string& text) {
   return path;
 }
 
+// Every request arrives before a 1000 s warm-up ends: each platform measured nothing, says so
+// on stderr (also with --quiet), shows 0 in the measured column, and the run still exits 0. The
+// default warm-up (auto, a tenth of the arrival span) measures most of the same run.
+TEST(FaasSimCli, NothingMeasuredWarnsAndExitsZero) {
+  const std::string out = TempPath("unmeasured"), auto_out = TempPath("auto_warmup");
+  const std::string args =
+      "--apps 10 --cores 32 --cores-per-worker 8 --workers-per-sgs 2 --worker-memory 16GiB "
+      "--requests 400 --load 0.5 --platforms archipelago,openwhisk --quiet ";
+  const Result r = RunCli(args + "--warmup 1000s --out " + out);
+  EXPECT_EQ(r.status, 0) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("faas-sim: warning: archipelago/rlsf measured no request"),
+            std::string::npos)
+      << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("openwhisk"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("--warmup 1000s"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stdout_text.find("measured"), std::string::npos) << r.stdout_text;
+  const std::string csv = Slurp(out + "/results.csv");
+  EXPECT_EQ(csv.find("platform,policy,requests,completed,failed,lost,measured,"), 0u) << csv;
+  EXPECT_NE(csv.find("archipelago,rlsf,400,400,0,0,0,"), std::string::npos) << csv;
+
+  const Result automatic = RunCli(args + "--out " + auto_out);
+  EXPECT_EQ(automatic.status, 0) << automatic.stderr_text;
+  EXPECT_EQ(automatic.stderr_text.find("warning"), std::string::npos) << automatic.stderr_text;
+  const auto summary = nlohmann::json::parse(Slurp(auto_out + "/summary.json"));
+  EXPECT_EQ(summary["inputs"]["warmup"], "auto");
+  EXPECT_NEAR(summary["inputs"]["warmup_s"].get<double>(),
+              0.1 * summary["inputs"]["expected_arrival_span_s"].get<double>(), 0.01);
+  for (const auto& result : summary["results"]) {
+    EXPECT_GT(result["measured"].get<int>(), 300) << result.dump();
+    EXPECT_FALSE(result["latency_quantiles_ms"].empty());
+  }
+  std::filesystem::remove_all(out);
+  std::filesystem::remove_all(auto_out);
+}
+
 TEST(FaasSimCli, WritesSummaryAndCsvDeterministically) {
   const std::string out1 = TempPath("out1"), out2 = TempPath("out2");
   const std::string args =

@@ -180,7 +180,11 @@ TEST_F(FlCliTest, FashionGroupsRunWritesRoundsAndClients) {
   EXPECT_TRUE(summary.contains("final_worst10_accuracy"));
   const std::string rounds = Slurp(dir_ / "out/rounds.csv");
   EXPECT_EQ(std::count(rounds.begin(), rounds.end(), '\n'), 5);  // header + 4 rounds
-  EXPECT_NE(err_.find("fl: round"), std::string::npos);          // progress on stderr
+  EXPECT_NE(err_.find("fl: "), std::string::npos);               // progress on stderr
+  // No -1 sentinels (docs/outputs.md): no --target-accuracy, so the "to target" fields are null.
+  EXPECT_TRUE(summary["rounds_to_target"].is_null()) << summary.dump(2);
+  EXPECT_TRUE(summary["wall_to_target_s"].is_null()) << summary.dump(2);
+  EXPECT_EQ(Slurp(dir_ / "out/clients.csv").find(",-1"), std::string::npos);
 }
 
 }  // namespace

@@ -65,6 +65,8 @@ TEST(PsTrainCli, ServerAndTwoWorkersTrainAnMlp) {
   EXPECT_LT(result0["last_loss"].get<double>(), 0.25 * result0["first_loss"].get<double>());
   EXPECT_LT(result1["last_loss"].get<double>(), 0.25 * result1["first_loss"].get<double>());
   EXPECT_GT(result0["test_accuracy"].get<double>(), 0.9);
+  // Only rank 0 evaluates: rank 1 says null, never -1 (docs/outputs.md).
+  EXPECT_TRUE(result1["test_accuracy"].is_null()) << result1.dump();
   // One CSV row per iteration per worker, with end times after start times.
   jigsaw::TextFile csv(d + "/worker1.csv");
   std::string_view line;

@@ -1,11 +1,15 @@
-// `jigsaw report` end to end: tiny sim runs (two policies), a net run and a train-shaped run go in,
-// report.html comes out and is opened in headless Chromium, which must draw every chart (the
-// page's #report-status: every vegaEmbed promise resolved with a non-empty SVG, no script error).
-// Leaves the report and a screenshot in JIGSAW_REPORT_ARTIFACTS. Skipped when Chromium is absent.
+// `jigsaw report` end to end: tiny sim runs (two policies), a net run, and run folders of train,
+// d2r, faas-sim, faas-load, fl and serve-bench go in, report.html comes out and is opened in
+// headless Chromium, which must draw every chart (the page's #report-status: every vegaEmbed
+// promise resolved with a non-empty SVG, no script error); the rendered charts' count and labels
+// (each chart's title, every run's name) are compared with the page's. Leaves the report and a
+// screenshot in JIGSAW_REPORT_ARTIFACTS. Skipped when Chromium is absent.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <regex>
+#include <set>
+#include <vector>
 
 #include "report_test_util.h"
 
@@ -29,6 +33,23 @@ std::string Attribute(const std::string& tag, const std::string& name) {
   return "";
 }
 
+// The rendered text of chart `i` (its container up to the next chart's) in a DOM dump.
+std::string ChartDom(const std::string& dom, size_t i) {
+  const std::string id = "id=\"chart-" + std::to_string(i) + "\"";
+  const size_t start = dom.find(id);
+  if (start == std::string::npos) return "";
+  const size_t next = dom.find("id=\"chart-", start + id.size());
+  return dom.substr(start, next == std::string::npos ? std::string::npos : next - start);
+}
+
+std::string HtmlText(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    out += c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" : std::string(1, c);
+  }
+  return out;
+}
+
 TEST(ReportBrowser, EveryChartRendersInHeadlessChromium) {
   const std::string chromium = FindChromium();
   if (chromium.empty()) {
@@ -50,30 +71,39 @@ TEST(ReportBrowser, EveryChartRendersInHeadlessChromium) {
                "--traffic incast:6:500KB --quiet --out " +
                (dir / "incast").string() + " 2>&1");
   ASSERT_EQ(net.exit_code, 0) << net.output;
-  // Until `jigsaw net --timeseries` exists on this branch: a net run with the slowdown column and
-  // timeseries/ files of /work/notes/s3/contract.md, so those charts are drawn too.
   WriteNetRun(dir / "net_timeseries", true);
   WriteTrainRun(dir / "train");
+  WriteD2rRun(dir / "d2r", 1);
+  WriteFaasSimRun(dir / "faas_sim");
+  WriteFaasLoadRun(dir / "faas_load");
+  WriteFlRun(dir / "fl");
+  WriteServeBenchRun(dir / "serve_bench", 1);
+  const std::vector<std::string> names = {
+      "max_min_fairness", "shockwave", "incast", "net_timeseries", "train", "d2r",
+      "faas_sim",         "faas_load", "fl",     "serve_bench"};
+  std::string args;
+  for (const std::string& name : names) args += " " + (dir / name).string();
 
   const std::filesystem::path artifacts = JIGSAW_REPORT_ARTIFACTS;
   std::filesystem::remove_all(artifacts);
   const CommandResult report =
-      RunShell(jigsaw + " report " + (dir / "max_min_fairness").string() + " " +
-               (dir / "shockwave").string() + " " + (dir / "incast").string() + " " +
-               (dir / "net_timeseries").string() + " " + (dir / "train").string() + " --out " +
-               artifacts.string() + " 2>&1");
+      RunShell(jigsaw + " report" + args + " --out " + artifacts.string() + " 2>&1");
   ASSERT_EQ(report.exit_code, 0) << report.output;
   const std::string html = Slurp(artifacts / "report.html");
-  size_t divs = 0;
-  for (size_t at = 0; (at = html.find("<div class=\"chart\" id=\"chart-", at)) != std::string::npos;
-       ++at) {
-    ++divs;
+  // The charts the page declares, with their titles.
+  std::vector<std::string> titles;
+  const std::regex chart_div("<div class=\"chart\" id=\"chart-[0-9]+\" data-title=\"([^\"]*)\">");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), chart_div);
+       it != std::sregex_iterator(); ++it) {
+    titles.push_back((*it)[1]);
   }
-  EXPECT_EQ(divs, 14u);  // sim 5, net 5, train 4
+  // sim 5, net 5, train 4, d2r 4, faas 2, fl 4, serve-bench 3.
+  EXPECT_EQ(titles.size(), 27u) << report.output;
 
   const std::string browser = "timeout 180 " + chromium +
-                              " --headless --no-sandbox --disable-gpu --no-first-run "
-                              "--user-data-dir=" +
+                              " --headless --no-sandbox --disable-gpu --disable-quic "
+                              "--no-first-run --disable-background-networking "
+                              "--disable-component-update --disable-sync --user-data-dir=" +
                               (dir / "profile").string() + " --virtual-time-budget=60000 ";
   const std::string url = "file://" + (artifacts / "report.html").string();
   const CommandResult dom = RunShell(browser + "--dump-dom " + url + " 2>/dev/null");
@@ -86,23 +116,27 @@ TEST(ReportBrowser, EveryChartRendersInHeadlessChromium) {
   const std::string text = dom.output.substr(match.position(0), text_end - match.position(0));
   EXPECT_EQ(Attribute(status, "data-state"), "done") << text;
   EXPECT_EQ(Attribute(status, "data-errors"), "0") << text;
-  EXPECT_EQ(Attribute(status, "data-charts"), std::to_string(divs)) << text;
-  EXPECT_EQ(Attribute(status, "data-rendered"), std::to_string(divs)) << text;
-  // Each chart's own container holds an SVG with marks.
-  for (size_t i = 0; i < divs; ++i) {
-    const std::string id = "id=\"chart-" + std::to_string(i) + "\"";
-    const size_t start = dom.output.find(id);
-    ASSERT_NE(start, std::string::npos) << id;
-    const size_t next = dom.output.find("id=\"chart-", start + id.size());
-    const std::string chart =
-        dom.output.substr(start, next == std::string::npos ? std::string::npos : next - start);
-    EXPECT_NE(chart.find("<svg"), std::string::npos) << id << " has no SVG";
-    EXPECT_NE(chart.find("<path"), std::string::npos) << id << " has no marks";
+  EXPECT_EQ(Attribute(status, "data-charts"), std::to_string(titles.size())) << text;
+  EXPECT_EQ(Attribute(status, "data-rendered"), std::to_string(titles.size())) << text;
+  // Each chart drew an SVG with marks, its own title, and the name of every run it shows (in
+  // its legend or on its axis).
+  std::set<std::string> runs_seen;
+  for (size_t i = 0; i < titles.size(); ++i) {
+    const std::string chart = ChartDom(dom.output, i);
+    ASSERT_FALSE(chart.empty()) << "chart-" << i;
+    EXPECT_NE(chart.find("<svg"), std::string::npos) << titles[i] << " has no SVG";
+    EXPECT_NE(chart.find("<path"), std::string::npos) << titles[i] << " has no marks";
+    EXPECT_NE(chart.find(">" + titles[i] + "<"), std::string::npos)
+        << "chart-" << i << " does not show its title " << titles[i];
+    for (const std::string& name : names) {
+      if (chart.find(">" + HtmlText(name) + "<") != std::string::npos) runs_seen.insert(name);
+    }
   }
+  EXPECT_EQ(runs_seen, std::set<std::string>(names.begin(), names.end()));
 
   const std::filesystem::path screenshot = artifacts / "screenshot.png";
   const CommandResult shot = RunShell(browser +
-                                      "--hide-scrollbars --window-size=1300,5000 "
+                                      "--hide-scrollbars --window-size=1300,16000 "
                                       "--screenshot=" +
                                       screenshot.string() + " " + url + " 2>&1");
   EXPECT_EQ(shot.exit_code, 0) << shot.output;
@@ -131,9 +165,9 @@ TEST(ReportCli, BadInputsExit2AndMaxPointsIsChecked) {
             std::string::npos)
       << result.output;
   EXPECT_FALSE(std::filesystem::exists(dir / "out" / "report.html"));
-  result = RunShell(jigsaw + " report " + (dir / "net").string() + " 2>&1");
-  EXPECT_EQ(result.exit_code, 2);
-  EXPECT_NE(result.output.find("--out is required"), std::string::npos) << result.output;
+  // Without --out the report goes to out/report, as every subcommand's results go to out/<name>.
+  result = RunShell(jigsaw + " report --help 2>&1");
+  EXPECT_NE(result.output.find("--out TEXT=out/report"), std::string::npos) << result.output;
 
   WriteNetRun(dir / "net", true);
   result = RunShell(jigsaw + " report " + (dir / "net").string() + " --max-points 5 --out " +

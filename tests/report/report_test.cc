@@ -260,7 +260,7 @@ TEST(Report, NetChartsSkipMissingTimeSeriesWithANote) {
   const Chart* fct = FindChart(report, "FCT CDF by flow size");
   ASSERT_NE(fct, nullptr);
   EXPECT_EQ(fct->spec["facet"]["field"], "size");
-  EXPECT_EQ(fct->spec["data"]["values"].size(), 4u);  // 2 finished flows x 2 runs
+  EXPECT_EQ(fct->spec["data"]["values"].size(), 6u);  // 3 finished flows x 2 runs
   std::set<std::string> buckets;
   for (const Json& row : fct->spec["data"]["values"]) buckets.insert(row["size"]);
   EXPECT_EQ(buckets, (std::set<std::string>{"< 10 KB", "100 KB - 1 MB"}));
@@ -286,8 +286,8 @@ TEST(Report, NetChartsSkipMissingTimeSeriesWithANote) {
   EXPECT_EQ(report.metrics[1]["pfc_pauses"], 2);
   EXPECT_EQ(report.metrics[1]["pfc_pause_total_us"], 5.0);
   EXPECT_EQ(report.metrics[1]["mean_slowdown"], 2.0);
-  EXPECT_EQ(report.metrics[0]["flows"], 3);
-  EXPECT_EQ(report.metrics[0]["flows_finished"], 2);
+  EXPECT_EQ(report.metrics[0]["flows"], 4);
+  EXPECT_EQ(report.metrics[0]["flows_finished"], 3);
   EXPECT_EQ(FlowSizeBucket(9999), "< 10 KB");
   EXPECT_EQ(FlowSizeBucket(1e6), "1 MB - 10 MB");
   std::filesystem::remove_all(dir);

@@ -51,9 +51,10 @@ inline void WriteNetRun(const std::filesystem::path& dir, bool timeseries) {
   WriteText(dir / "summary.json", "{\"topology\": \"rack\", \"flows\": 3}\n");
   std::string flows = "flow,src,dst,bytes,start_us,end_us,fct_us";
   flows += timeseries ? ",ideal_fct_us,slowdown\n" : "\n";
-  const char* rows[] = {"0,0,1,5000,0,10,10", "1,0,2,500000,0,100,100", "2,1,2,20000000,0,,"};
-  const char* extra[] = {",5,2", ",50,2", ",,"};
-  for (int i = 0; i < 3; ++i) flows += std::string(rows[i]) + (timeseries ? extra[i] : "") + "\n";
+  const char* rows[] = {"0,0,1,5000,0,10,10", "1,0,2,500000,0,100,100", "2,1,2,20000000,0,,",
+                        "3,1,0,6000,0,20,20"};
+  const char* extra[] = {",5,2", ",50,2", ",,", ",10,2"};
+  for (int i = 0; i < 4; ++i) flows += std::string(rows[i]) + (timeseries ? extra[i] : "") + "\n";
   WriteText(dir / "flows.csv", flows);
   if (!timeseries) return;
   WriteText(dir / "timeseries/queue.csv",
@@ -70,7 +71,7 @@ inline void WriteTrainRun(const std::filesystem::path& dir) {
       "peak_rss_mb\n";
   for (int it = 0; it < 4; ++it) {
     for (int rank = 0; rank < 2; ++rank) {
-      rows += std::to_string(rank) + ",0," + std::to_string(it) + ",0,2,2-2,0.1,0.01,0.0" +
+      rows += std::to_string(rank) + ",0," + std::to_string(it) + ",full,2,2-2,0.1,0.01,0.0" +
               std::to_string(2 + rank) +
               ",0.001,0.05,1000,1000,1100,"
               "1100," +
@@ -79,6 +80,76 @@ inline void WriteTrainRun(const std::filesystem::path& dir) {
   }
   WriteText(dir / "iterations.csv", rows);
   WriteText(dir / "evals.csv", "iteration,epoch,samples,test_accuracy\n2,0,100,0.3\n4,0,100,0.5\n");
+}
+
+// A d2r run of two failure scenarios and two schemes (scenarios.csv as `jigsaw d2r` writes it).
+inline void WriteD2rRun(const std::filesystem::path& dir, double scale) {
+  WriteText(dir / "summary.json", "{\"topology\": \"t.graphml\", \"scenarios\": 2}\n");
+  std::string csv =
+      "scenario,scheme,flows_affected,flows_recoverable,recovery_us,reaction_us,"
+      "recovery_median_us,lost,lost_unavoidable,lost_stranded,lost_stranded_before_news,"
+      "dropped_no_continuation,held,peak_held,buffer_overflow,violating_flows,noncompliant_"
+      "packets,not_restored,stretch_sum,stretch_flows,work,recovery_bounded_us,"
+      "lost_way_out_before_notice\n";
+  for (int s = 0; s < 2; ++s) {
+    for (const char* scheme : {"d2r", "controller"}) {
+      const double recovery = (scheme[0] == 'd' ? 100 : 5000) * scale * (1 + s);
+      csv += "\"link:a-b" + std::to_string(s) + "\"," + scheme + ",3,3," +
+             std::to_string(recovery) + ",50,40," + std::to_string(10 + s) +
+             ",2,0,0,0,5,3,0,0,0,0,3,3,7," + std::to_string(recovery / 2) + ",0\n";
+    }
+  }
+  WriteText(dir / "scenarios.csv", csv);
+}
+
+// A faas-sim run with two platforms (results with latency quantiles) and one that measured
+// nothing.
+inline void WriteFaasSimRun(const std::filesystem::path& dir) {
+  WriteText(dir / "results.csv", "platform,policy,requests\narchipelago,rlsf,100\n");
+  WriteText(dir / "summary.json", R"({"format": "jigsaw-faas-sim-v1", "results": [
+    {"platform": "archipelago", "policy": "rlsf", "measured": 90, "deadline_met_pct": 99.5,
+     "p50_ms": 20, "p99_ms": 80, "p999_ms": 90, "max_ms": 95,
+     "latency_quantiles_ms": [[0.01, 5], [0.5, 20], [0.99, 80], [1.0, 95]]},
+    {"platform": "openwhisk", "policy": "fifo", "measured": 90, "deadline_met_pct": 90.0,
+     "p50_ms": 30, "p99_ms": 400, "p999_ms": 500, "max_ms": 600},
+    {"platform": "sparrow", "policy": "fifo", "measured": 0, "deadline_met_pct": 0}]}
+)");
+}
+
+// A faas-load run against the real platform (openwhisk mode).
+inline void WriteFaasLoadRun(const std::filesystem::path& dir) {
+  WriteText(dir / "summary.json",
+            "{\"format\": \"jigsaw-faas-load-v1\", \"measured\": 3, \"deadline_met_pct\": "
+            "66.7, \"platform\": {\"platform\": \"openwhisk\"}}\n");
+  WriteText(dir / "requests.csv",
+            "index,dag,status,latency_ms,deadline_ms,met,tasks,cold_starts,retries,error\n"
+            "0,a,200,12.5,100,1,1,0,0,\n1,a,200,250,100,0,1,1,0,\n2,a,,0,100,0,0,0,0,dropped\n"
+            "3,a,200,40,100,1,1,0,0,\n");
+}
+
+// An fl run of four rounds, evaluated every second round, with two cohorts at the end.
+inline void WriteFlRun(const std::filesystem::path& dir) {
+  WriteText(dir / "summary.json",
+            "{\"algorithm\": \"auxo+fedavg\", \"final_mean_accuracy\": 0.6, "
+            "\"rounds_to_target\": null}\n");
+  WriteText(dir / "rounds.csv",
+            "round,cohorts,participants,dropped,train_loss,simulated_s,wall_s,mean_accuracy,"
+            "worst10_accuracy,accuracy_stddev,rejected,lost_clients\n"
+            "1,1,10,0,2.0,1,1,,,,0,\n2,1,10,0,1.5,2,2,0.4,0.2,0.1,0,\n"
+            "3,2,10,0,1.2,3,3,,,,0,\n4,2,10,0,1.0,4,4,0.6,0.3,0.1,0,\n");
+  WriteText(dir / "clients.csv",
+            "client,group,cohort,accuracy\nw0,0,0,0.5\nw1,0,0,0.6\nw2,1,1,0.7\n");
+}
+
+// A serve-bench run (its summary.json); `agreement` null as without --reference.
+inline void WriteServeBenchRun(const std::filesystem::path& dir, double scale) {
+  WriteText(
+      dir / "summary.json",
+      "{\"cache\": \"knn\", \"sent\": 100, \"ok\": 100, \"mean_ms\": " + std::to_string(2 * scale) +
+          ", \"p50_ms\": 1.5, \"p99_ms\": " + std::to_string(9 * scale) +
+          ", \"max_ms\": 12, \"accuracy\": 0.9, \"agreement\": null, "
+          "\"mean_blocks\": 2.5, \"blocks\": 4, \"answered_after_blocks\": [40, 10, 0, "
+          "50]}\n");
 }
 
 }  // namespace jigsaw::report

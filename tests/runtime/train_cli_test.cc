@@ -106,6 +106,22 @@ TEST(RuntimeTrainCli, TwoProcessesTrainAndWriteSummary) {
             summary["wire_sent_per_iter"].get<double>());
 }
 
+// Not quiet: a line per epoch and, at the end, the result summary naming the files written; the
+// global -q before the subcommand silences them (the run still succeeds).
+TEST(RuntimeTrainCli, ResultSummaryUnlessQuiet) {
+  const std::string out = TempDir("summary");
+  std::string args = TinyJob(out) + " --max-iters-per-epoch 4";
+  args.replace(args.find(" --quiet"), 8, "");
+  JigsawRun run = RunJigsaw(args);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("train: epoch 1/1: test accuracy"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("files written:"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(out + "/iterations.csv"), std::string::npos) << run.output;
+  run = RunJigsaw("-q " + args);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(run.output, "");
+}
+
 TEST(RuntimeTrainCli, FrozenBlocksExchangeNoBytes) {
   // The MLP's blocks hold 16,640 / 32,896 / 8,256 / 650 parameter bytes... x 4; freeze:1 trains
   // only the 650-parameter head, so only its 2,600 bytes (padded to whole floats per worker)
@@ -155,8 +171,10 @@ TEST(RuntimeTrainCli, AdaptivePlanFreezesBlocksAndLogsEveryDecision) {
   EXPECT_NE(decisions.find("11,1,0-2-2-2,"), std::string::npos) << decisions;
   EXPECT_NE(decisions.find("15,2,0-0-2-2,"), std::string::npos) << decisions;
   std::string csv = jigsaw::ReadWholeFile(out + "/iterations.csv");
-  // Iterations 12..15 run phase 1: contributors 0-2-2-2, depth 3.
-  EXPECT_NE(csv.find("\n0,0,12,1,3,0-2-2-2,"), std::string::npos) << csv.substr(0, 600);
+  // Iterations 12..15 run partial backpropagation: contributors 0-2-2-2, depth 3; before the first
+  // freeze every worker trained every block.
+  EXPECT_NE(csv.find("\n0,0,12,spb,3,0-2-2-2,"), std::string::npos) << csv.substr(0, 600);
+  EXPECT_NE(csv.find("\n0,0,0,full,4,2-2-2-2,"), std::string::npos) << csv.substr(0, 600);
   jigsaw::Json summary = jigsaw::Json::parse(jigsaw::ReadWholeFile(out + "/summary.json"));
   EXPECT_EQ(summary["final_frozen_blocks"], 2);
 }

@@ -141,6 +141,41 @@ TEST(SweepCli, RunsInParallelWritesTheTableAndResumes) {
   std::filesystem::remove_all(dir);
 }
 
+// Input paths in a sweep file are relative to the file, whatever the working directory, and
+// every one is checked before any run starts (a missing one: exit 2 naming file:line, no run).
+TEST(SweepCli, PathsResolveAgainstTheFileAndAreCheckedFirst) {
+  const auto dir = TempDir("paths");
+  std::filesystem::create_directories(dir / "config" / "traces");
+  std::filesystem::create_directories(dir / "elsewhere");
+  const CommandResult trace = Shell(
+      std::string(JIGSAW_BINARY) + " sim --jobs 6 --gpus 4 --quiet --write-trace " +
+      (dir / "config" / "traces" / "t6.trace").string() + " --out " + (dir / "trace_run").string());
+  ASSERT_EQ(trace.exit_code, 0) << trace.output;
+  std::ofstream(dir / "config" / "sweep.toml")
+      << "command = \"sim\"\n[fixed]\ngpus = 4\ntrace = \"traces/t6.trace\"\n"
+         "[axes]\npolicy = [\"fifo\", \"las\"]\n";
+  // Run from another folder, naming the file by a relative path.
+  const std::string run_elsewhere = "cd " + (dir / "elsewhere").string() + " && " + JIGSAW_BINARY +
+                                    " sweep ../config/sweep.toml --out out";
+  const CommandResult ok = Shell(run_elsewhere);
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("2 ran now, 0 failed"), std::string::npos) << ok.output;
+  EXPECT_NE(Slurp(dir / "elsewhere" / "out" / "runs.csv").find("t6.trace"), std::string::npos);
+
+  std::ofstream(dir / "config" / "broken.toml")
+      << "command = \"sim\"\n[axes]\n\"trace+gpus\" = [[\"traces/t6.trace\", 4],\n"
+         "  [\"traces/missing.trace\", 8]]\npolicy = [\"fifo\"]\n";
+  const CommandResult missing =
+      Shell("cd " + (dir / "elsewhere").string() + " && " + JIGSAW_BINARY +
+            " sweep ../config/broken.toml --out broken_out");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("../config/broken.toml:4: 'trace' = 'traces/missing.trace'"),
+            std::string::npos)
+      << missing.output;
+  EXPECT_FALSE(std::filesystem::exists(dir / "elsewhere" / "broken_out" / "runs"));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(SweepCli, FailedRunIsMarkedAndReported) {
   const auto dir = TempDir("fail");
   std::ofstream(dir / "sweep.toml") << "command = \"sim\"\n[fixed]\njobs = 4\n[axes]\n"
