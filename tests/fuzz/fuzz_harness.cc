@@ -1,4 +1,4 @@
-// jigsaw_fuzz: a seeded mutation harness over every reader (issue 12).
+// jigsaw_fuzz: a seeded mutation harness over every reader.
 //
 // For each area (a reader and what runs on its result) it mutates seed inputs (small embedded
 // samples, plus the real files of ../shared/data when present) with a seeded RNG, and runs each

@@ -477,7 +477,7 @@ std::vector<std::pair<std::string, bool>> Listeners(pid_t pid) {
   return found;
 }
 
-// Issue 12 (3, 8): the local rendezvous listened on every interface, and killing the launcher
+// The local rendezvous once listened on every interface, and killing the launcher
 // left its workers training to the end. The local workers now rendezvous through a file and
 // listen on loopback only, and they are tied to the launcher with PR_SET_PDEATHSIG. (The waits
 // below bound events that take milliseconds, they are not speed assertions; whatever is left is
@@ -520,7 +520,7 @@ TEST(RuntimeTrainCli, LocalWorkersListenOnLoopbackOnlyAndDieWithTheLauncher) {
   EXPECT_TRUE(gone) << "the workers outlived their launcher";
 }
 
-// Issue 12 (8): --resume with another worker count was accepted silently (and went on with
+// --resume with another worker count was once accepted silently (and went on with
 // another data order and plan). It is a usage error now, before any worker starts.
 TEST(RuntimeTrainCli, ResumeWithAnotherWorkerCountIsRefused) {
   const std::string out = TempDir("resume_world");
