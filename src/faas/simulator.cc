@@ -1099,7 +1099,7 @@ SimResult Sim::Run() {
     // The latency CDF at every percent, then every tenth of a percent above 99 (the tail).
     for (int i = 1; i <= 109; ++i) {
       const double p = i <= 99 ? i / 100.0 : 0.99 + (i - 99) / 1000.0;
-      result_.latency_quantiles_ms.push_back({p, NearestRank(latencies_ms_, p)});
+      result_.latency_quantiles_ms.push_back({p, SampleQuantile(latencies_ms_, p)});
     }
   }
   FinishDagPeriods();
