@@ -1,5 +1,6 @@
 // Pause/resume latency of one real sandbox process (`jigsaw faas-sandbox`), for the resume-cost
-// evidence in docs/results/faas.md (entry E). Built and run by bench/faas_freeze.sh; not part of the project build.
+// evidence in docs/results/faas.md (entry E). Built and run by bench/faas_freeze.sh; not part of
+// the project build.
 //
 // For each mechanism (cgroup v2 cgroup.freeze, cgroup v1 freezer.state, SIGSTOP/SIGCONT) and each
 // of N rounds: one warm invocation (the reference), then pause (write FROZEN / 1, or SIGSTOP, and

@@ -124,7 +124,7 @@ struct Simulator::Impl {
     Job* job;
     double rate = 1.0;
     bool guest = false;
-    int type = -1;         // heterogeneous clusters: the worker type it runs on
+    int type = -1;              // heterogeneous clusters: the worker type it runs on
     Policy::SpbRound spb = {};  // the SPB plan a planner chose (ReportsSpb())
   };
 
