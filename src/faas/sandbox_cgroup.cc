@@ -15,6 +15,8 @@
 #include <sstream>
 #include <vector>
 
+#include "faas/proc_file.h"
+
 namespace jigsaw::faas {
 namespace {
 
@@ -30,15 +32,6 @@ bool WriteText(const std::string& path, const std::string& text, std::string* er
   if (fd >= 0) ::close(fd);
   if (!ok && error) *error = "cannot write '" + text + "' to " + path + ": " + std::strerror(saved);
   return ok;
-}
-
-std::string ReadText(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  char buffer[4096];
-  const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-  ::close(fd);
-  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
 }
 
 bool HasWord(const std::string& text, const std::string& word) {
@@ -87,7 +80,7 @@ CgroupSupport ProbeRoot(const std::string& requested) {
     return support;
   }
   RemoveStaleLeaves(support.root);
-  const std::string offered = ReadText(support.root + "/cgroup.controllers");
+  const std::string offered = ReadProcFile(support.root + "/cgroup.controllers");
   std::vector<std::string> missing;
   std::string why;
   for (const char* name : {"memory", "pids", "cpu"}) {
@@ -97,7 +90,7 @@ CgroupSupport ProbeRoot(const std::string& requested) {
       continue;
     }
     std::string error;
-    usable = HasWord(ReadText(support.root + "/cgroup.subtree_control"), name) ||
+    usable = HasWord(ReadProcFile(support.root + "/cgroup.subtree_control"), name) ||
              WriteText(support.root + "/cgroup.subtree_control", std::string("+") + name, &error);
     if (!usable) {
       missing.push_back(name);

@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "faas/proc_file.h"
+
 namespace jigsaw::faas {
 namespace {
 
@@ -20,15 +22,6 @@ bool WriteText(const std::string& path, const std::string& text) {
   const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
   return ok;
-}
-
-std::string ReadText(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return "";
-  char buffer[4096];
-  const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-  ::close(fd);
-  return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : "";
 }
 
 // The cgroup2 directory that holds this process's sandbox cgroups, or "" when there is none.
@@ -45,7 +38,7 @@ std::string CgroupRoot() {
 }
 
 bool Stopped(pid_t pid) {
-  const std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
+  const std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
   return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'T';
 }
@@ -113,7 +106,7 @@ bool SandboxPause::Pause() {
   bool ok;
   if (mechanism_ == PauseMechanism::kFreezer) {
     ok = WriteText(cgroup_ + "/cgroup.freeze", "1") && PollUntil([this] {
-           return ReadText(cgroup_ + "/cgroup.events").find("frozen 1") != std::string::npos;
+           return ReadProcFile(cgroup_ + "/cgroup.events").find("frozen 1") != std::string::npos;
          });
   } else {
     ok = ::kill(pid_, SIGSTOP) == 0 && PollUntil([this] { return Stopped(pid_); });
