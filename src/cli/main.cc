@@ -6,7 +6,8 @@
 int main(int argc, char** argv) {
   if (argc > 1 && (std::string(argv[1]) == "train" || std::string(argv[1]) == "profile" ||
                    std::string(argv[1]) == "ps-worker" || std::string(argv[1]) == "serve" ||
-                   std::string(argv[1]) == "fl" || std::string(argv[1]) == "fl-client")) {
+                   std::string(argv[1]) == "fl" || std::string(argv[1]) == "fl-client" ||
+                   std::string(argv[1]) == "checkpoint")) {
     return jigsaw::ExecRuntime(argc, argv);
   }
   CLI::App app{
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
   // Listed for `jigsaw --help`; main() hands them to jigsaw-runtime before parsing.
   app.add_subcommand("train", "Data-parallel training with SPB (LibTorch + Gloo); see --help");
   app.add_subcommand("profile", "Per-block timing and size profile of a model; see --help");
+  app.add_subcommand("checkpoint",
+                     "A checkpoint's weights in another precision (LibTorch); see --help");
   app.add_subcommand("ps-worker", "A worker of a parameter-server job (LibTorch); see --help");
   app.add_subcommand("serve",
                      "KServe v2 inference server over a checkpoint (LibTorch); see --help");
