@@ -22,7 +22,8 @@
 # Env: MODEL, EPOCHS, SEEDS ("0 1 2"), WORKERS (4), BATCH (per worker), LR, WD, TRAIN_SAMPLES
 #      (0 = all), EVAL_EVERY, EVAL_SAMPLES, TARGET, WARMUP (adaptive warm-up epochs), PLANS (lines
 #      "name|train options"), RUNS (kept; default out/spb_bench/MODEL), OVERLAP_ITERS, REPEATS,
-#      WRITE_EFFICIENCY=1 to merge the measured efficiencies into data/spb_statistical_efficiency.json.
+#      WRITE_EFFICIENCY=1 to merge the measured efficiencies into data/spb_statistical_efficiency.json,
+#      PROTOCOL (a label for the table's title, e.g. "reduced protocol (CPU)": bench/spb_reduced.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL="${MODEL:-resnet20}"
@@ -102,4 +103,5 @@ done
 
 python3 bench/spb_report.py --runs "$RUNS" --model "$MODEL" --dataset "$DATASET" \
   --target "$TARGET" --warmup-epochs "$WARMUP" --plans "$(cut -d'|' -f1 <<<"$PLANS" | tr '\n' ' ')" \
-  ${WRITE_EFFICIENCY:+--write-efficiency data/spb_statistical_efficiency.json}
+  ${WRITE_EFFICIENCY:+--write-efficiency data/spb_statistical_efficiency.json} \
+  ${PROTOCOL:+--protocol "$PROTOCOL"}

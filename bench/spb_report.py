@@ -78,6 +78,8 @@ def main():
     p.add_argument("--warmup-epochs", type=float, required=True)
     p.add_argument("--plans", required=True)
     p.add_argument("--write-efficiency")
+    p.add_argument("--protocol", default="",
+                   help="label of the protocol in the title (e.g. \"reduced protocol (CPU)\")")
     a = p.parse_args()
     profile = load(os.path.join(a.runs, "profile.json"))
     plans = a.plans.split()
@@ -106,9 +108,12 @@ def main():
     warm = a.warmup_epochs * any_full["iterations_per_epoch"]
     bound = (1 - block_bytes[-1] / sum(block_bytes)) * max(0.0, 1 - warm / total_iters)
 
-    print(f"## {a.model} on {a.dataset}, {any_full['workers']} workers x batch "
-          f"{any_full['batch_per_worker']}, {any_full['epochs']} epochs "
-          f"({total_iters} iterations), seeds {sorted(full)}")
+    seeds = sorted(full)
+    protocol = f"{a.protocol}, " if a.protocol else ""
+    print(f"## {a.model} on {a.dataset}, {protocol}{len(seeds)} seeds "
+          f"({', '.join(map(str, seeds))}), {any_full['epochs']} epochs ({total_iters} "
+          f"iterations), {any_full['workers']} workers x batch {any_full['batch_per_worker']}, "
+          f"device {any_full.get('device', 'cpu')}")
     print()
     print("Max-over-ranks figures; ratios are plan / full per seed (mean over seeds, worst seed in "
           "brackets). Bytes bound: a plan that froze every block below the top one from the "
@@ -129,9 +134,11 @@ def main():
         gap = [100 * (r[s]["summary"]["test_accuracy"] - full[s]["summary"]["test_accuracy"])
                for s in seeds]
 
-        def ratios(key, source="summary"):
-            return [r[s][source][key] / full[s][source][key] if source == "summary" else
-                    r[s][key] / full[s][key] for s in seeds]
+        def ratios(key):
+            # nan where full's figure is 0: a run on a GPU counts host tensors only, so its
+            # activation memory reads 0 (docs/runtime.md "Training on a GPU").
+            return [r[s]["summary"][key] / full[s]["summary"][key]
+                    if full[s]["summary"][key] else float("nan") for s in seeds]
 
         back = [r[s]["summary"]["max_rank_backward_total_s"] /
                 full[s]["summary"]["max_rank_backward_total_s"] for s in seeds]
@@ -166,7 +173,7 @@ def main():
         print(f"| {plan} | {statistics.mean(acc):.4f} ± {sd:.4f}, {min(acc):.4f} | "
               f"{statistics.mean(gap):+.2f} [{min(gap):+.2f}] | {statistics.mean(back):.2f} "
               f"[{max(back):.2f}] | {statistics.mean(work):.2f} [{max(work):.2f}] | "
-              f"{statistics.mean(act):.2f} [{max(act):.2f}] | {statistics.mean(wire):.2f} "
+              f"{fmt(statistics.mean(act))} [{fmt(max(act))}] | {statistics.mean(wire):.2f} "
               f"[{max(wire):.2f}] | {fmt(statistics.mean(share))} | "
               f"{statistics.mean(iter_ms):.1f} | {eff_text} |")
         # The data file keeps one entry per plan as the simulator looks it up: the default
@@ -229,7 +236,10 @@ def write_efficiency(a, efficiencies, any_full):
             # One seed has no interval: null (the reader requires seeds == 1 then).
             "ci_95": (None if e["seeds"] < 2 else [round(e["ci"][0], 4), round(e["ci"][1], 4)]),
             "command": "bench/spb_bench.sh MODEL=" + a.model,
+            "device": s.get("device", "cpu"),
         })
+        if a.protocol:
+            kept[-1]["protocol"] = a.protocol
     data["entries"] = kept
     with open(path + ".tmp", "w") as f:
         json.dump(data, f, indent=2)
