@@ -20,15 +20,22 @@
 #include "core/stats.h"
 #include "core/text_input.h"
 #include "core/units.h"
+#include "net/chakra_options.h"
+#include "net/chakra_report.h"
 #include "net/collective.h"
 #include "net/flow_file.h"
 #include "net/homa.h"
+#include "net/job_placement.h"
 #include "net/network.h"
 #include "net/pl2.h"
+#include "net/ps_jobs.h"
+#include "net/ps_options.h"
+#include "net/ps_report.h"
 #include "net/rack_workload.h"
 #include "net/topology.h"
 #include "net/traffic.h"
 #include "net/workload.h"
+#include "net/workload_report.h"
 
 namespace jigsaw {
 namespace {
@@ -79,6 +86,8 @@ struct NetOptions {
   int homa_per_sender = 0;
   std::string pl2_bulk_order = "oldest";
   int egress_shift = -1;
+  net::PsJobsOptions ps;      // parameter-server jobs (--ps-*, --host-priority)
+  net::ChakraOptions chakra;  // Chakra execution traces (--chakra, --npu-tflops, --chakra-system)
 };
 
 // "400%" or "4" -> 4.0.
@@ -232,14 +241,15 @@ Json StatsJson(const net::NetStats& stats) {
 
 int RunNet(const NetOptions& options) {
   const bool rack = !options.load.empty();
-  const int sources = static_cast<int>(!options.workloads.empty()) +
-                      static_cast<int>(!options.traffic.empty()) +
-                      static_cast<int>(!options.flows.empty()) + static_cast<int>(rack);
+  const int sources =
+      static_cast<int>(!options.workloads.empty()) + static_cast<int>(!options.traffic.empty()) +
+      static_cast<int>(!options.flows.empty()) + static_cast<int>(rack) +
+      static_cast<int>(options.ps.any_given()) + static_cast<int>(options.chakra.any_given());
   if (sources > 1 || (sources == 0 && options.background.empty()) ||
       (rack && !options.background.empty())) {
     throw UsageError(
-        "give one of --workload (one or more), --traffic, --flows or --load, or only "
-        "--background (which may also join --workload, --traffic or --flows)");
+        "give one of --workload (one or more), --chakra (one or more), --traffic, --flows, "
+        "--ps-jobs or --load, or only --background (which may also join any of them but --load)");
   }
   net::NetConfig config;
   if (!net::ParseCcMode(options.cc, &config.cc)) {
@@ -356,11 +366,12 @@ int RunNet(const NetOptions& options) {
   for (const std::string& path : options.workloads)
     workloads.push_back(net::ReadAstraWorkload(path));
   std::vector<int> dims = ParseDims(options.dims);
-  if (options.placement != "interleave" && options.placement != "block" &&
-      options.placement != "random") {
-    throw UsageError("--placement '" + Excerpt(options.placement) +
-                     "': expected interleave, block or random");
-  }
+  const net::JobPlacement placement = net::ParseJobPlacement(options.placement);
+  std::optional<net::PsJobsSpec> ps;
+  if (options.ps.any_given()) ps = options.ps.Validate();
+  std::optional<net::ChakraRunSpec> chakra;
+  if (options.chakra.any_given()) chakra = options.chakra.Validate();
+  std::string collectives_csv;
 
   std::vector<net::FlowSpec> given_flows;
   if (!options.flows.empty()) given_flows = net::ReadFlowFile(options.flows, topology);
@@ -426,73 +437,32 @@ int RunNet(const NetOptions& options) {
     summary["pl2_bulk_order"] = options.pl2_bulk_order;
   }
 
-  std::vector<uint64_t> flow_job;  // job per flow when running workloads
   uint64_t unfinished_jobs = 0;
   if (!workloads.empty()) {
-    const uint32_t hosts = network.num_hosts();
-    const uint32_t jobs = static_cast<uint32_t>(workloads.size());
-    const uint32_t per_job = hosts / jobs;
-    // random: the hosts in a seeded random order (its own stream), then in blocks; jobs then
-    // straddle racks and each rack holds hosts of several jobs, unaligned with the rings.
-    std::vector<uint32_t> order(hosts);
-    for (uint32_t h = 0; h < hosts; ++h) order[h] = h;
-    if (options.placement == "random") {
-      Rng rng(options.seed ^ 0x706c6163656d656eULL);
-      for (uint32_t h = hosts - 1; h > 0; --h) std::swap(order[h], order[rng.UniformInt(h + 1)]);
+    const auto placed = net::PlaceJobs(network.num_hosts(), static_cast<uint32_t>(workloads.size()),
+                                       placement, options.seed);
+    std::vector<net::JobSpec> specs(workloads.size());
+    for (size_t j = 0; j < workloads.size(); ++j) {
+      specs[j] = {workloads[j],     placed[j],         dims, options.chunks, options.iterations,
+                  options.cycle_ns, options.max_active};
     }
-    std::vector<net::JobSpec> specs;
-    for (uint32_t j = 0; j < jobs; ++j) {
-      net::JobSpec spec;
-      spec.workload = workloads[j];
-      for (uint32_t r = 0; r < per_job; ++r) {
-        spec.hosts.push_back(options.placement == "interleave" ? r * jobs + j
-                                                               : order[j * per_job + r]);
-      }
-      spec.dims = dims;
-      spec.chunks = options.chunks;
-      spec.iterations = options.iterations;
-      spec.cycle_ns = options.cycle_ns;
-      spec.max_active = options.max_active;
-      specs.push_back(std::move(spec));
-    }
-    std::vector<net::JobResult> results = net::RunJobs(&network, specs, stop);
-    Json jobs_json = Json::array();
-    for (uint32_t j = 0; j < jobs; ++j) {
-      const net::JobResult& result = results[j];
-      Json job;
-      job["workload"] = result.workload;
-      job["hosts"] = result.hosts;
-      job["host_ranks"] = specs[j].hosts;
-      job["finished"] = result.finished >= 0;
-      unfinished_jobs += result.finished < 0;
-      std::vector<double> iterations;
-      for (net::Time t : result.iteration_times) iterations.push_back(Us(t));
-      job["iteration_time_us"] = RoundTo(Mean(iterations), 3);
-      job["iteration_times_us"] = iterations;
-      std::vector<double> durations;
-      Json collectives = Json::array();
-      for (const net::CollectiveRecord& r : result.collectives) {
-        Json c;
-        c["iteration"] = r.iteration;
-        c["layer"] = r.layer;
-        c["pass"] = r.pass;
-        c["type"] = net::CollectiveTypeName(r.type);
-        c["bytes"] = r.bytes;
-        c["issued_us"] = Us(r.issued);
-        c["started_us"] = r.started >= 0 ? Json(Us(r.started)) : Json();
-        c["finished_us"] = r.finished >= 0 ? Json(Us(r.finished)) : Json();
-        if (r.finished >= 0) {
-          c["duration_us"] = Us(r.finished - r.started);
-          durations.push_back(Us(r.finished - r.started));
-        }
-        collectives.push_back(std::move(c));
-      }
-      job["collective_time_total_us"] =
-          RoundTo(durations.empty() ? 0 : Mean(durations) * durations.size(), 3);
-      job["collectives"] = std::move(collectives);
-      jobs_json.push_back(std::move(job));
-    }
-    summary["jobs"] = std::move(jobs_json);
+    unfinished_jobs =
+        net::AddWorkloadJobsJson(specs, net::RunJobs(&network, specs, stop), &summary);
+  } else if (ps) {
+    unfinished_jobs = net::AddPsJobsJson(*ps, net::RunPsJobs(&network, *ps, stop), &summary);
+  } else if (chakra) {
+    const std::string progress = sample_interval > 0 ? options.out + "/progress.csv" : "";
+    net::ChakraRunOutput run = net::RunChakra(&network, *chakra,
+                                              {placement,
+                                               options.seed,
+                                               dims,
+                                               options.chunks,
+                                               options.iterations,
+                                               stop,
+                                               {sample_interval, progress}},
+                                              &summary);
+    unfinished_jobs = run.unfinished_jobs;
+    collectives_csv = std::move(run.collectives_csv);
   } else if (rack) {
     if (rack_spec.ml_bytes > 0 && static_cast<uint32_t>(options.ml_hosts) > network.num_hosts()) {
       throw UsageError("--ml-hosts " + std::to_string(options.ml_hosts) + ": the topology has " +
@@ -653,6 +623,7 @@ int RunNet(const NetOptions& options) {
   summary["network"] = StatsJson(stats);
   ResultSet results(options.out);  // one unit: never one run's summary beside another's flows
   results.Add("flows.csv", csv.str());
+  if (chakra) results.Add("collectives.csv", std::move(collectives_csv));
   const std::filesystem::path series_dir = std::filesystem::path(options.out) / "timeseries";
   if (sample_interval > 0) {
     Json j;
@@ -690,6 +661,12 @@ int RunNet(const NetOptions& options) {
     for (const char* name : {"queue.csv", "pfc.csv", "rate.csv"})
       std::filesystem::remove(series_dir / name, ignored);
     std::filesystem::remove(series_dir, ignored);  // only if now empty
+  }
+  for (const char* name : {"collectives.csv", "progress.csv"}) {  // nor its trace outputs
+    std::error_code ignored;
+    if (!chakra || (name[0] == 'p' && sample_interval == 0)) {
+      std::filesystem::remove(std::filesystem::path(options.out) / name, ignored);
+    }
   }
   results.Add("summary.json", summary.dump(2) + "\n");
   results.Commit();
@@ -768,6 +745,13 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
                       "(with-server)");
   command->add_option("--workload", options->workloads,
                       "ASTRA-sim 1.0 workload file; repeat for jobs sharing the fabric");
+  command->add_option(
+      "--chakra", options->chakra.prefixes,
+      "Chakra execution traces PREFIX.<rank>.et; repeat for jobs sharing the fabric");
+  command->add_option("--npu-tflops", options->chakra.npu_tflops,
+                      "compute rate for Chakra compute nodes that give FLOPs (num_ops) only");
+  command->add_option("--chakra-system", options->chakra.system,
+                      "ASTRA-sim system JSON: the collective algorithms (ring; all-to-all direct)");
   command->add_option("--traffic", options->traffic, "permutation:<bytes> or incast:<n>:<bytes>");
   command->add_option("--flows", options->flows,
                       "ns-3/HPCC flow file: count, then 'src dst priority dport bytes start_s' "
@@ -783,6 +767,27 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
                       "how long background flows keep arriving (1ms)");
   command->add_option("--background-priority", options->background_priority,
                       "traffic class of background flows, 0 (served first, default)..7");
+  net::PsJobsOptions& ps = options->ps;
+  command->add_option("--ps-jobs", ps.jobs, "parameter-server jobs (docs/tensorlights.md)");
+  command->add_option("--ps-workers", ps.workers, "workers per parameter-server job");
+  command->add_option("--ps-model", ps.model, "model by name: " + net::PsModelNames());
+  command->add_option("--ps-model-bytes", ps.model_bytes,
+                      "model size per push and pull, e.g. 1.86MB");
+  command->add_option("--ps-compute", ps.compute, "worker compute per iteration, e.g. 20ms (0s)");
+  command->add_option("--ps-compute-file", ps.compute_file,
+                      "compute samples: a ps-worker CSV (compute_s) or seconds per line");
+  command->add_option("--ps-compute-jitter", ps.compute_jitter,
+                      "compute x (1 + U(-f, f)) per worker and iteration, e.g. 10%");
+  command->add_option("--ps-iterations", ps.iterations, "iterations per job (10)");
+  command->add_option("--ps-hosts", ps.ps_hosts,
+                      "hosts carrying the PSes: job j on host j mod H (1)");
+  command->add_option("--ps-placement", ps.placement,
+                      "workers: spread (the W hosts after the PS host, default) or random");
+  command->add_option("--host-priority", ps.host_priority,
+                      "TensorLights at the PS hosts' NICs: " + tlights::PolicyNames() + " (fifo)");
+  command->add_option("--rotate-interval", ps.rotate_interval, "with rotate: 20s (default)");
+  command->add_option("--ps-downlink-priority", ps.downlink,
+                      "on: switches serve pushes into a PS host in band order too (extension)");
   command->add_option(
       "--fail-link", options->fail_links,
       "take the link between two nodes down at a time, e.g. 0-16@100us; repeatable");
@@ -820,6 +825,7 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_flag("--quiet", options->quiet, "no progress or speed lines on stderr");
   command->callback([options, action, timeseries] {
     options->timeseries_given = timeseries->count() > 0;
+    options->ps.seed = options->seed;
     *action = [options] { return RunNet(*options); };
   });
 }

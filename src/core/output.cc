@@ -72,4 +72,14 @@ void WriteJsonFile(const std::string& path, const Json& json) {
   WriteFileAtomically(path, json.dump(2) + "\n");
 }
 
+std::string CsvField(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace jigsaw

@@ -20,6 +20,10 @@ std::string FormatFixed(double value, int decimals);
 double RoundTo(double value, int decimals);
 void WriteJsonFile(const std::string& path, const Json& json);
 
+// One CSV field (RFC 4180): the text as is, or in double quotes with each quote doubled when it
+// holds a comma, a quote or a line break.
+std::string CsvField(const std::string& text);
+
 }  // namespace jigsaw
 
 #endif  // JIGSAW_CORE_OUTPUT_H_

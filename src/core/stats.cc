@@ -40,6 +40,12 @@ double Percentile(std::vector<double> values, double p) {
   return values[lo] + (rank - lo) * (values[hi] - values[lo]);
 }
 
+double SampleQuantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const size_t i = static_cast<size_t>(q * (sorted.size() - 1) + 0.5);
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
 double FractionAbove(const std::vector<double>& values, double threshold) {
   if (values.empty()) return 0;
   size_t count =

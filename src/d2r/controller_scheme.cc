@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "d2r/baselines.h"
-#include "net/event_queue.h"
+#include "d2r/signal_times.h"
 
 namespace jigsaw::d2r {
 namespace {
@@ -10,27 +10,9 @@ namespace {
 // and switches that survive when `context` is given (an in-band control channel).
 std::vector<net::Time> Latencies(const Topology& topology, const Timing& timing, int source,
                                  const ScenarioContext* context = nullptr) {
-  std::vector<net::Time> latency(topology.nodes.size(), net::kNever);
-  net::EventQueue queue;
-  latency[source] = 0;
-  queue.Push(0, 0, static_cast<uint32_t>(source), 0);
-  while (!queue.empty()) {
-    net::Event event = queue.Pop();
-    const int x = static_cast<int>(event.a);
-    if (event.time != latency[x]) continue;
-    for (const Adjacent& adjacent : topology.adjacency[x]) {
-      if (context != nullptr &&
-          (context->link_failed[adjacent.link] || context->node_failed[adjacent.node])) {
-        continue;
-      }
-      const net::Time t = event.time + timing.switch_latency + topology.links[adjacent.link].delay;
-      if (t < latency[adjacent.node]) {
-        latency[adjacent.node] = t;
-        queue.Push(t, 0, static_cast<uint32_t>(adjacent.node), 0);
-      }
-    }
-  }
-  return latency;
+  if (context == nullptr) return SignalTimes(topology, {source}, 0, timing.switch_latency);
+  return SignalTimes(topology, {source}, 0, timing.switch_latency, &context->link_failed,
+                     &context->node_failed);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "net/event_queue.h"
+#include "d2r/signal_times.h"
 
 namespace jigsaw::d2r {
 
@@ -27,34 +27,12 @@ ScenarioContext::ScenarioContext(const Topology& topology_in, const Timing& timi
   }
   // Per failure: shortest signal time from its detectors over the surviving links and switches,
   // with no processing (news_of) or one pipeline traversal per switch passed (notice_of).
-  auto spread = [&](const std::vector<int>& sources, net::Time per_hop) {
-    std::vector<net::Time> at(topology_in.nodes.size(), net::kNever);
-    net::EventQueue queue;
-    for (int x : sources) {
-      if (timing_in.detection < at[x]) {
-        at[x] = timing_in.detection;
-        queue.Push(at[x], 0, static_cast<uint32_t>(x), 0);
-      }
-    }
-    while (!queue.empty()) {
-      const net::Event event = queue.Pop();
-      const int x = static_cast<int>(event.a);
-      if (event.time != at[x]) continue;
-      for (const Adjacent& adjacent : topology_in.adjacency[x]) {
-        if (link_failed[adjacent.link] || node_failed[adjacent.node]) continue;
-        const net::Time t = event.time + per_hop + topology_in.links[adjacent.link].delay;
-        if (t < at[adjacent.node]) {
-          at[adjacent.node] = t;
-          queue.Push(t, 0, static_cast<uint32_t>(adjacent.node), 0);
-        }
-      }
-    }
-    return at;
-  };
   news.assign(topology_in.nodes.size(), net::kNever);
   for (const std::vector<int>& ends : detectors) {
-    news_of.push_back(spread(ends, 0));
-    notice_of.push_back(spread(ends, timing_in.switch_latency));
+    news_of.push_back(
+        SignalTimes(topology_in, ends, timing_in.detection, 0, &link_failed, &node_failed));
+    notice_of.push_back(SignalTimes(topology_in, ends, timing_in.detection,
+                                    timing_in.switch_latency, &link_failed, &node_failed));
     for (size_t x = 0; x < news.size(); ++x) news[x] = std::min(news[x], news_of.back()[x]);
   }
 }

@@ -45,13 +45,6 @@ const char* PlatformName(Platform platform) {
 
 namespace {
 
-// The p-quantile of ascending `sorted` (non-empty) by nearest rank: the rule of every latency
-// percentile in the result, so the execution floor's p99 compares with the latency's.
-double NearestRank(const std::vector<double>& sorted, double p) {
-  const size_t i = static_cast<size_t>(p * (sorted.size() - 1) + 0.5);
-  return sorted[std::min(i, sorted.size() - 1)];
-}
-
 enum EventType : uint8_t { kArrival = 1, kFinish, kWarmDone, kTick, kKill, kStemCellReady };
 
 enum class RequestState : uint8_t { kRunning, kCompleted, kFailed };
@@ -409,7 +402,7 @@ void Sim::FinishTail() {
   }
   if (!floors_ms.empty()) {
     std::sort(floors_ms.begin(), floors_ms.end());
-    result_.p99_floor_ms = NearestRank(floors_ms, 0.99);
+    result_.p99_floor_ms = SampleQuantile(floors_ms, 0.99);
   }
   if (t.requests == 0) return;
   const double n = static_cast<double>(t.requests);
@@ -1098,9 +1091,9 @@ SimResult Sim::Run() {
   }
   if (!latencies_ms_.empty()) {
     std::sort(latencies_ms_.begin(), latencies_ms_.end());
-    result_.p50_ms = NearestRank(latencies_ms_, 0.50);
-    result_.p99_ms = NearestRank(latencies_ms_, 0.99);
-    result_.p999_ms = NearestRank(latencies_ms_, 0.999);
+    result_.p50_ms = SampleQuantile(latencies_ms_, 0.50);
+    result_.p99_ms = SampleQuantile(latencies_ms_, 0.99);
+    result_.p999_ms = SampleQuantile(latencies_ms_, 0.999);
     result_.max_ms = latencies_ms_.back();
     result_.mean_ms = Mean(latencies_ms_);
   }

@@ -57,6 +57,9 @@ struct Flow {
   uint64_t bytes = 0;
   uint64_t tag = 0;
   uint8_t priority = 0;  // traffic class: the strict-priority data queue at every switch egress
+  // Class at the sender's NIC where that port has a NicScheduler (nic_scheduler.h); set before
+  // the flow starts.
+  uint16_t nic_class = 0;
   Time start = 0;
   // The flow alone on an idle fabric (Network::IdealFct): its path's one-way latency plus every
   // packet, headers included, serialised at the path's slowest link.

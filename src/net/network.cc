@@ -309,6 +309,36 @@ uint32_t Network::AddFlow(uint32_t src, uint32_t dst, uint64_t bytes, Time start
   return id;
 }
 
+NicScheduler* Network::InstallNicScheduler(uint32_t host, uint16_t classes, uint8_t initial_band) {
+  if (queue_pairs_ == nullptr) {
+    throw UsageError(
+        std::string("host NIC priorities need the RDMA queue pairs, not --transport ") +
+        transport_->name());
+  }
+  if (host >= num_hosts()) throw UsageError("host " + std::to_string(host) + " does not exist");
+  NicScheduler* first = nullptr;
+  for (uint32_t p = 0; p < host_num_ports(host); ++p) {
+    NicScheduler* scheduler =
+        queue_pairs_->InstallScheduler(host_port(host) + p, classes, initial_band);
+    if (first == nullptr) first = scheduler;
+  }
+  return first;
+}
+
+uint64_t Network::HostTxBytes(uint32_t host) const {
+  uint64_t bytes = 0;
+  for (uint32_t p = 0; p < host_num_ports(host); ++p) bytes += ports_[host_port(host) + p].tx_bytes;
+  return bytes;
+}
+
+uint64_t Network::HostRxBytes(uint32_t host) const {
+  uint64_t bytes = 0;
+  for (uint32_t p = 0; p < host_num_ports(host); ++p) {
+    bytes += ports_[ports_[host_port(host) + p].peer].tx_bytes;
+  }
+  return bytes;
+}
+
 void Network::AddTimer(Time at, uint32_t token) {
   events_.Push(std::max(at, now_), kTimer, token, 0);
 }

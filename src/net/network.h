@@ -27,6 +27,7 @@
 #include "net/config.h"
 #include "net/event_queue.h"
 #include "net/flow.h"
+#include "net/nic_scheduler.h"
 #include "net/packet.h"
 #include "net/routing.h"
 #include "net/switch_mmu.h"
@@ -159,6 +160,8 @@ class Network {
   void Run(Time until = kNever);
 
   Time now() const { return now_; }
+  // Whether any event (traffic, timer) is still pending: Run(until) returned at `until`.
+  bool HasPendingEvents() const { return !events_.empty(); }
   const Flow& flow(uint32_t id) const { return flows_[id]; }
   size_t num_flows() const { return flows_.size(); }
   NetStats Stats() const;
@@ -166,6 +169,15 @@ class Network {
   std::vector<PortReport> SwitchPorts() const;
   const NetConfig& config() const { return config_; }
   const Transport* transport() const { return transport_.get(); }
+  // Host NIC priorities (nic_scheduler.h): gives host `host`'s NIC ports priority classes, every
+  // class in `initial_band`; a queue pair uses Flow::nic_class, set (through mutable_flow) before
+  // it starts. Queue pairs only: throws UsageError with another transport. The returned
+  // scheduler (one per port; the host's first port's here) lives as long as the Network.
+  NicScheduler* InstallNicScheduler(uint32_t host, uint16_t classes, uint8_t initial_band);
+  // Bytes (headers, ACKs and PFC frames included) host `host`'s NIC ports put on their links,
+  // and those the links towards it delivered (its peers' tx).
+  uint64_t HostTxBytes(uint32_t host) const;
+  uint64_t HostRxBytes(uint32_t host) const;
 
   // For transports (transport.h).
   uint32_t AllocatePacket();  // all fields zero

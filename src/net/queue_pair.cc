@@ -26,8 +26,39 @@ void QueuePairTransport::Start(uint32_t id) {
   Flow& flow = net_->mutable_flow(id);
   cc_.Start(flow);
   flow.next_avail = net_->now();
-  ports_[flow.src_port].flows.push_back(id);
+  PortQueues& port = ports_[flow.src_port];
+  port.flows.push_back(id);
+  if (port.scheduler) port.scheduler->Add(id, flow.nic_class);
   net_->KickPort(flow.src_port);
+}
+
+NicScheduler* QueuePairTransport::InstallScheduler(uint32_t port_index, uint16_t classes,
+                                                   uint8_t initial_band) {
+  PortQueues& port = ports_[port_index];
+  port.scheduler = std::make_unique<NicScheduler>(classes, initial_band);
+  for (uint32_t id : port.flows) port.scheduler->Add(id, net_->flow(id).nic_class);
+  return port.scheduler.get();
+}
+
+uint32_t QueuePairTransport::NextScheduled(PortQueues& port, Time* wake) {
+  const NetConfig& config = net_->config();
+  const Time now = net_->now();
+  Time earliest = kNever;
+  uint32_t chosen = kNoPacket;
+  port.scheduler->Serve([&](uint32_t id) {
+    const Flow& flow = net_->flow(id);
+    if (flow.snd_nxt >= flow.bytes) return false;
+    if (config.window && !flow.WindowOpen(config.var_window)) return false;
+    if (flow.next_avail > now) {
+      earliest = std::min(earliest, flow.next_avail);
+      return false;
+    }
+    chosen = id;
+    return true;
+  });
+  if (chosen != kNoPacket) return SendData(chosen);
+  *wake = earliest;
+  return kNoPacket;
 }
 
 uint32_t QueuePairTransport::NextPacket(uint32_t host, Time* wake) {
@@ -36,6 +67,9 @@ uint32_t QueuePairTransport::NextPacket(uint32_t host, Time* wake) {
 
 uint32_t QueuePairTransport::NextPacketOnPort(uint32_t, uint32_t port_index, Time* wake) {
   PortQueues& port = ports_[port_index];
+  if (port.scheduler) [[unlikely]] {
+    return NextScheduled(port, wake);
+  }
   const size_t count = port.flows.size();
   const NetConfig& config = net_->config();
   const Time now = net_->now();
@@ -201,6 +235,7 @@ void QueuePairTransport::FinishSending(uint32_t id) {
   }
   size_t slot = static_cast<size_t>(it - port.flows.begin());
   port.flows.erase(it);
+  if (port.scheduler) port.scheduler->Remove(id, net_->flow(id).nic_class);
   if (slot < port.next_flow) --port.next_flow;
   if (port.next_flow >= port.flows.size()) port.next_flow = 0;
 }

@@ -14,9 +14,11 @@
 #define JIGSAW_NET_QUEUE_PAIR_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "net/cc.h"
+#include "net/nic_scheduler.h"
 #include "net/transport.h"
 
 namespace jigsaw::net {
@@ -43,14 +45,19 @@ class QueuePairTransport : public Transport, private CcTimers {
   // The queue pairs of NIC port `port` with data to send or to have acknowledged, in round-robin
   // order (for the PFC victim accounting).
   const std::vector<uint32_t>& active_flows(uint32_t port) const { return ports_[port].flows; }
+  // Gives NIC port `port` priority classes (nic_scheduler.h) from now on; queue pairs already
+  // active there join their Flow::nic_class. Returns the scheduler (owned here).
+  NicScheduler* InstallScheduler(uint32_t port, uint16_t classes, uint8_t initial_band);
   // Appends the rate of every unfinished queue pair, in flow order, at `now`.
   void SampleRates(Time now, std::vector<RateSample>* out) const;
 
  private:
   struct PortQueues {
     std::vector<uint32_t> flows;
-    size_t next_flow = 0;  // round-robin cursor into flows
+    size_t next_flow = 0;                     // round-robin cursor into flows
+    std::unique_ptr<NicScheduler> scheduler;  // null: plain round-robin over flows
   };
+  uint32_t NextScheduled(PortQueues& port, Time* wake);
 
   void PushCcTimer(Time at, uint8_t type, uint32_t id, uint32_t generation) override;
   uint32_t SendData(uint32_t id);

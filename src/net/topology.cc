@@ -301,9 +301,14 @@ Topology LoadTopology(const std::string& spec_or_path) {
     SpecReader reader = ReadSpec(spec_or_path, colon);
     RackSpec spec;
     spec.hosts = reader.Int("hosts", spec.hosts);
+    // The link rate: gbps=N (whole Gbps) or rate=RATE (any rate, e.g. 200Mbps), not both.
+    bool gbps_given = false;
+    for (const auto& pair : reader.pairs) gbps_given |= pair.first == "gbps";
+    const uint64_t rate = reader.Rate("rate", 0);
+    if (rate > 0 && gbps_given) reader.Fail("give the link rate as gbps= or rate=, not both");
     const int gbps = reader.Int("gbps", static_cast<int>(spec.rate_bps / 1'000'000'000));
     if (gbps < 1 || gbps > 10000) reader.Fail("gbps: expected 1..10000");
-    spec.rate_bps = static_cast<uint64_t>(gbps) * 1'000'000'000;
+    spec.rate_bps = rate > 0 ? rate : static_cast<uint64_t>(gbps) * 1'000'000'000;
     spec.delay = reader.Duration("delay", spec.delay);
     spec.buffer_bytes = reader.Bytes("buffer", spec.buffer_bytes);
     reader.RequireAllUsed();

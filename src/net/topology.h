@@ -70,7 +70,8 @@ struct RackSpec {
 Topology MakeRack(const RackSpec& spec);
 
 // A file path, or a generator spec:
-//   "rack:hosts=32,gbps=100,delay=500ns,buffer=16MiB"  (all keys optional)
+//   "rack:hosts=32,gbps=100,delay=500ns,buffer=16MiB"  (all keys optional; rate=200Mbps
+//   instead of gbps= for any link rate)
 //   "fattree:k=16,rate=100Gbps,delay=1us"
 //   "clos:leaves=8,spines=8,hosts=16,rate=200Gbps,fabric_rate=200Gbps,host_delay=5us,
 //    fabric_delay=12.5us"  (all keys optional)

@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/rng.h"
+#include "core/stats.h"
 #include "runtime/image_splits.h"
 #include "serve/kserve_protocol.h"
 
@@ -154,12 +155,6 @@ std::vector<int> Stream(const ServeBenchOptions& options, const ImageSet& set, i
     out.push_back(images[rng.UniformInt(images.size())]);
   }
   return out;
-}
-
-double Percentile(std::vector<double> sorted, double q) {
-  if (sorted.empty()) return 0;
-  const size_t rank = static_cast<size_t>(std::ceil(q * sorted.size()));
-  return sorted[std::min(sorted.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
 }  // namespace
@@ -311,8 +306,8 @@ ServeBenchResult RunServeBench(const ServeBenchOptions& options) {
     double sum = 0;
     for (double v : latencies) sum += v;
     result.mean_ms = sum / latencies.size();
-    result.p50_ms = Percentile(latencies, 0.5);
-    result.p99_ms = Percentile(latencies, 0.99);
+    result.p50_ms = SampleQuantile(latencies, 0.5);
+    result.p99_ms = SampleQuantile(latencies, 0.99);
     result.max_ms = latencies.back();
     result.accuracy = static_cast<double>(correct) / result.ok;
     result.mean_blocks = blocks_total / result.ok;

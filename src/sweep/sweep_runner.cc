@@ -84,20 +84,10 @@ void Flatten(const Json& value, const std::string& prefix, Json* into) {
   }
 }
 
-std::string CsvField(const Json& value) {
-  std::string text;
+// A summary value as one CSV field: strings as they are, other values as JSON text.
+std::string JsonCsvField(const Json& value) {
   if (value.is_null()) return "";
-  if (value.is_string()) {
-    text = value.get<std::string>();
-  } else if (value.is_number_float()) {
-    text = value.dump();
-  } else {
-    text = value.dump();
-  }
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return jigsaw::CsvField(value.is_string() ? value.get<std::string>() : value.dump());
 }
 
 }  // namespace
@@ -236,14 +226,14 @@ void WriteRunTable(const std::string& out, const std::vector<RunSpec>& runs) {
   for (const std::string& c : metric_columns) csv.append(",").append(CsvField(c));
   csv += '\n';
   for (const Json& row : table) {
-    csv.append(CsvField(row["run"])).append(",").append(CsvField(row["status"]));
+    csv.append(JsonCsvField(row["run"])).append(",").append(JsonCsvField(row["status"]));
     for (const std::string& c : option_columns) {
       csv += ',';
-      if (row["options"].contains(c)) csv += CsvField(row["options"][c]);
+      if (row["options"].contains(c)) csv += JsonCsvField(row["options"][c]);
     }
     for (const std::string& c : metric_columns) {
       csv += ',';
-      if (row["metrics"].contains(c)) csv += CsvField(row["metrics"][c]);
+      if (row["metrics"].contains(c)) csv += JsonCsvField(row["metrics"][c]);
     }
     csv += '\n';
   }

@@ -20,7 +20,7 @@ using Clock = std::chrono::steady_clock;
 
 std::string BandsText(const TlightsConfig& config, int rotation) {
   if (config.policy == Policy::kFifo) return "one shared class";
-  const std::vector<int> bands = PriorityBands(static_cast<int>(config.ports.size()), rotation);
+  const std::vector<int> bands = AgentSchedule(config).Bands(rotation);
   std::string text;
   for (size_t j = 0; j < bands.size(); ++j) {
     if (!text.empty()) text += ", ";
@@ -85,13 +85,17 @@ int RunTlightsAgent(const TlightsConfig& config, double duration_s, bool quiet) 
                  BandsText(config, 0).c_str());
   }
 
+  // Rotation r begins at schedule.RotationStart(r) after the install, as in the simulator.
+  const BandSchedule schedule = AgentSchedule(config);
   const auto start = Clock::now();
-  const auto interval =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config.interval_s));
-  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(duration_s));
-  auto next_rotation = start + interval;
+  auto after_start = [start](double seconds) {
+    return start +
+           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  const auto deadline = after_start(duration_s);
   int rotation = 0;
+  auto next_rotation = config.policy == Policy::kRotate ? after_start(schedule.RotationStart(1))
+                                                        : Clock::time_point::max();
   int caught = 0;
   try {
     while (true) {
@@ -119,7 +123,7 @@ int RunTlightsAgent(const TlightsConfig& config, double duration_s, bool quiet) 
       if (config.policy == Policy::kRotate && now >= next_rotation) {
         ++rotation;
         for (const TcCommand& command : RotatePlan(config, rotation)) RunChecked(command);
-        next_rotation += interval;
+        next_rotation = after_start(schedule.RotationStart(rotation + 1));
         if (!quiet) {
           std::fprintf(stderr, "jigsaw: tlights: rotation %d: %s\n", rotation,
                        BandsText(config, rotation).c_str());

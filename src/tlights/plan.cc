@@ -41,25 +41,6 @@ TcCommand JobClass(const TlightsConfig& config, const std::string& verb, int job
 
 }  // namespace
 
-Policy ParsePolicy(const std::string& text) {
-  if (text == "fifo") return Policy::kFifo;
-  if (text == "static") return Policy::kStatic;
-  if (text == "rotate") return Policy::kRotate;
-  throw UsageError("--policy '" + text + "': expected fifo, static or rotate");
-}
-
-const char* PolicyName(Policy policy) {
-  switch (policy) {
-    case Policy::kFifo:
-      return "fifo";
-    case Policy::kStatic:
-      return "static";
-    case Policy::kRotate:
-      return "rotate";
-  }
-  return "?";
-}
-
 double ParseDuration(const std::string& text, const std::string& what) {
   // core/units.h, the parser every subcommand uses; a bare number stays seconds here.
   double seconds = 0;
@@ -106,13 +87,8 @@ void ValidateConfig(const TlightsConfig& config) {
   if (!(config.interval_s > 0)) throw UsageError("--interval must be positive");
 }
 
-std::vector<int> PriorityBands(int jobs, int rotation) {
-  std::vector<int> bands(static_cast<size_t>(std::max(jobs, 0)));
-  if (jobs <= 0) return bands;
-  const int per_band = (jobs + kBands - 1) / kBands;
-  const int shift = ((rotation % jobs) + jobs) % jobs;
-  for (int i = 0; i < jobs; ++i) bands[static_cast<size_t>(i)] = ((i + shift) % jobs) / per_band;
-  return bands;
+BandSchedule AgentSchedule(const TlightsConfig& config) {
+  return BandSchedule(config.policy, static_cast<int>(config.ports.size()), config.interval_s);
 }
 
 std::string JobClassId(int job) { return "1:" + std::to_string(11 + job); }
@@ -132,7 +108,7 @@ std::vector<TcCommand> InstallPlan(const TlightsConfig& config, int rotation) {
   plan.push_back(Tc(config, {"class", "add", "dev", config.dev, "parent", "1:1", "classid", "1:10",
                              "htb", "rate", kGuaranteedRate, "ceil", config.rate, "prio", "7"}));
   const int jobs = static_cast<int>(config.ports.size());
-  const std::vector<int> bands = PriorityBands(jobs, rotation);
+  const std::vector<int> bands = AgentSchedule(config).Bands(rotation);
   for (int j = 0; j < jobs; ++j) plan.push_back(JobClass(config, "add", j, bands[j]));
   for (int j = 0; j < jobs; ++j) {
     plan.push_back(
@@ -145,12 +121,10 @@ std::vector<TcCommand> InstallPlan(const TlightsConfig& config, int rotation) {
 
 std::vector<TcCommand> RotatePlan(const TlightsConfig& config, int rotation) {
   std::vector<TcCommand> plan;
-  if (config.policy != Policy::kRotate) return plan;
-  const int jobs = static_cast<int>(config.ports.size());
-  const std::vector<int> before = PriorityBands(jobs, rotation - 1);
-  const std::vector<int> after = PriorityBands(jobs, rotation);
-  for (int j = 0; j < jobs; ++j) {
-    if (before[j] != after[j]) plan.push_back(JobClass(config, "change", j, after[j]));
+  const BandSchedule schedule = AgentSchedule(config);
+  const std::vector<int> after = schedule.Bands(rotation);
+  for (int j : schedule.ChangedJobs(rotation)) {
+    plan.push_back(JobClass(config, "change", j, after[static_cast<size_t>(j)]));
   }
   return plan;
 }

@@ -10,11 +10,10 @@
 //           With a tiny guaranteed rate and ceil = link, HTB lends the link in prio order:
 //           effectively strict priority among PS jobs.
 //   rotate  TLsRR: static, and every interval the priority order is rotated by one.
-// Bands (TensorLights' same-model rule): with n jobs and 7 usable bands, per_band = ceil(n/7),
-// prios = [0..n-1] rotated left by `rotation`, job i gets band prios[i] / per_band (lower is
-// better). Class ids are written as TensorLights writes them ("1:11", "1:12", ...; tc reads the
-// minor number as hex, consistently in every command).
-// Deviations from TensorLights, both deliberate: rotation changes the classes' prio in place
+// Which job is in which band at which rotation is band_schedule.h's (shared with the packet
+// simulator's host-NIC priorities). Class ids are written as TensorLights writes them ("1:11",
+// "1:12", ...; tc reads the minor number as hex, consistently in every command). Deviations from
+// TensorLights, both deliberate: rotation changes the classes' prio in place
 // (`tc class change`) instead of deleting and re-installing the whole qdisc, which would drop
 // every queued packet each interval; all filters share filter prio 1 (their matches are
 // disjoint, so the order of lookup does not matter and rotation need not touch them).
@@ -24,9 +23,9 @@
 #include <string>
 #include <vector>
 
-namespace jigsaw::tlights {
+#include "tlights/band_schedule.h"
 
-enum class Policy { kFifo, kStatic, kRotate };
+namespace jigsaw::tlights {
 
 struct TlightsConfig {
   Policy policy = Policy::kRotate;
@@ -39,20 +38,17 @@ struct TlightsConfig {
 
 using TcCommand = std::vector<std::string>;  // argv, [0] = the tc executable
 
-inline constexpr int kBands = 7;
 inline constexpr int kMaxJobs = 64;
 
-// Throw UsageError naming the option and the accepted values.
-Policy ParsePolicy(const std::string& text);
-const char* PolicyName(Policy policy);
 // "20s", "500ms", "2m", or plain seconds ("1.5"); must be > 0.
 double ParseDuration(const std::string& text, const std::string& what);
 // "5001,5002": 1..kMaxJobs distinct ports in 1..65535.
 std::vector<int> ParsePorts(const std::string& text);
 // Checks dev, ports, rate and interval; throws UsageError.
 void ValidateConfig(const TlightsConfig& config);
+// The agent's band schedule: config.policy over its ports (in job order) every interval_s.
+BandSchedule AgentSchedule(const TlightsConfig& config);
 
-std::vector<int> PriorityBands(int jobs, int rotation);
 std::string JobClassId(int job);  // "1:11" for job 0
 
 std::vector<TcCommand> InstallPlan(const TlightsConfig& config, int rotation);

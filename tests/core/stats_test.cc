@@ -16,5 +16,20 @@ TEST(Stats, Means) {
   EXPECT_DOUBLE_EQ(Mean({}), 0);
 }
 
+// Percentile and SampleQuantile sit at the same rank, q x (n - 1): one interpolates, the other
+// takes the nearest sample.
+TEST(Stats, PercentileAndSampleQuantileShareTheirRank) {
+  const std::vector<double> v = {10, 20, 30, 40, 50};  // ranks 0..4
+  EXPECT_DOUBLE_EQ(Percentile(v, 0), 10);
+  EXPECT_DOUBLE_EQ(Percentile(v, 100), 50);
+  EXPECT_DOUBLE_EQ(Percentile(v, 60), 34);  // rank 2.4
+  EXPECT_DOUBLE_EQ(SampleQuantile(v, 0.6), 30);
+  EXPECT_DOUBLE_EQ(SampleQuantile(v, 0.625), 40);  // rank 2.5 rounds up
+  EXPECT_DOUBLE_EQ(SampleQuantile(v, 0.99), 50);
+  EXPECT_DOUBLE_EQ(SampleQuantile(v, 0), 10);
+  EXPECT_DOUBLE_EQ(SampleQuantile({}, 0.5), 0);
+  EXPECT_DOUBLE_EQ(SampleQuantile({7}, 0.99), 7);
+}
+
 }  // namespace
 }  // namespace jigsaw

@@ -51,6 +51,9 @@
 #include "model/throughput_table.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
+#include "net/chakra_job.h"
+#include "net/chakra_reader.h"
+#include "net/chakra_workload.h"
 #include "net/network.h"
 #include "net/topology.h"
 #include "net/workload.h"
@@ -400,6 +403,45 @@ void RunAstra(const std::string& text) {
   Check(results.size() == 1 && network.now() <= net::kMaxTime, "workload run out of limits");
 }
 
+// A Chakra trace accepted by the reader runs as both ranks of a 2-rank job for 100 us: the
+// cross-rank checks refuse what does not pair up, with a clear error.
+void RunChakraTrace(const std::string& bytes) {
+  const net::ChakraTrace trace = net::ParseChakraTrace("fuzz.0.et", bytes);
+  Check(trace.nodes.size() <= net::kMaxChakraNodes, "more nodes than the limit");
+  if (trace.nodes.size() > 2000) return;
+  const net::ChakraJob job = net::MakeChakraJob("fuzz", {trace, trace}, 100);
+  net::Network network(net::MakeFatTree(4, 100'000'000'000, net::kMicrosecond), net::NetConfig{});
+  net::ChakraJobSpec spec;
+  spec.job = &job;
+  spec.hosts = {0, 1};
+  spec.chunks = 2;
+  const auto results = net::RunChakraJobs(&network, {spec}, 100 * net::kMicrosecond);
+  Check(results.size() == 1 && network.now() <= net::kMaxTime, "trace run out of limits");
+}
+
+// compute 3 us -> all-reduce of 64 KB (attributes as int64 and uint64) -> compute, by hand.
+std::string ChakraSeed() {
+  auto varint = [](uint64_t v) {
+    std::string out;
+    for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+    return out + static_cast<char>(v);
+  };
+  auto bytes = [&](int field, const std::string& b) {
+    return varint(static_cast<uint64_t>(field) << 3 | 2) + varint(b.size()) + b;
+  };
+  auto number = [&](int field, uint64_t v) {
+    return varint(static_cast<uint64_t>(field) << 3) + varint(v);
+  };
+  auto attr = [&](const std::string& name, int field, uint64_t v) {
+    return bytes(10, bytes(1, name) + number(field, v));
+  };
+  auto message = [&](const std::string& m) { return varint(m.size()) + m; };
+  return message(bytes(1, "0.0.4")) + message(number(1, 1) + number(3, 4) + number(7, 3)) +
+         message(number(1, 2) + number(3, 7) + bytes(5, varint(1)) + attr("comm_type", 9, 0) +
+                 attr("comm_size", 13, 65536) + attr("is_cpu_op", 27, 0)) +
+         message(number(1, 3) + number(3, 4) + number(4, 2) + number(7, 2));
+}
+
 const ps::Token kFuzzToken = ps::ParseToken("00112233445566778899aabbccddeeff");
 
 std::string Frames(std::initializer_list<ps::Message> messages) {
@@ -576,6 +618,11 @@ std::vector<Area> MakeAreas() {
            with({astra}, {Whole(Shared("workloads/astra/microAllReduce.txt")),
                           Whole(Shared("workloads/astra/Resnet50_DataParallel.txt"))}),
            RunAstra},
+      Area{"chakra_trace",
+           with({ChakraSeed()},
+                {Whole(Shared("workloads/chakra/workload/microbenchmarks/all_reduce/8npus_1MB/"
+                              "all_reduce.0.et"))}),
+           RunChakraTrace},
       Area{"ps_messages", {session}, RunPsStream},
       Area{"ps_server", {session}, RunPsServer},
       Area{"kserve_request", {kserve, kserve_nested, kserve_pixels}, RunKserveRequest},
