@@ -23,7 +23,8 @@
 #      TARGET (an absolute target instead), WARMUP_FRACTION (the adaptive warm-up's share, for the
 #      bytes bound), PLANS (lines "name|train options"), RUNS (kept; default out/spb_bench/MODEL),
 #      BIN (folder of jigsaw and jigsaw-runtime; default build), OVERLAP_ITERS, REPEATS,
-#      WRITE_EFFICIENCY=1 to merge the measured efficiencies into data/spb_statistical_efficiency.json.
+#      WRITE_EFFICIENCY=1 to merge the measured efficiencies into data/spb_statistical_efficiency.json,
+#      PROTOCOL (a label for the table's title, e.g. "reduced protocol (CPU)": bench/spb_reduced.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL="${MODEL:-resnet20}"
@@ -107,4 +108,5 @@ done
 python3 bench/spb_report.py --runs "$RUNS" --model "$MODEL" --dataset "$DATASET" \
   --target "$TARGET" --target-fraction "$TARGET_FRACTION" --warmup-fraction "$WARMUP_FRACTION" \
   --jigsaw "$JIGSAW" --plans "$(cut -d'|' -f1 <<<"$PLANS" | tr '\n' ' ')" \
-  ${WRITE_EFFICIENCY:+--write-efficiency data/spb_statistical_efficiency.json}
+  ${WRITE_EFFICIENCY:+--write-efficiency data/spb_statistical_efficiency.json} \
+  ${PROTOCOL:+--protocol "$PROTOCOL"}

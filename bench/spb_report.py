@@ -157,6 +157,8 @@ def main():
     p.add_argument("--jigsaw", default="build/jigsaw", help="binary for `jigsaw spb-efficiency`")
     p.add_argument("--plans", required=True)
     p.add_argument("--write-efficiency")
+    p.add_argument("--protocol", default="",
+                   help="label of the protocol in the title (e.g. \"reduced protocol (CPU)\")")
     a = p.parse_args()
     profile = load(os.path.join(a.runs, "profile.json"))
     plans = a.plans.split()
@@ -184,9 +186,12 @@ def main():
     total_iters = next(iter(full.values()))["total_iterations"]
     bound = (1 - block_bytes[-1] / sum(block_bytes)) * max(0.0, 1 - a.warmup_fraction)
 
-    print(f"## {a.model} on {a.dataset}, {any_full['workers']} workers x batch "
-          f"{any_full['batch_per_worker']}, {any_full['epochs']} epochs "
-          f"({total_iters} iterations), seeds {sorted(full)}")
+    seeds = sorted(full)
+    protocol = f"{a.protocol}, " if a.protocol else ""
+    print(f"## {a.model} on {a.dataset}, {protocol}{len(seeds)} seeds "
+          f"({', '.join(map(str, seeds))}), {any_full['epochs']} epochs ({total_iters} "
+          f"iterations), {any_full['workers']} workers x batch {any_full['batch_per_worker']}, "
+          f"device {any_full.get('device', 'cpu')}")
     print()
     print("Max-over-ranks figures; ratios are plan / full per seed (mean over seeds, worst seed in "
           "brackets). Bytes bound: a plan that froze every block below the top one from the "
@@ -209,7 +214,10 @@ def main():
                for s in seeds]
 
         def ratios(key):
-            return [r[s]["summary"][key] / full[s]["summary"][key] for s in seeds]
+            # nan where full's figure is 0: a run on a GPU counts host tensors only, so its
+            # activation memory reads 0 (docs/runtime.md "Training on a GPU").
+            return [r[s]["summary"][key] / full[s]["summary"][key]
+                    if full[s]["summary"][key] else float("nan") for s in seeds]
 
         back = ratios("max_rank_backward_total_s")
         work = [r[s]["work"] / full[s]["work"] for s in seeds]
@@ -221,7 +229,7 @@ def main():
         print(f"| {plan} | {statistics.mean(acc):.4f} ± {sd:.4f}, {min(acc):.4f} | "
               f"{statistics.mean(gap):+.2f} [{min(gap):+.2f}] | {statistics.mean(back):.2f} "
               f"[{max(back):.2f}] | {statistics.mean(work):.2f} [{max(work):.2f}] | "
-              f"{statistics.mean(act):.2f} [{max(act):.2f}] | {statistics.mean(wire):.2f} "
+              f"{fmt(statistics.mean(act))} [{fmt(max(act))}] | {statistics.mean(wire):.2f} "
               f"[{max(wire):.2f}] | {fmt(statistics.mean(share))} | "
               f"{statistics.mean(iter_ms):.1f} |")
         if plan != "full":
@@ -303,7 +311,10 @@ def write_efficiency(a, efficiencies, any_full):
             "compute_ratio_profiled": round(statistics.mean(e["profiled"]), 4),
             "compute_ratio_profiled_ci_95": rounded_ci(e["profiled"]),
             "command": "bench/spb_bench.sh MODEL=" + a.model,
+            "device": s.get("device", "cpu"),
         }
+        if a.protocol:
+            entry["protocol"] = a.protocol
         if e["pooled"] is not None:
             value, low, high = e["pooled"]
             entry["frozen_phase_per_seed"] = [round(v, 4) for v in frozen]

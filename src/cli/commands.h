@@ -19,6 +19,7 @@ void AddD2rCommand(CLI::App& app, CommandAction* action);
 void AddSweepCommand(CLI::App& app, CommandAction* action);
 void AddTrainCommand(CLI::App& app, CommandAction* action);
 void AddProfileCommand(CLI::App& app, CommandAction* action);
+void AddCheckpointCommand(CLI::App& app, CommandAction* action);
 void AddPsCommand(CLI::App& app, CommandAction* action);
 void AddPsWorkerCommand(CLI::App& app, CommandAction* action);
 void AddServeCommand(CLI::App& app, CommandAction* action);

@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   // (`jigsaw -q train ...`; CliFirstUse.GlobalFlagsGoBeforeOrAfterEverySubcommand).
   const std::string sub = jigsaw::SubcommandName(argc, argv);
   if (sub == "train" || sub == "profile" || sub == "ps-worker" || sub == "serve" || sub == "fl" ||
-      sub == "fl-client") {
+      sub == "fl-client" || sub == "checkpoint") {
     return jigsaw::ExecRuntime(argc, argv);
   }
   CLI::App app{
@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
   // Listed for `jigsaw --help`; main() hands them to jigsaw-runtime before parsing.
   app.add_subcommand("train", "Data-parallel training with SPB (LibTorch + Gloo); see --help");
   app.add_subcommand("profile", "Per-block timing and size profile of a model; see --help");
+  app.add_subcommand("checkpoint",
+                     "A checkpoint's weights in another precision (LibTorch); see --help");
   app.add_subcommand("ps-worker", "A worker of a parameter-server job (LibTorch); see --help");
   app.add_subcommand("serve",
                      "KServe v2 inference server over a checkpoint (LibTorch); see --help");

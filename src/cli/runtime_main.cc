@@ -1,6 +1,6 @@
-// jigsaw-runtime: `jigsaw train`, `profile`, `ps-worker`, `serve`, `fl` and `fl-client`, the
-// LibTorch half of the CLI (see cli_main.h for why it is a separate executable). Run through
-// `jigsaw <subcommand>`.
+// jigsaw-runtime: `jigsaw train`, `profile`, `checkpoint`, `ps-worker`, `serve`, `fl` and
+// `fl-client`, the LibTorch half of the CLI (see cli_main.h for why it is a separate executable).
+// Run through `jigsaw <subcommand>`.
 #include "cli/cli_main.h"
 
 #ifdef JIGSAW_OPENBLAS
@@ -20,9 +20,12 @@ int main(int argc, char** argv) {
   jigsaw::CommandAction action;
   jigsaw::AddTrainCommand(app, &action);
   jigsaw::AddProfileCommand(app, &action);
+  jigsaw::AddCheckpointCommand(app, &action);
+#ifndef JIGSAW_RUNTIME_ONLY  // the build for GPU machines has these three only (CMakeLists.txt)
   jigsaw::AddPsWorkerCommand(app, &action);
   jigsaw::AddServeCommand(app, &action);
   jigsaw::AddFlCommand(app, &action);
   jigsaw::AddFlClientCommand(app, &action);
+#endif
   return jigsaw::ParseAndRun(app, action, argc, argv);
 }

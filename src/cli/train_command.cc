@@ -135,8 +135,11 @@ void AddTrainCommand(CLI::App& app, CommandAction* action) {
       ->capture_default_str();
   command
       ->add_option("--device", options->device,
-                   "cpu, or cuda / cuda:N with a CUDA LibTorch (one worker; docs/runtime.md)")
+                   "cpu, or with a CUDA LibTorch cuda (worker k on GPU k mod GPUs) or cuda:N "
+                   "(every worker on GPU N); docs/runtime.md")
       ->capture_default_str();
+  command->add_flag("--stage-through-host", options->stage_through_host,
+                    "on the CPU: exchange through host copies as on a GPU (same results)");
   command->add_option("--out", options->out, "output folder")->capture_default_str();
   command->add_flag("--resume", options->resume, "continue from OUT/checkpoint.pt if present");
   command->add_flag("--quiet", options->quiet, "no progress on stderr");

@@ -8,8 +8,12 @@ namespace jigsaw {
 
 BalancedGradientExchange::BalancedGradientExchange(c10d::ProcessGroupGloo* alltoall_group,
                                                    c10d::ProcessGroupGloo* gather_group, int rank,
-                                                   int world)
-    : alltoall_group_(alltoall_group), gather_group_(gather_group), rank_(rank), world_(world) {}
+                                                   int world, HostStaging staging)
+    : alltoall_group_(alltoall_group),
+      gather_group_(gather_group),
+      rank_(rank),
+      world_(world),
+      staging_(staging) {}
 
 bool BalancedGradientExchange::Contributes(size_t bucket) const {
   const std::vector<int>& c = buckets_[bucket].contributors;
@@ -47,9 +51,7 @@ void BalancedGradientExchange::IssueAlltoall(size_t i) {
   if (Contributes(i)) {
     std::vector<torch::Tensor> parts;
     for (int b : bucket.blocks) parts.push_back(state_->gradient(b));
-    const int64_t padding = c * world_ - p.elements;
-    if (padding > 0) parts.push_back(torch::zeros({padding}, torch::kFloat32));
-    p.send = parts.size() == 1 ? parts[0] : torch::cat(parts);
+    p.send = staging_.Pack(parts, c * world_ - p.elements);
     std::fill(input_counts.begin(), input_counts.end(), c);
   } else {
     p.send = torch::empty({0}, torch::kFloat32);
@@ -110,12 +112,9 @@ void BalancedGradientExchange::Store(size_t i) {
     return;
   }
   p.gather->wait();
-  const torch::Tensor all = torch::cat(p.gathered);
-  int64_t offset = 0;
-  for (int b : bucket.blocks) {
-    state_->gradient(b).copy_(all.narrow(0, offset, state_->elements(b)));
-    offset += state_->elements(b);
-  }
+  std::vector<torch::Tensor> parts;
+  for (int b : bucket.blocks) parts.push_back(state_->gradient(b));
+  HostStaging::Unpack(torch::cat(p.gathered), parts);
   p = Pending{};
 }
 

@@ -13,6 +13,9 @@
 // overlap off, call Finish() alone after the whole backward. Afterwards every active block's
 // gradient buffer in `state` holds sum over contributors / divisor, identical on every rank.
 // Gloo failures (a dead or stalled peer) surface as exceptions from BlockDone/Finish.
+//
+// The gradients may live on any device: each bucket goes to Gloo through `staging`
+// (host_staging.h), as host copies for a model on a GPU, and comes back the same way.
 #ifndef JIGSAW_RUNTIME_GRADIENT_EXCHANGE_H_
 #define JIGSAW_RUNTIME_GRADIENT_EXCHANGE_H_
 
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "runtime/block_state.h"
+#include "runtime/host_staging.h"
 #include "spb/balanced_exchange.h"
 
 namespace jigsaw {
@@ -29,7 +33,8 @@ namespace jigsaw {
 class BalancedGradientExchange {
  public:
   BalancedGradientExchange(c10d::ProcessGroupGloo* alltoall_group,
-                           c10d::ProcessGroupGloo* gather_group, int rank, int world);
+                           c10d::ProcessGroupGloo* gather_group, int rank, int world,
+                           HostStaging staging = HostStaging());
 
   // `divisors[i]` scales bucket i's sum. `state` must stay alive until Finish().
   void Begin(const std::vector<ExchangeBucket>& buckets, const std::vector<double>& divisors,
@@ -64,6 +69,7 @@ class BalancedGradientExchange {
   c10d::ProcessGroupGloo* gather_group_;
   int rank_;
   int world_;
+  HostStaging staging_;
   std::vector<ExchangeBucket> buckets_;
   std::vector<double> divisors_;
   BlockTrainingState* state_ = nullptr;

@@ -74,9 +74,13 @@ struct TrainOptions {
   int eval_samples = 0;
   uint64_t seed = 0;
   int threads = 1;  // intra-op threads per worker
-  // Where the model trains: "cpu", or "cuda"/"cuda:N" with a CUDA LibTorch (one worker only: the
-  // Gloo gradient exchange runs on host tensors). Checkpoints load on any device.
+  // Where the model trains: "cpu", or "cuda" (rank k on cuda:(k mod GPUs)) / "cuda:N" with a CUDA
+  // LibTorch; on a GPU the collectives run on host copies (runtime/host_staging.h), so several
+  // workers may share a GPU. Checkpoints load on any device.
   std::string device = "cpu";
+  // On the CPU: run the collectives on host copies anyway, the GPU's path (bitwise the same
+  // results; for tests).
+  bool stage_through_host = false;
   std::string out = "out/train";
   bool resume = false;
   bool quiet = false;

@@ -24,6 +24,7 @@
 #include "ps/message.h"
 #include "runtime/block_state.h"
 #include "runtime/gradient_exchange.h"
+#include "runtime/host_staging.h"
 #include "runtime/launcher.h"
 #include "runtime/memory_tracker.h"
 #include "runtime/model_spec.h"
@@ -36,6 +37,7 @@
 #include "runtime/train_data.h"
 #include "runtime/train_outputs.h"
 #include "runtime/train_worker.h"
+#include "runtime/training_device.h"
 #include "runtime/weight_velocity.h"
 #include "spb/adaptive_plan.h"
 #include "spb/balanced_exchange.h"
@@ -124,28 +126,24 @@ void ValidateOptions(const TrainOptions& options, const SpbPlan& plan) {
 }
 
 // Makes every replica start from rank 0's parameters and buffers.
-void BroadcastModel(BlockModel& model, int world, c10d::ProcessGroupGloo* group) {
+void BroadcastModel(BlockModel& model, int world, c10d::ProcessGroupGloo* group,
+                    const HostStaging& staging) {
   if (world < 2) return;
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> tensors = model->parameters();
   for (const torch::Tensor& b : model->buffers()) {
     if (b.scalar_type() == torch::kFloat32) tensors.push_back(b);
   }
-  std::vector<torch::Tensor> flat;
-  for (const torch::Tensor& t : tensors) flat.push_back(t.reshape({-1}));
-  std::vector<torch::Tensor> buffer = {torch::cat(flat)};
+  std::vector<torch::Tensor> buffer = {staging.Pack(tensors)};
   group->broadcast(buffer)->wait();
-  int64_t offset = 0;
-  for (torch::Tensor t : tensors) {
-    t.copy_(buffer[0].narrow(0, offset, t.numel()).view_as(t));
-    offset += t.numel();
-  }
+  HostStaging::Unpack(buffer[0], tensors);
 }
 
 // Batch norm's running statistics are per replica (each normalises its own batches, frozen
 // blocks included); averaging them before every evaluation and checkpoint keeps the replicas
 // identical where it matters and makes the evaluated model the average of the workers' views.
-void AverageBatchNormStatistics(BlockModel& model, int world, c10d::ProcessGroupGloo* group) {
+void AverageBatchNormStatistics(BlockModel& model, int world, c10d::ProcessGroupGloo* group,
+                                const HostStaging& staging) {
   if (world < 2) return;
   torch::NoGradGuard no_grad;
   std::vector<torch::Tensor> stats;
@@ -156,23 +154,17 @@ void AverageBatchNormStatistics(BlockModel& model, int world, c10d::ProcessGroup
     }
   }
   if (stats.empty()) return;
-  std::vector<torch::Tensor> flat;
-  for (const torch::Tensor& t : stats) flat.push_back(t.reshape({-1}));
-  std::vector<torch::Tensor> buffer = {torch::cat(flat)};
+  std::vector<torch::Tensor> buffer = {staging.Pack(stats)};
   group->allreduce(buffer)->wait();
   buffer[0].div_(world);
-  int64_t offset = 0;
-  for (torch::Tensor t : stats) {
-    t.copy_(buffer[0].narrow(0, offset, t.numel()).view_as(t));
-    offset += t.numel();
-  }
+  HostStaging::Unpack(buffer[0], stats);
 }
 
 // FNV-1a over the bytes of every parameter and buffer, in registration order.
 uint64_t ModelChecksum(BlockModel& model) {
   uint64_t hash = 1469598103934665603ULL;
   auto mix = [&hash](const torch::Tensor& t) {
-    torch::Tensor c = t.contiguous();
+    torch::Tensor c = t.to(torch::kCPU).contiguous();
     const auto* bytes = static_cast<const uint8_t*>(c.data_ptr());
     const size_t size = c.numel() * c.element_size();
     for (size_t i = 0; i < size; ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
@@ -291,7 +283,8 @@ std::string SerializeCheckpoint(const ModelSpec& spec, BlockModel& model,
 }
 
 Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTrainingState& state,
-                            int world, AdaptiveController* controller, WeightVelocity* velocity) {
+                            int world, const torch::Device& device, AdaptiveController* controller,
+                            WeightVelocity* velocity) {
   torch::serialize::InputArchive archive;
   archive.load_from(path, torch::kCPU);  // written on any device
   torch::Tensor saved_world;
@@ -304,6 +297,7 @@ Checkpointed LoadCheckpoint(const std::string& path, BlockModel& model, BlockTra
   torch::serialize::InputArchive model_archive;
   archive.read("model", model_archive);
   model->load(model_archive);
+  model->to(device);  // the archive loads on the CPU; the momenta follow the parameters
   torch::serialize::InputArchive optimizer_archive;
   archive.read("optimizer", optimizer_archive);
   state.Load(optimizer_archive);
@@ -417,32 +411,6 @@ std::pair<std::string, int> SplitHostPort(const std::string& address) {
   return {address.substr(0, colon), port};
 }
 
-// --device as a torch::Device; UsageError unless it names the CPU or a CUDA device LibTorch sees.
-torch::Device TrainingDevice(const TrainOptions& options) {
-  std::optional<torch::Device> device;
-  try {
-    device.emplace(options.device);
-  } catch (const std::exception&) {
-  }
-  if (!device || !(device->is_cpu() || device->is_cuda())) {
-    throw UsageError("--device '" + options.device + "': expected cpu, cuda or cuda:N");
-  }
-  if (device->is_cuda()) {
-    const int visible =
-        torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
-    if (visible == 0) {
-      throw UsageError("--device " + options.device +
-                       ": this LibTorch sees no CUDA device (Debian's LibTorch is CPU-only; "
-                       "docs/runtime.md \"Training on a GPU\" builds against a CUDA LibTorch)");
-    }
-    if (device->has_index() && device->index() >= visible) {
-      throw UsageError("--device " + options.device + ": only " + std::to_string(visible) +
-                       " CUDA device(s) visible");
-    }
-  }
-  return *device;
-}
-
 // The documented ranges of the options (docs/limits.md); UsageError naming the option.
 void ValidateTrainOptions(const TrainOptions& options) {
   RequireKnownModel(options.model);
@@ -455,10 +423,11 @@ void ValidateTrainOptions(const TrainOptions& options) {
   RequireCountInRange("--threads", options.threads, 1, 1024);
   RequireOptionInRange("--timeout-s", options.timeout_s, 0.01, 1e6);
   const int world = options.rank < 0 ? options.workers : options.world;
-  if (!TrainingDevice(options).is_cpu() && world != 1) {
-    throw UsageError("--device " + options.device +
-                     ": trains one worker only (the Gloo gradient exchange runs on host tensors); "
-                     "use --workers 1");
+  const bool staged = options.stage_through_host || !TrainingDevice(options).is_cpu();
+  if (staged && world > 1 && options.exchange != "balanced") {
+    throw UsageError("--exchange " + options.exchange + " runs on CPU tensors only; --device " +
+                     options.device + (options.stage_through_host ? " --stage-through-host" : "") +
+                     " needs --exchange balanced");
   }
 }
 
@@ -547,7 +516,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   TrainingData data = LoadTrainingData(options.data);
   BlockModel model = MakeModel(options.model, data.train.channels, data.train.height,
                                data.train.width, data.train.classes);
-  const torch::Device device = TrainingDevice(options);  // one worker: ValidateTrainOptions
+  const torch::Device device = RankDevice(options, rank);
+  const HostStaging staging = RankStaging(options, device);
   if (device.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // fixed shapes
   model->to(device);
   const ModelSpec spec{options.model,     options.data.dataset, data.train.channels,
@@ -606,7 +576,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   c10d::ProcessGroupGloo* world_group = world_groups.Find(Everyone(world));
   std::optional<BalancedGradientExchange> exchange;
   if (balanced) {
-    exchange.emplace(alltoall_groups.Find(Everyone(world)), world_group, rank, world);
+    exchange.emplace(alltoall_groups.Find(Everyone(world)), world_group, rank, world, staging);
   }
 
   BlockTrainingState state(model, options.momentum, options.weight_decay);
@@ -615,9 +585,8 @@ void TrainRank(const TrainOptions& options, int rank, int world,
   RequireResumable(options, world);
   if (options.resume && std::filesystem::exists(checkpoint)) {
     Checkpointed loaded =
-        LoadCheckpoint(checkpoint, model, state, world, controller ? &*controller : nullptr,
+        LoadCheckpoint(checkpoint, model, state, world, device, controller ? &*controller : nullptr,
                        velocity ? &*velocity : nullptr);
-    model->to(device);  // the checkpoint loads on the CPU
     record.first_epoch = loaded.epochs_done;
     record.accuracies = loaded.accuracies;
     if (rank == 0 && !options.quiet) {
@@ -625,7 +594,7 @@ void TrainRank(const TrainOptions& options, int rank, int world,
                    checkpoint.c_str());
     }
   }
-  BroadcastModel(model, world, world_group);
+  BroadcastModel(model, world, world_group, staging);
   if (rank == 0 && record.first_epoch > 0) {
     ReadEarlierRecord(options.out, record.first_epoch, &record);
   }
@@ -774,14 +743,14 @@ void TrainRank(const TrainOptions& options, int rank, int world,
       }
       if (options.eval_every > 0 && (global_iteration + 1) % options.eval_every == 0 &&
           it + 1 < record.iterations_per_epoch) {
-        AverageBatchNormStatistics(model, world, world_group);
+        AverageBatchNormStatistics(model, world, world_group, staging);
         const double accuracy =
             Evaluate(model, data.test, eval_subset, device, rank, world, world_group);
         record.evals.push_back(
             {global_iteration + 1, epoch, static_cast<int>(eval_subset.size()), accuracy});
       }
     }
-    AverageBatchNormStatistics(model, world, world_group);
+    AverageBatchNormStatistics(model, world, world_group, staging);
     if (rank == options.corrupt_rank && epoch == options.corrupt_at_epoch) {
       torch::NoGradGuard no_grad;
       model->parameters()[0].view({-1})[0].add_(1e-3);

@@ -269,6 +269,8 @@ void WriteTrainOutputs(const TrainOptions& options, const SpbPlan& plan, int wor
   summary["spb_scale"] = options.spb_scale;
   summary["spb_frozen_chunk"] = options.spb_frozen_chunk;
   summary["exchange"] = options.exchange;
+  summary["device"] = options.device;
+  summary["stage_through_host"] = options.stage_through_host || options.device != "cpu";
   summary["overlap"] = options.exchange == "balanced" && options.overlap;
   summary["workers"] = world;
   summary["blocks"] = record.blocks;

@@ -57,7 +57,7 @@ void WeightVelocity::Load(torch::serialize::InputArchive& archive) {
       snapshot_.clear();
       return;
     }
-    snapshot_.push_back(t);
+    snapshot_.push_back(t.to(BlockWeights(b).device()));  // the archive loads on the CPU
   }
   path_.assign(model_->num_blocks(), 0.0);
   torch::Tensor path;

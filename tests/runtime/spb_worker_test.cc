@@ -12,6 +12,7 @@
 #include "core/output.h"
 #include "runtime/block_state.h"
 #include "runtime/gradient_exchange.h"
+#include "runtime/host_staging.h"
 #include "runtime/memory_tracker.h"
 #include "runtime/runtime.h"
 #include "runtime/train_worker.h"
@@ -291,6 +292,47 @@ TEST(RuntimeSpbWorker, RotatingPlanKeepsEveryReplicaOnTheContributorAverage) {
   }
 }
 
+// One step of the balanced exchange on two threads with `depths`: got[rank] = that rank's
+// exchanged gradient per block.
+void ExchangeOnTwoThreads(const std::vector<int>& depths, SpbScale scale, bool overlap,
+                          bool through_host, std::vector<torch::Tensor> got[2]) {
+  BlockModel models[2] = {TinyMlp(), TinyMlp()};
+  const int blocks = models[0]->num_blocks();
+  const std::vector<std::vector<int>> contributors = BlockContributors(depths, blocks);
+  auto store = c10::make_intrusive<c10d::HashStore>();
+  std::vector<std::thread> threads;
+  std::string errors[2];
+  for (int rank = 0; rank < 2; ++rank) {
+    threads.emplace_back([&, rank] {
+      try {
+        GlooGroups a2a(store, rank, {{0, 1}}, "127.0.0.1", std::chrono::seconds(20), "a2a");
+        GlooGroups gather(store, rank, {{0, 1}}, "127.0.0.1", std::chrono::seconds(20), "ag");
+        BalancedGradientExchange exchange(a2a.Find({0, 1}), gather.Find({0, 1}), rank, 2,
+                                          HostStaging(through_host));
+        BlockTrainingState state(models[rank], 0.9, 0);
+        state.SetActiveBlocks(std::vector<bool>(blocks, true));
+        state.ZeroGradients();
+        std::vector<ExchangeBucket> buckets =
+            PlanBuckets(contributors, BlockParameterBytes(models[rank]), 64);  // small cap
+        std::vector<double> divisors;
+        for (const ExchangeBucket& b : buckets) {
+          divisors.push_back(GradientDivisor(scale, static_cast<int>(b.contributors.size()), 2));
+        }
+        exchange.Begin(buckets, divisors, &state);
+        BlockDoneCallback done;
+        if (overlap) done = [&](int b) { exchange.BlockDone(b); };
+        RunSpbStep(models[rank], Input(rank), Labels(rank), depths[rank], done);
+        exchange.Finish();
+        for (int b = 0; b < blocks; ++b) got[rank].push_back(state.gradient(b).clone());
+      } catch (const std::exception& e) {
+        errors[rank] = e.what();
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(errors[0] + errors[1], "");
+}
+
 // The balanced exchange on two workers, depths {2, 4}: blocks 2-3 are summed over both workers,
 // blocks 0-1 come from worker 1 alone; each scale rule divides as documented, the result is
 // identical on both workers, and overlapping the exchange with backward changes nothing.
@@ -301,43 +343,12 @@ TEST(RuntimeSpbWorker, BalancedExchangeScalesEachBlockAsItsRuleSays) {
     ComputeSpbGradients(reference[k], Input(k), Labels(k), reference[k]->num_blocks());
   }
   const int blocks = reference[0]->num_blocks();
-  const std::vector<std::vector<int>> contributors = BlockContributors(depths, blocks);
   for (SpbScale scale : {SpbScale::kContributors, SpbScale::kWorld, SpbScale::kLr}) {
     for (bool overlap : {false, true}) {
-      BlockModel models[2] = {TinyMlp(), TinyMlp()};
       std::vector<torch::Tensor> got[2];
-      auto store = c10::make_intrusive<c10d::HashStore>();
-      std::vector<std::thread> threads;
-      std::string errors[2];
-      for (int rank = 0; rank < 2; ++rank) {
-        threads.emplace_back([&, rank] {
-          try {
-            GlooGroups a2a(store, rank, {{0, 1}}, "127.0.0.1", std::chrono::seconds(20), "a2a");
-            GlooGroups gather(store, rank, {{0, 1}}, "127.0.0.1", std::chrono::seconds(20), "ag");
-            BalancedGradientExchange exchange(a2a.Find({0, 1}), gather.Find({0, 1}), rank, 2);
-            BlockTrainingState state(models[rank], 0.9, 0);
-            state.SetActiveBlocks(std::vector<bool>(blocks, true));
-            state.ZeroGradients();
-            std::vector<ExchangeBucket> buckets =
-                PlanBuckets(contributors, BlockParameterBytes(models[rank]), 64);  // small cap
-            std::vector<double> divisors;
-            for (const ExchangeBucket& b : buckets) {
-              divisors.push_back(
-                  GradientDivisor(scale, static_cast<int>(b.contributors.size()), 2));
-            }
-            exchange.Begin(buckets, divisors, &state);
-            BlockDoneCallback done;
-            if (overlap) done = [&](int b) { exchange.BlockDone(b); };
-            RunSpbStep(models[rank], Input(rank), Labels(rank), depths[rank], done);
-            exchange.Finish();
-            for (int b = 0; b < blocks; ++b) got[rank].push_back(state.gradient(b).clone());
-          } catch (const std::exception& e) {
-            errors[rank] = e.what();
-          }
-        });
-      }
-      for (std::thread& t : threads) t.join();
-      ASSERT_EQ(errors[0] + errors[1], "");
+      ExchangeOnTwoThreads(depths, scale, overlap, /*through_host=*/false, got);
+      ASSERT_EQ(got[0].size(), static_cast<size_t>(blocks));
+      ASSERT_EQ(got[1].size(), static_cast<size_t>(blocks));
       for (int b = 0; b < blocks; ++b) {
         std::vector<torch::Tensor> r0, r1;
         for (const torch::Tensor& p : reference[0]->block(b)->parameters()) {
@@ -356,6 +367,47 @@ TEST(RuntimeSpbWorker, BalancedExchangeScalesEachBlockAsItsRuleSays) {
       }
     }
   }
+}
+
+// Staging every bucket through host copies (the path of a model on a GPU) gives bitwise the
+// direct exchange's gradients, with and without overlap.
+TEST(RuntimeSpbWorker, StagedExchangeIsBitwiseTheDirectOne) {
+  for (const std::vector<int>& depths : {std::vector<int>{2, 4}, std::vector<int>{4, 4}}) {
+    for (bool overlap : {false, true}) {
+      std::vector<torch::Tensor> direct[2], staged[2];
+      ExchangeOnTwoThreads(depths, SpbScale::kWorld, overlap, false, direct);
+      ExchangeOnTwoThreads(depths, SpbScale::kWorld, overlap, true, staged);
+      ASSERT_EQ(direct[0].size(), staged[0].size());
+      for (int rank = 0; rank < 2; ++rank) {
+        for (size_t b = 0; b < direct[rank].size(); ++b) {
+          EXPECT_TRUE(torch::equal(direct[rank][b], staged[rank][b]))
+              << "rank " << rank << " block " << b << " overlap " << overlap;
+        }
+      }
+    }
+  }
+}
+
+// Pack lays parts out back to back with zero padding; through host it always copies (never
+// aliases a training tensor), directly it hands a lone part over as is; Unpack writes back.
+TEST(RuntimeSpbWorker, HostStagingPacksCopiesAndUnpacks) {
+  torch::Tensor a = torch::arange(6, torch::kFloat32).view({2, 3});
+  torch::Tensor b = torch::arange(4, torch::kFloat32).view({2, 2}).t();  // not contiguous
+  for (bool through_host : {false, true}) {
+    const HostStaging staging(through_host);
+    torch::Tensor flat = staging.Pack({a, b}, 2);
+    ASSERT_EQ(flat.numel(), 12);
+    EXPECT_TRUE(torch::equal(flat.narrow(0, 0, 6), a.reshape({-1})));
+    EXPECT_TRUE(torch::equal(flat.narrow(0, 6, 4), b.reshape({-1})));
+    EXPECT_EQ(flat.narrow(0, 10, 2).abs().sum().item<float>(), 0.0f);
+    torch::Tensor lone = staging.Pack({a});
+    EXPECT_EQ(lone.data_ptr() == a.data_ptr(), !through_host);
+  }
+  torch::Tensor x = torch::zeros({2, 3});
+  torch::Tensor y = torch::zeros({4});
+  HostStaging::Unpack(torch::arange(12, torch::kFloat32), {x, y});
+  EXPECT_TRUE(torch::equal(x.reshape({-1}), torch::arange(6, torch::kFloat32)));
+  EXPECT_TRUE(torch::equal(y, torch::arange(6, 10, torch::kFloat32)));
 }
 
 // Batch norm in a frozen prefix: the block runs without autograd but in training mode, so it
