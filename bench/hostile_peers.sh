@@ -8,7 +8,7 @@
 # error), the connections A's server refused, and whether the result is the expected one: every
 # stranger refused with A training normally, except a worker of A pushing NaN gradients, which
 # must fail A with a clear error; B must train fully in every scenario.
-# Frames are built with printf (header layout in src/ps/message.h); connections use bash's
+# Frames are built with printf (header layout in src/core/wire_message.h); connections use bash's
 # /dev/tcp. Usage: bench/hostile_peers.sh   (env: ITERS=40, KEEP=dir, JIGSAW=build-asan/jigsaw)
 set -euo pipefail
 cd "$(dirname "$0")/.."

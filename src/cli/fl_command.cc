@@ -445,7 +445,7 @@ int RunFl(FlCommandOptions options) {
     if (serve.expected_clients > n) throw UsageError("--expect-clients exceeds the population");
     serve.join_timeout_s = DurationOption(options.join_timeout, "--join-timeout");
     serve.round_timeout_s = DurationOption(options.round_timeout, "--round-timeout");
-    serve.token = ps::ResolveToken(options.token, options.token_file, true);
+    serve.token = wire::ResolveToken(options.token, options.token_file, true);
     const int64_t num_weights =
         FlModel(options.run.model, data.height, data.width, data.classes, options.run.seed)
             .num_weights();
@@ -516,12 +516,12 @@ int RunFlClientCommand(const FlClientCommandOptions& options) {
   }
   if (options.die_after_rounds < 0) throw UsageError("--die-after-rounds must be >= 0");
   FlClientOptions client;
-  ps::ParseHostPort(options.server, "--server", &client.host, &client.port);
+  wire::ParseHostPort(options.server, "--server", &client.host, &client.port);
   client.seed = population.run.seed;
   client.connect_timeout_s = DurationOption(options.connect_timeout, "--connect-timeout");
   client.idle_timeout_s = DurationOption(options.idle_timeout, "--idle-timeout");
   client.die_after_rounds = options.die_after_rounds;
-  client.token = ps::ResolveToken(options.token, options.token_file, false);
+  client.token = wire::ResolveToken(options.token, options.token_file, false);
   torch::set_num_threads(population.threads);
   const FederatedData data = LoadPopulation(population);
   client.client = -1;

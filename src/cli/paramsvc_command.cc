@@ -14,6 +14,7 @@
 #include "core/limits.h"
 #include "core/output.h"
 #include "core/output_folder.h"
+#include "core/socket.h"
 #include "core/text_input.h"
 #include "paramsvc/aggregator_node.h"
 #include "paramsvc/control.h"
@@ -21,7 +22,6 @@
 #include "paramsvc/service_client.h"
 #include "paramsvc/trace_sim.h"
 #include "ps/client.h"
-#include "ps/socket.h"
 #include "ps/timed_worker.h"
 
 namespace jigsaw {
@@ -55,13 +55,13 @@ std::vector<double> ReadColumn(const std::string& path, const std::string& name)
 }
 
 // One request to the coordinator with the service token; returns the reply's body.
-Json AskService(const std::string& service, const ps::Token& token, const Json& body) {
+Json AskService(const std::string& service, const wire::Token& token, const Json& body) {
   std::string host;
   int port = 0;
-  ps::ParseHostPort(service, "--service", &host, &port);
+  wire::ParseHostPort(service, "--service", &host, &port);
   paramsvc::ControlFrame frame;
   frame.body = body;
-  ps::Socket socket;
+  wire::Socket socket;
   return paramsvc::RequestWithRetry(host, port, 10, frame, token, "the parameter service", &socket)
       .body;
 }
@@ -150,7 +150,7 @@ void AddCoordinator(CLI::App& app, CommandAction* action) {
       RequireCountInRange("--snapshot-every", static_cast<long long>(options->snapshot_every), 1,
                           kMaxPsIterations);
       RequireCountInRange("--max-shard-floats", static_cast<long long>(options->max_shard_floats),
-                          1, static_cast<long long>(ps::kMaxFloats));
+                          1, static_cast<long long>(wire::kMaxFloats));
       RequireOptionInRange("--est-ns-per-float", options->est_ns_per_float, 0, 1e6);
       RequireOptionInRange("--timeout-s", options->timeout_s, 1e-3, 1e6);
       if (options->low_mark >= options->high_mark) {
@@ -160,7 +160,7 @@ void AddCoordinator(CLI::App& app, CommandAction* action) {
         throw UsageError("--min-aggregators must not exceed --max-aggregators");
       }
       options->elastic = !*fixed;
-      options->token = ps::ResolveToken("", options->token_file, true);
+      options->token = wire::ResolveToken("", options->token_file, true);
       if (!port_file->empty()) {
         options->on_listening = [port_file](int port) {
           WriteFileAtomically(*port_file, std::to_string(port) + "\n");
@@ -205,7 +205,7 @@ void AddAggregator(CLI::App& app, CommandAction* action) {
       RequireOptionInRange("--report-interval-s", options->report_interval_s, 0.01, 60);
       RequireOptionInRange("--timeout-s", options->timeout_s, 1e-3, 1e6);
       RequireOptionInRange("--handshake-timeout-s", options->handshake_timeout_s, 1e-3, 3600);
-      options->token = ps::ResolveToken("", *token_file, false);
+      options->token = wire::ResolveToken("", *token_file, false);
       std::signal(SIGPIPE, SIG_IGN);
       paramsvc::RunAggregatorNode(*options);
       return 0;
@@ -243,11 +243,11 @@ void AddRegister(CLI::App& app, CommandAction* action) {
     *action = [options] {
       RequireCountInRange("--workers", options->workers, 1, kMaxPsWorkers);
       RequireCountInRange("--parameters", static_cast<long long>(options->parameters), 0,
-                          static_cast<long long>(ps::kMaxFloats));
+                          static_cast<long long>(wire::kMaxFloats));
       RequireOptionInRange("--iter-rate", options->iter_rate, 1e-6, 1e6);
       RequireOptionInRange("--lr", options->lr, 0, 1e3);
       RequireOptionInRange("--momentum", options->momentum, 0, 1);
-      const ps::Token token = ps::ResolveToken("", options->token_file, false);
+      const wire::Token token = wire::ResolveToken("", options->token_file, false);
       Json request;
       request["op"] = "register";
       request["job"] = options->job;
@@ -258,9 +258,9 @@ void AddRegister(CLI::App& app, CommandAction* action) {
       request["momentum"] = options->momentum;
       const Json reply = AskService(options->service, token, request);
       const std::string job_token = reply.value("token", std::string());
-      ps::ParseToken(job_token);
+      wire::ParseToken(job_token);
       std::remove(options->job_token_file.c_str());
-      ps::ResolveToken("", options->job_token_file, true);             // creates it 0600 ...
+      wire::ResolveToken("", options->job_token_file, true);           // creates it 0600 ...
       WriteFileAtomically(options->job_token_file, job_token + "\n");  // ... with this token
       std::printf("{\"job\": \"%s\", \"shards\": %llu}\n", options->job.c_str(),
                   static_cast<unsigned long long>(reply.value("shards", uint64_t{0})));
@@ -280,7 +280,7 @@ void AddStatus(CLI::App& app, CommandAction* action) {
   command->add_flag("--shutdown", *stop, "stop the service (its aggregators too)");
   command->callback([service, token_file, stop, action] {
     *action = [service, token_file, stop] {
-      const ps::Token token = ps::ResolveToken("", *token_file, false);
+      const wire::Token token = wire::ResolveToken("", *token_file, false);
       Json request;
       request["op"] = *stop ? "shutdown" : "status";
       const Json reply = AskService(*service, token, request);
@@ -439,7 +439,7 @@ void AddTimedWorker(CLI::App& app, CommandAction* action) {
       if (!options->compute_samples.empty()) {
         options->worker.compute_samples_s = ReadColumn(options->compute_samples, "compute_s");
       }
-      const ps::Token token = ps::ResolveToken(options->token, options->token_file, false);
+      const wire::Token token = wire::ResolveToken(options->token, options->token_file, false);
       std::unique_ptr<ps::ParameterClient> client;
       if (!options->service.empty()) {
         client = std::make_unique<paramsvc::ServiceClient>(options->service, options->worker.rank,
@@ -448,7 +448,7 @@ void AddTimedWorker(CLI::App& app, CommandAction* action) {
       } else {
         std::string host;
         int port = 0;
-        ps::ParseHostPort(options->server, "--server", &host, &port);
+        wire::ParseHostPort(options->server, "--server", &host, &port);
         client = std::make_unique<ps::PsClient>(host, port, options->worker.rank,
                                                 options->worker.workers, options->timeout_s, token);
       }

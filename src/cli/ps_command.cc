@@ -67,7 +67,7 @@ void AddPsCommand(CLI::App& app, CommandAction* action) {
       RequireOptionInRange("--timeout-s", options->timeout_s, 1e-3, 1e6);
       RequireOptionInRange("--handshake-timeout-s", options->handshake_timeout_s, 1e-3, 3600);
       RequireCountInRange("--max-pending", options->max_pending, 1, 1024);
-      options->token = ps::ResolveToken(token->first, token->second, true);
+      options->token = wire::ResolveToken(token->first, token->second, true);
       ps::ServerStats stats = ps::RunParameterServer(*options);
       if (!options->quiet) {
         std::fprintf(stderr,

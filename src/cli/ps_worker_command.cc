@@ -6,8 +6,8 @@
 #include "cli/commands.h"
 #include "core/output.h"
 #include "core/output_folder.h"
+#include "core/wire_message.h"
 #include "paramsvc/service_client.h"
-#include "ps/message.h"
 #include "ps/worker.h"
 
 namespace jigsaw {
@@ -62,7 +62,7 @@ void AddPsWorkerCommand(CLI::App& app, CommandAction* action) {
               : ps::RunPsWorker(*options, [&]() -> std::unique_ptr<ps::ParameterClient> {
                   return std::make_unique<paramsvc::ServiceClient>(
                       *service, options->rank, options->workers, options->timeout_s,
-                      ps::ResolveToken(options->token, options->token_file, false));
+                      wire::ResolveToken(options->token, options->token_file, false));
                 });
       // test_accuracy: null on the workers that do not evaluate (all but rank 0).
       Json line = {{"job", options->job},

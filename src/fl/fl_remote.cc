@@ -6,8 +6,8 @@
 #include <csignal>
 #include <stdexcept>
 
-#include "ps/handshake_acceptor.h"
-#include "ps/handshake_client.h"
+#include "core/handshake_acceptor.h"
+#include "core/handshake_client.h"
 
 namespace jigsaw {
 namespace {
@@ -23,9 +23,9 @@ double SecondsUntil(Clock::time_point deadline) {
   return std::chrono::duration<double>(deadline - Clock::now()).count();
 }
 
-void SendError(int fd, uint32_t rank, const ps::Token& token) {
+void SendError(int fd, uint32_t rank, const wire::Token& token) {
   try {
-    ps::SendMessage(fd, ps::Message{ps::MessageType::kError, rank, 0, {}}, token);
+    wire::SendMessage(fd, wire::Message{wire::MessageType::kError, rank, 0, {}}, token);
   } catch (const std::exception&) {
     // The peer is being dropped anyway.
   }
@@ -36,34 +36,34 @@ void SendError(int fd, uint32_t rank, const ps::Token& token) {
 FlServer::FlServer(const FlServeOptions& options, int population, int64_t num_weights,
                    const LocalTrainOptions& local)
     : options_(options), population_(population), num_weights_(num_weights), local_(local) {
-  listener_ = ps::ListenTcp(options.host, options.port, 64);
-  port_ = ps::LocalPort(listener_);
+  listener_ = wire::ListenTcp(options.host, options.port, 64);
+  port_ = wire::LocalPort(listener_);
 }
 
 int FlServer::WaitForClients(const std::function<void(const std::string&)>& log) {
   const auto deadline = After(options_.join_timeout_s);
-  // Every hello through the shared acceptor (ps/handshake_acceptor.h): one deadline per
+  // Every hello through the shared acceptor (core/handshake_acceptor.h): one deadline per
   // connection for its whole hello (hello_timeout_s), never blocked by one peer, so a slow or
   // silent connection cannot hold the join past join_timeout_s.
-  ps::HandshakeOptions handshake;
-  handshake.header_bytes = ps::kHeaderBytes;
+  wire::HandshakeOptions handshake;
+  handshake.header_bytes = wire::kHeaderBytes;
   handshake.timeout_s = options_.hello_timeout_s;
   handshake.max_pending = options_.max_pending;
   handshake.busy_reply =
-      ps::EncodeMessage(ps::Message{ps::MessageType::kBusy, 0, 0, {}}, ps::Token{});
+      wire::EncodeMessage(wire::Message{wire::MessageType::kBusy, 0, 0, {}}, wire::Token{});
   int logged = 0;
-  ps::HandshakeAcceptor acceptor(std::move(listener_), handshake,
-                                 [&](const std::string& peer, const std::string& why) {
-                                   if (++logged <= 20) {
-                                     log("refused a connection: " + why + " (from " + peer + ")");
-                                   }
-                                 });
+  wire::HandshakeAcceptor acceptor(std::move(listener_), handshake,
+                                   [&](const std::string& peer, const std::string& why) {
+                                     if (++logged <= 20) {
+                                       log("refused a connection: " + why + " (from " + peer + ")");
+                                     }
+                                   });
   const std::string refusal =
-      ps::EncodeMessage(ps::Message{ps::MessageType::kError, 0, 0, {}}, ps::Token{});
+      wire::EncodeMessage(wire::Message{wire::MessageType::kError, 0, 0, {}}, wire::Token{});
   while (connected() < options_.expected_clients) {
     const double left = SecondsUntil(deadline);
     if (left <= 0) break;
-    for (ps::Handshake& h : acceptor.Poll(
+    for (wire::Handshake& h : acceptor.Poll(
              std::chrono::milliseconds(static_cast<int64_t>(std::min(left, 0.2) * 1000) + 1))) {
       std::string why;
       const int client = Judge(h.header.data(), &why);
@@ -72,9 +72,9 @@ int FlServer::WaitForClients(const std::function<void(const std::string&)>& log)
         continue;
       }
       try {
-        ps::SendMessage(
+        wire::SendMessage(
             h.socket.fd(),
-            ps::Message{ps::MessageType::kWelcome, static_cast<uint32_t>(client), 0, {}},
+            wire::Message{wire::MessageType::kWelcome, static_cast<uint32_t>(client), 0, {}},
             options_.token);
       } catch (const std::exception& e) {
         acceptor.Refuse(h, std::string("gone before its welcome: ") + e.what());
@@ -91,17 +91,17 @@ int FlServer::WaitForClients(const std::function<void(const std::string&)>& log)
 
 // The token before anything else; -1 with *why when the hello is refused.
 int FlServer::Judge(const uint8_t* bytes, std::string* why) const {
-  ps::Header header;
+  wire::Header header;
   try {
-    header = ps::DecodeHeader(bytes);
-  } catch (const ps::ProtocolError& e) {
+    header = wire::DecodeHeader(bytes);
+  } catch (const wire::ProtocolError& e) {
     *why = e.what();
     return -1;
   }
-  if (!ps::SameToken(header.token, options_.token)) {
+  if (!wire::SameToken(header.token, options_.token)) {
     *why = "wrong token";
-  } else if (header.type != ps::MessageType::kHello) {
-    *why = std::string("expected hello, got ") + ps::MessageTypeName(header.type);
+  } else if (header.type != wire::MessageType::kHello) {
+    *why = std::string("expected hello, got ") + wire::MessageTypeName(header.type);
   } else if (header.count != 0) {
     *why = "hello message of " + std::to_string(header.count) + " floats, expected at most 0";
   } else if (header.step != kFlProtocolVersion) {
@@ -148,8 +148,9 @@ CohortUpdates FlServer::Train(int round, const torch::Tensor& global,
       continue;
     }
     try {
-      ps::SendFloats(it->second.fd(), ps::MessageType::kParams, static_cast<uint32_t>(c),
-                     static_cast<uint64_t>(round), message.data(), message.size(), options_.token);
+      wire::SendFloats(it->second.fd(), wire::MessageType::kParams, static_cast<uint32_t>(c),
+                       static_cast<uint64_t>(round), message.data(), message.size(),
+                       options_.token);
       asked.push_back(c);
     } catch (const std::exception& e) {
       result.lost.push_back(c);
@@ -161,27 +162,27 @@ CohortUpdates FlServer::Train(int round, const torch::Tensor& global,
   for (int c : asked) {
     const int fd = clients_.at(c).fd();
     try {
-      ps::SetReceiveTimeout(fd, std::max(0.001, SecondsUntil(deadline)));
-      ps::Message push = ps::ReceiveMessage(fd, options_.token, expected);
-      if (push.type != ps::MessageType::kPush || push.step != static_cast<uint64_t>(round) ||
+      wire::SetReceiveTimeout(fd, std::max(0.001, SecondsUntil(deadline)));
+      wire::Message push = wire::ReceiveMessage(fd, options_.token, expected);
+      if (push.type != wire::MessageType::kPush || push.step != static_cast<uint64_t>(round) ||
           push.data.size() != expected) {
-        throw ps::ProtocolError(
+        throw wire::ProtocolError(
             std::string("expected the round's push of ") + std::to_string(expected) +
-            " floats, got " + ps::MessageTypeName(push.type) + " for round " +
+            " floats, got " + wire::MessageTypeName(push.type) + " for round " +
             std::to_string(push.step) + " with " + std::to_string(push.data.size()));
       }
       LocalUpdate update;
       update.samples = static_cast<int>(push.data[num_weights_]);
       update.loss = push.data[num_weights_ + 1];
       if (update.samples < 1 || !std::isfinite(update.loss)) {
-        throw ps::ProtocolError("push with " + std::to_string(update.samples) +
-                                " samples and loss " + std::to_string(update.loss));
+        throw wire::ProtocolError("push with " + std::to_string(update.samples) +
+                                  " samples and loss " + std::to_string(update.loss));
       }
       push.data.resize(num_weights_);
       update.weights = torch::from_blob(push.data.data(), {num_weights_}, torch::kFloat32).clone();
       result.trained.push_back(c);
       result.updates.push_back(std::move(update));
-    } catch (const ps::ProtocolError& e) {
+    } catch (const wire::ProtocolError& e) {
       SendError(fd, static_cast<uint32_t>(c), options_.token);
       result.lost.push_back(c);
       Drop(c, std::string("protocol error: ") + e.what(), log);
@@ -196,9 +197,9 @@ CohortUpdates FlServer::Train(int round, const torch::Tensor& global,
 void FlServer::Finish() {
   for (auto& [client, socket] : clients_) {
     try {
-      ps::SendMessage(socket.fd(),
-                      ps::Message{ps::MessageType::kBye, static_cast<uint32_t>(client), 0, {}},
-                      options_.token);
+      wire::SendMessage(
+          socket.fd(), wire::Message{wire::MessageType::kBye, static_cast<uint32_t>(client), 0, {}},
+          options_.token);
     } catch (const std::exception&) {
       // Gone already; nothing to tell it.
     }
@@ -215,23 +216,23 @@ int RunFlClient(const FederatedData& data, const std::string& model_name,
   FlModel model(model_name, data.height, data.width, data.classes, options.seed);
   const int64_t num_weights = model.num_weights();
   const uint64_t expected = static_cast<uint64_t>(num_weights) + kFlParamsTail;
-  ps::Socket socket = ps::HelloWithRetry(
+  wire::Socket socket = wire::HelloWithRetry(
       options.host, options.port, options.connect_timeout_s,
-      ps::Message{
-          ps::MessageType::kHello, static_cast<uint32_t>(options.client), kFlProtocolVersion, {}},
+      wire::Message{
+          wire::MessageType::kHello, static_cast<uint32_t>(options.client), kFlProtocolVersion, {}},
       options.token, "joining the fl server " + options.host + ":" + std::to_string(options.port));
-  ps::SetReceiveTimeout(socket.fd(), options.idle_timeout_s);
+  wire::SetReceiveTimeout(socket.fd(), options.idle_timeout_s);
   int rounds = 0;
   while (true) {
-    ps::Message message = ps::ReceiveMessage(socket.fd(), options.token, expected);
-    if (message.type == ps::MessageType::kBye) return rounds;
-    if (message.type == ps::MessageType::kError) {
+    wire::Message message = wire::ReceiveMessage(socket.fd(), options.token, expected);
+    if (message.type == wire::MessageType::kBye) return rounds;
+    if (message.type == wire::MessageType::kError) {
       throw std::runtime_error("the server refused this client (kError)");
     }
-    if (message.type != ps::MessageType::kParams || message.data.size() != expected) {
-      throw ps::ProtocolError(std::string("expected params of ") + std::to_string(expected) +
-                              " floats, got " + ps::MessageTypeName(message.type) + " with " +
-                              std::to_string(message.data.size()));
+    if (message.type != wire::MessageType::kParams || message.data.size() != expected) {
+      throw wire::ProtocolError(std::string("expected params of ") + std::to_string(expected) +
+                                " floats, got " + wire::MessageTypeName(message.type) + " with " +
+                                std::to_string(message.data.size()));
     }
     if (options.die_after_rounds > 0 && rounds >= options.die_after_rounds) {
       log("fault injection: killing myself in round " + std::to_string(message.step));
@@ -249,7 +250,7 @@ int RunFlClient(const FederatedData& data, const std::string& model_name,
         !(local.momentum >= 0 && local.momentum < 1) || !(local.weight_decay >= 0) ||
         !std::isfinite(local.lr) || !std::isfinite(local.prox_mu) ||
         !std::isfinite(local.weight_decay)) {
-      throw ps::ProtocolError("params with invalid local-training options");
+      throw wire::ProtocolError("params with invalid local-training options");
     }
     const int round = static_cast<int>(message.step);
     const torch::Tensor global =
@@ -261,8 +262,8 @@ int RunFlClient(const FederatedData& data, const std::string& model_name,
     std::vector<float> push(weights.data_ptr<float>(), weights.data_ptr<float>() + num_weights);
     push.push_back(static_cast<float>(update.samples));
     push.push_back(static_cast<float>(update.loss));
-    ps::SendFloats(socket.fd(), ps::MessageType::kPush, static_cast<uint32_t>(options.client),
-                   message.step, push.data(), push.size(), options.token);
+    wire::SendFloats(socket.fd(), wire::MessageType::kPush, static_cast<uint32_t>(options.client),
+                     message.step, push.data(), push.size(), options.token);
     ++rounds;
     log("round " + std::to_string(round) + " trained, loss " + std::to_string(update.loss));
   }

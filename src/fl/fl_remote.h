@@ -1,5 +1,5 @@
 // Real mode of `jigsaw fl`: a server and client processes over the parameter server's framed TCP
-// (src/ps/message.h), sharing the round loop (RunFlRounds) and local training (TrainLocally)
+// (src/core/wire_message.h), sharing the round loop (RunFlRounds) and local training (TrainLocally)
 // with the simulation.
 //
 // Protocol (every frame carries the job's token; counts are checked against the model size
@@ -22,9 +22,9 @@
 #include <map>
 #include <string>
 
+#include "core/socket.h"
+#include "core/wire_message.h"
 #include "fl/simulation.h"
-#include "ps/message.h"
-#include "ps/socket.h"
 
 namespace jigsaw {
 
@@ -39,9 +39,9 @@ struct FlServeOptions {
   int expected_clients = 1;
   double join_timeout_s = 60.0;   // waiting for the clients to say hello
   double hello_timeout_s = 5.0;   // one connection's whole hello, from its accept
-  int max_pending = 64;           // hellos in progress at once (ps/handshake_acceptor.h)
+  int max_pending = 64;           // hellos in progress at once (core/handshake_acceptor.h)
   double round_timeout_s = 60.0;  // all answers of one cohort's round
-  ps::Token token{};
+  wire::Token token{};
 };
 
 class FlServer {
@@ -52,7 +52,7 @@ class FlServer {
 
   int port() const { return port_; }
   // Accepts connections until expected_clients distinct clients said hello or join_timeout_s
-  // passed, through ps::HandshakeAcceptor: one deadline per connection for its whole hello, never
+  // passed, through wire::HandshakeAcceptor: one deadline per connection for its whole hello, never
   // blocked by one peer (a slow connection cannot hold the join), the token judged first. A
   // joined client is answered kWelcome; a bad hello (garbage, wrong token or version, unknown or
   // duplicate index) is answered with kError, closed and logged (the first 20), and accepting
@@ -73,9 +73,9 @@ class FlServer {
   int population_;
   int64_t num_weights_;
   LocalTrainOptions local_;
-  ps::Socket listener_;
+  wire::Socket listener_;
   int port_ = 0;
-  std::map<int, ps::Socket> clients_;
+  std::map<int, wire::Socket> clients_;
 };
 
 struct FlClientOptions {
@@ -86,11 +86,11 @@ struct FlClientOptions {
   double connect_timeout_s = 30.0;  // the server may start later
   double idle_timeout_s = 600.0;    // longest wait for the server's next message
   int die_after_rounds = 0;         // fault injection: > 0 kills itself on round N + 1's kParams
-  ps::Token token{};
+  wire::Token token{};
 };
 
 // Connects and says hello (retrying with backoff while the server is busy or not up yet, within
-// connect_timeout_s: ps/handshake_client.h), then trains every kParams it receives on the
+// connect_timeout_s: core/handshake_client.h), then trains every kParams it receives on the
 // client's data until kBye.
 // Returns the number of rounds trained; throws on kError, garbage or a lost server.
 int RunFlClient(const FederatedData& data, const std::string& model_name,

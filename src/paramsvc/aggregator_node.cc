@@ -24,12 +24,12 @@
 #include <optional>
 #include <thread>
 
+#include "core/handshake_acceptor.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 #include "paramsvc/control.h"
 #include "paramsvc/shard_sgd.h"
-#include "ps/handshake_acceptor.h"
-#include "ps/message.h"
 #include "ps/server.h"
-#include "ps/socket.h"
 
 namespace jigsaw::paramsvc {
 namespace {
@@ -59,7 +59,7 @@ long FirstNonFinite(const std::vector<float>& values) {
 // The aggregator's side of the control connection; shards' threads send through it too.
 class ControlLink {
  public:
-  ControlLink(ps::Socket socket, const ps::Token& token)
+  ControlLink(wire::Socket socket, const wire::Token& token)
       : socket_(std::move(socket)), token_(token) {}
   int fd() const { return socket_.fd(); }
   // Errors are swallowed: a lost coordinator ends the process through the control loop.
@@ -73,8 +73,8 @@ class ControlLink {
   void Shutdown() { socket_.Shutdown(); }
 
  private:
-  ps::Socket socket_;
-  ps::Token token_;
+  wire::Socket socket_;
+  wire::Token token_;
   std::mutex mutex_;
 };
 
@@ -86,7 +86,7 @@ struct ShardSpec {
   int workers = 1;
   float lr = 0.05f;
   float momentum = 0;
-  ps::Token token{};
+  wire::Token token{};
   uint64_t count = 0;
   uint64_t snapshot_every = 10;
 };
@@ -121,8 +121,8 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
   }
 
   int Start() {
-    listener_ = ps::ListenTcp(options_.bind, 0, options_.max_pending);
-    const int port = ps::LocalPort(listener_);
+    listener_ = wire::ListenTcp(options_.bind, 0, options_.max_pending);
+    const int port = wire::LocalPort(listener_);
     ++threads_;
     std::thread([self = shared_from_this()] { self->AcceptLoop(); }).detach();
     return port;
@@ -185,21 +185,21 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
   }
 
   // The token first, then the hello; a worker that is taken gets kWelcome and its own thread.
-  void Judge(ps::Handshake& h, ps::HandshakeAcceptor& acceptor) {
+  void Judge(wire::Handshake& h, wire::HandshakeAcceptor& acceptor) {
     static const std::string refusal =
-        ps::EncodeMessage(ps::Message{ps::MessageType::kError, 0, 0, {}}, ps::Token{});
-    ps::Header header;
+        wire::EncodeMessage(wire::Message{wire::MessageType::kError, 0, 0, {}}, wire::Token{});
+    wire::Header header;
     try {
-      header = ps::DecodeHeader(h.header.data());
-    } catch (const ps::ProtocolError& e) {
+      header = wire::DecodeHeader(h.header.data());
+    } catch (const wire::ProtocolError& e) {
       return acceptor.Refuse(h, e.what());
     }
-    if (!ps::SameToken(header.token, spec_.token)) {
+    if (!wire::SameToken(header.token, spec_.token)) {
       return acceptor.Refuse(h, "wrong token (not this job's)", refusal);
     }
-    if (header.type != ps::MessageType::kHello || header.count != 0) {
+    if (header.type != wire::MessageType::kHello || header.count != 0) {
       return acceptor.Refuse(
-          h, std::string("expected hello, got ") + ps::MessageTypeName(header.type), refusal);
+          h, std::string("expected hello, got ") + wire::MessageTypeName(header.type), refusal);
     }
     if (header.step != static_cast<uint64_t>(spec_.workers) ||
         header.rank >= static_cast<uint32_t>(spec_.workers)) {
@@ -216,12 +216,13 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
     }
     if (connections_[rank] >= 0) return acceptor.Refuse(h, "rank already connected", refusal);
     try {
-      ps::SendMessage(h.socket.fd(), ps::Message{ps::MessageType::kWelcome, header.rank, 0, {}},
-                      spec_.token);
+      wire::SendMessage(h.socket.fd(),
+                        wire::Message{wire::MessageType::kWelcome, header.rank, 0, {}},
+                        spec_.token);
     } catch (const std::exception& e) {
       return acceptor.Refuse(h, std::string("gone before its welcome: ") + e.what());
     }
-    ps::SetReceiveTimeout(h.socket.fd(), options_.timeout_s);
+    wire::SetReceiveTimeout(h.socket.fd(), options_.timeout_s);
     connections_[rank] = h.socket.fd();
     ++threads_;
     std::thread([self = shared_from_this(), rank, socket = std::move(h.socket)]() mutable {
@@ -229,19 +230,19 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
     }).detach();
   }
 
-  // Handshakes through the shared acceptor (ps/handshake_acceptor.h), as a dedicated `jigsaw ps`.
+  // Handshakes through the shared acceptor (core/handshake_acceptor.h), as a dedicated `jigsaw ps`.
   void AcceptLoop() {
-    ps::HandshakeOptions handshake;
-    handshake.header_bytes = ps::kHeaderBytes;
+    wire::HandshakeOptions handshake;
+    handshake.header_bytes = wire::kHeaderBytes;
     handshake.timeout_s = options_.handshake_timeout_s;
     handshake.max_pending = options_.max_pending;
     handshake.busy_reply =
-        ps::EncodeMessage(ps::Message{ps::MessageType::kBusy, 0, 0, {}}, ps::Token{});
-    ps::HandshakeAcceptor acceptor(
+        wire::EncodeMessage(wire::Message{wire::MessageType::kBusy, 0, 0, {}}, wire::Token{});
+    wire::HandshakeAcceptor acceptor(
         std::move(listener_), handshake,
         [this](const std::string& peer, const std::string& why) { LogRefusal(peer, why); });
     while (accepting_) {
-      for (ps::Handshake& h : acceptor.Poll(std::chrono::milliseconds(50))) Judge(h, acceptor);
+      for (wire::Handshake& h : acceptor.Poll(std::chrono::milliseconds(50))) Judge(h, acceptor);
     }
     acceptor.Close("the shard stopped accepting");
     std::lock_guard<std::mutex> lock(mutex_);
@@ -273,20 +274,20 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
     control_->Send(frame);
   }
 
-  void Serve(int rank, ps::Socket socket) {
+  void Serve(int rank, wire::Socket socket) {
     const int fd = socket.fd();
     uint64_t cpu_mark = ThreadCpuNs();
     bool tell_error = false;
     try {
       while (true) {
-        ps::Message message = ps::ReceiveMessage(fd, spec_.token, spec_.count);
+        wire::Message message = wire::ReceiveMessage(fd, spec_.token, spec_.count);
         const bool more = Handle(rank, fd, message);
         const uint64_t now = ThreadCpuNs();
         cpu_ns_ += now - cpu_mark;
         cpu_mark = now;
         if (!more) break;
       }
-    } catch (const ps::ConnectionClosed&) {
+    } catch (const wire::ConnectionClosed&) {
       std::lock_guard<std::mutex> lock(mutex_);
       FailJob("worker " + std::to_string(rank) + " of " + spec_.job +
               " disconnected before finishing");
@@ -298,9 +299,9 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
     }
     if (tell_error) {
       try {
-        ps::SendMessage(fd,
-                        ps::Message{ps::MessageType::kError, static_cast<uint32_t>(rank), 0, {}},
-                        spec_.token);
+        wire::SendMessage(
+            fd, wire::Message{wire::MessageType::kError, static_cast<uint32_t>(rank), 0, {}},
+            spec_.token);
       } catch (...) {
       }
     }
@@ -311,8 +312,8 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
   }
 
   // Returns false when this connection is over.
-  bool Handle(int rank, int fd, const ps::Message& message) {
-    using ps::MessageType;
+  bool Handle(int rank, int fd, const wire::Message& message) {
+    using wire::MessageType;
     switch (message.type) {
       case MessageType::kInit: {
         if (rank != 0 || message.data.size() != spec_.count) {
@@ -389,13 +390,14 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
           }
         }
         if (redirect) {
-          ps::SendMessage(
-              fd, ps::Message{ps::MessageType::kRedirect, static_cast<uint32_t>(rank), version, {}},
+          wire::SendMessage(
+              fd,
+              wire::Message{wire::MessageType::kRedirect, static_cast<uint32_t>(rank), version, {}},
               spec_.token);
           return false;
         }
-        ps::SendFloats(fd, ps::MessageType::kParams, static_cast<uint32_t>(rank), version,
-                       params->data(), params->size(), spec_.token);
+        wire::SendFloats(fd, wire::MessageType::kParams, static_cast<uint32_t>(rank), version,
+                         params->data(), params->size(), spec_.token);
         return true;
       }
       case MessageType::kBye: {
@@ -414,7 +416,7 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
         return false;
       }
       default:
-        throw std::runtime_error(std::string("unexpected ") + ps::MessageTypeName(message.type) +
+        throw std::runtime_error(std::string("unexpected ") + wire::MessageTypeName(message.type) +
                                  " message");
     }
   }
@@ -437,7 +439,7 @@ class HostedShard : public std::enable_shared_from_this<HostedShard> {
   std::atomic<bool> accepting_{true};
   std::atomic<uint64_t> cpu_ns_{0};
   std::atomic<uint64_t> refused_{0};
-  ps::Socket listener_;
+  wire::Socket listener_;
 };
 
 ShardSpec ParseSpec(const Json& body) {
@@ -447,15 +449,15 @@ ShardSpec ParseSpec(const Json& body) {
   spec.job = GetString(body, "job", 256);
   spec.index = static_cast<int>(GetUint(body, "index", 1 << 20));
   spec.workers = static_cast<int>(GetUint(body, "workers", 100'000));
-  if (spec.workers < 1) throw ps::ProtocolError("a shard needs workers");
+  if (spec.workers < 1) throw wire::ProtocolError("a shard needs workers");
   spec.lr = static_cast<float>(GetNumber(body, "lr", 0, 1e3));
   spec.momentum = static_cast<float>(GetNumber(body, "momentum", 0, 1));
   try {
-    spec.token = ps::ParseToken(GetString(body, "token", 64));
+    spec.token = wire::ParseToken(GetString(body, "token", 64));
   } catch (const std::invalid_argument& e) {
-    throw ps::ProtocolError(std::string("token: ") + e.what());
+    throw wire::ProtocolError(std::string("token: ") + e.what());
   }
-  spec.count = GetUint(body, "count", ps::kMaxFloats);
+  spec.count = GetUint(body, "count", wire::kMaxFloats);
   spec.snapshot_every = std::max<uint64_t>(1, GetUint(body, "snapshot_every", 1u << 30));
   return spec;
 }
@@ -465,9 +467,9 @@ ShardSpec ParseSpec(const Json& body) {
 void RunAggregatorNode(const AggregatorNodeOptions& options) {
   std::string host;
   int port = 0;
-  ps::ParseHostPort(options.coordinator, "--coordinator", &host, &port);
+  wire::ParseHostPort(options.coordinator, "--coordinator", &host, &port);
   auto control =
-      std::make_shared<ControlLink>(ps::ConnectTcp(host, port, options.timeout_s), options.token);
+      std::make_shared<ControlLink>(wire::ConnectTcp(host, port, options.timeout_s), options.token);
   std::string advertise = options.advertise;
   if (advertise.empty()) advertise = options.bind == "0.0.0.0" ? "127.0.0.1" : options.bind;
   ControlFrame join = MakeFrame("join");
@@ -504,9 +506,9 @@ void RunAggregatorNode(const AggregatorNodeOptions& options) {
 
   try {
     while (true) {
-      ControlFrame frame = ReceiveControl(control->fd(), ps::kMaxFloats);
-      if (!ps::SameToken(frame.token, options.token)) {
-        throw ps::ProtocolError("a control frame with a token other than the service's");
+      ControlFrame frame = ReceiveControl(control->fd(), wire::kMaxFloats);
+      if (!wire::SameToken(frame.token, options.token)) {
+        throw wire::ProtocolError("a control frame with a token other than the service's");
       }
       const std::string op = frame.op();
       if (op == "stop") break;
@@ -518,8 +520,8 @@ void RunAggregatorNode(const AggregatorNodeOptions& options) {
         state.version = GetUint(frame.body, "version", UINT64_MAX);
         if (state.initialized) {
           if (frame.floats.size() != 2 * spec.count) {
-            throw ps::ProtocolError("host: state of " + std::to_string(frame.floats.size()) +
-                                    " floats for a shard of " + std::to_string(spec.count));
+            throw wire::ProtocolError("host: state of " + std::to_string(frame.floats.size()) +
+                                      " floats for a shard of " + std::to_string(spec.count));
           }
           state.parameters.assign(frame.floats.begin(), frame.floats.begin() + spec.count);
           state.velocity.assign(frame.floats.begin() + spec.count, frame.floats.end());
@@ -555,10 +557,10 @@ void RunAggregatorNode(const AggregatorNodeOptions& options) {
       } else if (op == "drop") {
         shard->Drop();
       } else {
-        throw ps::ProtocolError("unknown control op \"" + op + "\"");
+        throw wire::ProtocolError("unknown control op \"" + op + "\"");
       }
     }
-  } catch (const ps::ConnectionClosed&) {
+  } catch (const wire::ConnectionClosed&) {
     if (!options.quiet) std::fprintf(stderr, "jigsaw: paramsvc-agg: the coordinator went away\n");
   } catch (const std::exception& e) {
     running = false;

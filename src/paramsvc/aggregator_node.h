@@ -26,13 +26,13 @@
 
 #include <string>
 
-#include "ps/message.h"
+#include "core/wire_message.h"
 
 namespace jigsaw::paramsvc {
 
 struct AggregatorNodeOptions {
   std::string coordinator = "127.0.0.1:7100";
-  ps::Token token{};  // the service's token
+  wire::Token token{};  // the service's token
   std::string bind = "127.0.0.1";
   std::string advertise;  // address workers reach it at; empty: `bind` (127.0.0.1 for 0.0.0.0)
   double handshake_timeout_s = 10;

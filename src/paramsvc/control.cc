@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "ps/handshake_client.h"
+#include "core/handshake_client.h"
 
 namespace jigsaw::paramsvc {
 namespace {
@@ -57,7 +57,7 @@ bool ReadAll(int fd, uint8_t* out, size_t n, bool allow_eof,
                             .count();
       pollfd waiting{fd, POLLIN, 0};
       if (left <= 0 || poll(&waiting, 1, static_cast<int>(std::min<int64_t>(left, 60'000))) == 0) {
-        throw ps::ProtocolError("control frame not complete within the handshake deadline");
+        throw wire::ProtocolError("control frame not complete within the handshake deadline");
       }
     }
     const ssize_t got = recv(fd, out + done, n - done, 0);
@@ -65,7 +65,7 @@ bool ReadAll(int fd, uint8_t* out, size_t n, bool allow_eof,
       done += static_cast<size_t>(got);
     } else if (got == 0) {
       if (done == 0 && allow_eof) return false;
-      throw ps::ProtocolError("connection closed in the middle of a control frame");
+      throw wire::ProtocolError("connection closed in the middle of a control frame");
     } else if (errno != EINTR) {
       throw std::runtime_error(std::string("recv: ") + std::strerror(errno));
     }
@@ -83,7 +83,7 @@ ControlFrame MakeFrame(const std::string& op) {
 
 namespace {
 
-void EncodeHeader(uint64_t json_bytes, uint64_t float_count, const ps::Token& token,
+void EncodeHeader(uint64_t json_bytes, uint64_t float_count, const wire::Token& token,
                   uint8_t* header) {
   std::memset(header, 0, kHeader);
   std::memcpy(header, kMagic, 4);
@@ -95,7 +95,7 @@ void EncodeHeader(uint64_t json_bytes, uint64_t float_count, const ps::Token& to
 
 }  // namespace
 
-std::string EncodeControl(const ControlFrame& frame, const ps::Token& token) {
+std::string EncodeControl(const ControlFrame& frame, const wire::Token& token) {
   const std::string json = frame.body.dump();
   std::string bytes(kHeader, '\0');
   EncodeHeader(json.size(), frame.floats.size(), token, reinterpret_cast<uint8_t*>(bytes.data()));
@@ -105,7 +105,7 @@ std::string EncodeControl(const ControlFrame& frame, const ps::Token& token) {
   return bytes;
 }
 
-void SendControl(int fd, const ControlFrame& frame, const ps::Token& token) {
+void SendControl(int fd, const ControlFrame& frame, const wire::Token& token) {
   const std::string json = frame.body.dump();
   uint8_t header[kHeader];
   EncodeHeader(json.size(), frame.floats.size(), token, header);
@@ -117,7 +117,7 @@ void SendControl(int fd, const ControlFrame& frame, const ps::Token& token) {
 
 ControlHeader DecodeControlHeader(const uint8_t* header, uint64_t max_floats) {
   if (std::memcmp(header, kMagic, 4) != 0) {
-    throw ps::ProtocolError("bad magic: not a jigsaw parameter-service control frame");
+    throw wire::ProtocolError("bad magic: not a jigsaw parameter-service control frame");
   }
   uint32_t version = 0;
   ControlHeader decoded;
@@ -126,17 +126,17 @@ ControlHeader DecodeControlHeader(const uint8_t* header, uint64_t max_floats) {
   std::memcpy(&decoded.float_count, header + 16, 8);
   std::memcpy(decoded.token.data(), header + 32, decoded.token.size());
   if (version != kVersion) {
-    throw ps::ProtocolError("control frame version " + std::to_string(version) + ", expected " +
-                            std::to_string(kVersion));
+    throw wire::ProtocolError("control frame version " + std::to_string(version) + ", expected " +
+                              std::to_string(kVersion));
   }
   if (decoded.json_bytes == 0 || decoded.json_bytes > kMaxControlJsonBytes) {
-    throw ps::ProtocolError("control frame with " + std::to_string(decoded.json_bytes) +
-                            " JSON bytes (expected 1.." + std::to_string(kMaxControlJsonBytes) +
-                            ")");
+    throw wire::ProtocolError("control frame with " + std::to_string(decoded.json_bytes) +
+                              " JSON bytes (expected 1.." + std::to_string(kMaxControlJsonBytes) +
+                              ")");
   }
   if (decoded.float_count > max_floats) {
-    throw ps::ProtocolError("control frame with " + std::to_string(decoded.float_count) +
-                            " floats, expected at most " + std::to_string(max_floats));
+    throw wire::ProtocolError("control frame with " + std::to_string(decoded.float_count) +
+                              " floats, expected at most " + std::to_string(max_floats));
   }
   return decoded;
 }
@@ -164,39 +164,39 @@ ControlFrame ReceiveControlBody(int fd, const ControlHeader& header,
   frame.body = Json::parse(json, nullptr, false);
   if (frame.body.is_discarded() || !frame.body.is_object() || !frame.body.contains("op") ||
       !frame.body["op"].is_string()) {
-    throw ps::ProtocolError("control frame whose JSON is not an object with a string \"op\"");
+    throw wire::ProtocolError("control frame whose JSON is not an object with a string \"op\"");
   }
   return frame;
 }
 
 ControlFrame ReceiveControl(int fd, uint64_t max_floats) {
   uint8_t header[kHeader];
-  if (!ReadAll(fd, header, kHeader, true)) throw ps::ConnectionClosed("peer closed");
+  if (!ReadAll(fd, header, kHeader, true)) throw wire::ConnectionClosed("peer closed");
   return ReceiveControlBody(fd, DecodeControlHeader(header, max_floats));
 }
 
 ControlFrame RequestWithRetry(const std::string& host, int port, double timeout_s,
-                              const ControlFrame& request, const ps::Token& token,
-                              const std::string& what, ps::Socket* socket) {
+                              const ControlFrame& request, const wire::Token& token,
+                              const std::string& what, wire::Socket* socket) {
   const std::string bytes = EncodeControl(request, token);
   ControlFrame reply;
-  *socket = ps::RetryHandshake(what, timeout_s, [&](double left) {
-    ps::Socket s;
+  *socket = wire::RetryHandshake(what, timeout_s, [&](double left) {
+    wire::Socket s;
     try {
-      s = ps::ConnectTcp(host, port, left);
+      s = wire::ConnectTcp(host, port, left);
     } catch (const std::runtime_error& e) {
-      throw ps::HandshakeRefused(std::string("not reachable: ") + e.what());
+      throw wire::HandshakeRefused(std::string("not reachable: ") + e.what());
     }
-    ps::SendHandshakeBytes(s.fd(), bytes.data(), bytes.size());
+    wire::SendHandshakeBytes(s.fd(), bytes.data(), bytes.size());
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                               std::chrono::duration<double>(left));
     uint8_t header[kHeader];
-    ps::ReceiveHandshakeBytes(s.fd(), header, kHeader, deadline);
+    wire::ReceiveHandshakeBytes(s.fd(), header, kHeader, deadline);
     reply = ReceiveControlBody(s.fd(), DecodeControlHeader(header, 0), deadline);
     if (reply.op() == "error") {
       const std::string reason = reply.body.value("reason", std::string("?"));
-      if (reason == "server busy") throw ps::HandshakeRefused(reason);
+      if (reason == "server busy") throw wire::HandshakeRefused(reason);
       throw std::runtime_error(what + ": refused: " + reason);
     }
     return s;
@@ -208,8 +208,8 @@ uint64_t GetUint(const Json& body, const char* field, uint64_t max) {
   auto it = body.find(field);
   if (it == body.end() || !it->is_number_integer() || it->get<int64_t>() < 0 ||
       it->get<uint64_t>() > max) {
-    throw ps::ProtocolError(std::string("control field \"") + field +
-                            "\" must be an integer in 0.." + std::to_string(max));
+    throw wire::ProtocolError(std::string("control field \"") + field +
+                              "\" must be an integer in 0.." + std::to_string(max));
   }
   return it->get<uint64_t>();
 }
@@ -217,11 +217,11 @@ uint64_t GetUint(const Json& body, const char* field, uint64_t max) {
 double GetNumber(const Json& body, const char* field, double min, double max) {
   auto it = body.find(field);
   if (it == body.end() || !it->is_number()) {
-    throw ps::ProtocolError(std::string("control field \"") + field + "\" must be a number");
+    throw wire::ProtocolError(std::string("control field \"") + field + "\" must be a number");
   }
   const double value = it->get<double>();
   if (!std::isfinite(value) || value < min || value > max) {
-    throw ps::ProtocolError(std::string("control field \"") + field + "\" out of range");
+    throw wire::ProtocolError(std::string("control field \"") + field + "\" out of range");
   }
   return value;
 }
@@ -229,9 +229,9 @@ double GetNumber(const Json& body, const char* field, double min, double max) {
 std::string GetString(const Json& body, const char* field, size_t max_bytes) {
   auto it = body.find(field);
   if (it == body.end() || !it->is_string() || it->get<std::string>().size() > max_bytes) {
-    throw ps::ProtocolError(std::string("control field \"") + field +
-                            "\" must be a string of at most " + std::to_string(max_bytes) +
-                            " bytes");
+    throw wire::ProtocolError(std::string("control field \"") + field +
+                              "\" must be a string of at most " + std::to_string(max_bytes) +
+                              " bytes");
   }
   return it->get<std::string>();
 }

@@ -1,7 +1,7 @@
 // The Parameter Service's control channel: frames of JSON plus optional floats.
 //
 // Coordinator, aggregators, job registrars and workers' service clients talk in "JPSC" frames;
-// the data path between workers and shards stays the parameter server's JPS2 (ps/message.h).
+// the data path between workers and shards stays the parameter server's JPS2 (core/wire_message.h).
 // A frame is a 48-byte header, then `json_bytes` of UTF-8 JSON (an object with a string "op"),
 // then `float_count` little-endian floats (shard state: parameters and optimizer state):
 //   bytes  0..3   magic "JPSC"
@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "core/output.h"
-#include "ps/message.h"
-#include "ps/socket.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 
 namespace jigsaw::paramsvc {
 
@@ -37,7 +37,7 @@ inline constexpr size_t kControlHeaderBytes = 48;
 struct ControlFrame {
   Json body = Json::object();
   std::vector<float> floats;
-  ps::Token token{};  // filled in by ReceiveControl
+  wire::Token token{};  // filled in by ReceiveControl
 
   std::string op() const { return body.value("op", std::string()); }
 };
@@ -45,13 +45,13 @@ struct ControlFrame {
 struct ControlHeader {
   uint64_t json_bytes = 0;
   uint64_t float_count = 0;
-  ps::Token token{};
+  wire::Token token{};
 };
 
 ControlFrame MakeFrame(const std::string& op);
 // The whole frame as bytes (SendControl sends the same).
-std::string EncodeControl(const ControlFrame& frame, const ps::Token& token);
-void SendControl(int fd, const ControlFrame& frame, const ps::Token& token);
+std::string EncodeControl(const ControlFrame& frame, const wire::Token& token);
+void SendControl(int fd, const ControlFrame& frame, const wire::Token& token);
 ControlFrame ReceiveControl(int fd, uint64_t max_floats);
 // The fixed fields of kControlHeaderBytes bytes: magic, version, the sizes against their limits
 // (ProtocolError otherwise). The token is returned, not checked.
@@ -62,12 +62,12 @@ ControlFrame ReceiveControlBody(int fd, const ControlHeader& header,
                                 std::chrono::steady_clock::time_point deadline = {});
 
 // One request and its reply on a fresh connection to host:port, retried with backoff while the
-// server answers "server busy" or closes the connection before answering (ps/handshake_client.h:
+// server answers "server busy" or closes the connection before answering (core/handshake_client.h:
 // the error then says which); the connection is left in *socket for later requests. Another
 // "error" reply throws std::runtime_error "<what>: refused: <reason>".
 ControlFrame RequestWithRetry(const std::string& host, int port, double timeout_s,
-                              const ControlFrame& request, const ps::Token& token,
-                              const std::string& what, ps::Socket* socket);
+                              const ControlFrame& request, const wire::Token& token,
+                              const std::string& what, wire::Socket* socket);
 
 // Typed access to a received body; throws ProtocolError naming the field when it is missing or
 // of the wrong type or range.

@@ -22,13 +22,13 @@
 #include <set>
 #include <thread>
 
+#include "core/handshake_acceptor.h"
+#include "core/socket.h"
 #include "paramsvc/control.h"
 #include "paramsvc/cpu_rate.h"
 #include "paramsvc/elasticity.h"
 #include "paramsvc/packing.h"
-#include "ps/handshake_acceptor.h"
 #include "ps/server.h"
-#include "ps/socket.h"
 
 namespace jigsaw::paramsvc {
 namespace {
@@ -44,7 +44,7 @@ double SelfCpuSeconds() {
 
 class Link {
  public:
-  Link(ps::Socket socket, const ps::Token& token) : socket_(std::move(socket)), token_(token) {}
+  Link(wire::Socket socket, const wire::Token& token) : socket_(std::move(socket)), token_(token) {}
   int fd() const { return socket_.fd(); }
   bool Send(const ControlFrame& frame) {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -58,8 +58,8 @@ class Link {
   void Shutdown() { socket_.Shutdown(); }
 
  private:
-  ps::Socket socket_;
-  ps::Token token_;
+  wire::Socket socket_;
+  wire::Token token_;
   std::mutex mutex_;
 };
 
@@ -109,7 +109,7 @@ struct Shard {
 struct Job {
   uint64_t id = 0;
   std::string name;
-  ps::Token token{};
+  wire::Token token{};
   int workers = 1;
   uint64_t parameters = 0;
   double iter_rate = 1;
@@ -135,14 +135,14 @@ class Coordinator {
   }
 
   Json Run() {
-    ps::Socket listener = ps::ListenTcp(options_.host, options_.port, 128);
-    port_ = ps::LocalPort(listener);
-    ps::HandshakeOptions handshake;
+    wire::Socket listener = wire::ListenTcp(options_.host, options_.port, 128);
+    port_ = wire::LocalPort(listener);
+    wire::HandshakeOptions handshake;
     handshake.header_bytes = kControlHeaderBytes;
     handshake.timeout_s = options_.handshake_timeout_s;
     handshake.max_pending = options_.max_pending;
     handshake.busy_reply = BusyReply();
-    acceptor_ = std::make_unique<ps::HandshakeAcceptor>(
+    acceptor_ = std::make_unique<wire::HandshakeAcceptor>(
         std::move(listener), handshake, [this](const std::string& peer, const std::string& why) {
           ++refused_;
           if (refused_ <= 20) Log("refused a control connection from " + peer + ": " + why);
@@ -157,7 +157,7 @@ class Coordinator {
     }
     auto next_tick = Clock::now();
     while (!stopping_ && !(options_.stop && options_.stop->load())) {
-      for (ps::Handshake& h : acceptor_->Poll(std::chrono::milliseconds(20))) Admit(h);
+      for (wire::Handshake& h : acceptor_->Poll(std::chrono::milliseconds(20))) Admit(h);
       if (Clock::now() >= next_tick) {
         next_tick += std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(options_.report_interval_s));
@@ -187,20 +187,20 @@ class Coordinator {
   static std::string BusyReply() {
     ControlFrame busy = MakeFrame("error");
     busy.body["reason"] = "server busy";
-    return EncodeControl(busy, ps::Token{});
+    return EncodeControl(busy, wire::Token{});
   }
 
-  // A connection whose first header arrived (ps::HandshakeAcceptor: one deadline for the whole
+  // A connection whose first header arrived (wire::HandshakeAcceptor: one deadline for the whole
   // handshake, never blocked by one peer). The token is judged first, from the header alone: a
   // peer without the service's or a job's token is refused before a byte of its JSON is read.
-  void Admit(ps::Handshake& h) {
+  void Admit(wire::Handshake& h) {
     ControlHeader header;
     try {
       header = DecodeControlHeader(h.header.data(), 0);
     } catch (const std::exception& e) {
       return acceptor_->Refuse(h, e.what());
     }
-    bool known = ps::SameToken(header.token, options_.token);
+    bool known = wire::SameToken(header.token, options_.token);
     if (!known) {
       std::lock_guard<std::mutex> lock(mutex_);
       known = FindJob(header.token) != nullptr;
@@ -209,13 +209,13 @@ class Coordinator {
       const std::string reason = "no job has this token (nor is it the service's)";
       ControlFrame refusal = MakeFrame("error");
       refusal.body["reason"] = reason;
-      return acceptor_->Refuse(h, reason, EncodeControl(refusal, ps::Token{}));
+      return acceptor_->Refuse(h, reason, EncodeControl(refusal, wire::Token{}));
     }
     if (handlers_.load() >= options_.max_connections) {
       return acceptor_->Refuse(h, "too many connections at once", BusyReply());
     }
     ++handlers_;
-    std::thread([this, s = std::make_shared<ps::Handshake>(std::move(h)), header]() mutable {
+    std::thread([this, s = std::make_shared<wire::Handshake>(std::move(h)), header]() mutable {
       Handle(std::move(s->socket), header, s->deadline);
       std::lock_guard<std::mutex> lock(mutex_);
       --handlers_;
@@ -223,31 +223,31 @@ class Coordinator {
     }).detach();
   }
 
-  void Handle(ps::Socket socket, const ControlHeader& header, Clock::time_point deadline) {
+  void Handle(wire::Socket socket, const ControlHeader& header, Clock::time_point deadline) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       open_fds_.insert(socket.fd());
     }
     try {
       ControlFrame first = ReceiveControlBody(socket.fd(), header, deadline);
-      if (ps::SameToken(first.token, options_.token) && first.op() == "join") {
+      if (wire::SameToken(first.token, options_.token) && first.op() == "join") {
         ServeAggregator(std::move(socket), first);
         return;
       }
-      ps::SetReceiveTimeout(socket.fd(), options_.timeout_s);
+      wire::SetReceiveTimeout(socket.fd(), options_.timeout_s);
       ControlFrame frame = std::move(first);
       while (true) {
         if (!Request(socket.fd(), frame)) break;
         frame = ReceiveControl(socket.fd(), 0);
       }
-    } catch (const ps::ConnectionClosed&) {
+    } catch (const wire::ConnectionClosed&) {
     } catch (const std::exception& e) {
       ++refused_;
       if (refused_ <= 20) Log(std::string("refused a control connection: ") + e.what());
       try {
         ControlFrame error = MakeFrame("error");
         error.body["reason"] = e.what();
-        SendControl(socket.fd(), error, ps::Token{});
+        SendControl(socket.fd(), error, wire::Token{});
       } catch (...) {
       }
     }
@@ -258,9 +258,9 @@ class Coordinator {
   // One request of a registrar or a worker. Returns false to close the connection.
   bool Request(int fd, const ControlFrame& frame) {
     const std::string op = frame.op();
-    ps::Token reply_token = frame.token;
+    wire::Token reply_token = frame.token;
     ControlFrame reply;
-    if (ps::SameToken(frame.token, options_.token)) {
+    if (wire::SameToken(frame.token, options_.token)) {
       if (op == "register") {
         reply = Register(frame.body);
       } else if (op == "status") {
@@ -271,33 +271,33 @@ class Coordinator {
         stopping_ = true;
         reply = MakeFrame("ok");
       } else {
-        throw ps::ProtocolError("unknown service request \"" + op + "\"");
+        throw wire::ProtocolError("unknown service request \"" + op + "\"");
       }
     } else {
       std::lock_guard<std::mutex> lock(mutex_);
       Job* job = FindJob(frame.token);
-      if (!job) throw ps::ProtocolError("a request with a token no job has");
+      if (!job) throw wire::ProtocolError("a request with a token no job has");
       if (op == "lookup") {
         reply = MapOf(*job);
       } else if (op == "size") {
         if (job->parameters == 0) {
-          job->parameters = GetUint(frame.body, "parameters", ps::kMaxFloats);
-          if (job->parameters == 0) throw ps::ProtocolError("a job needs parameters");
+          job->parameters = GetUint(frame.body, "parameters", wire::kMaxFloats);
+          if (job->parameters == 0) throw wire::ProtocolError("a job needs parameters");
           CreateShards(*job);
         }
         reply = MapOf(*job);
       } else {
-        throw ps::ProtocolError("unknown job request \"" + op + "\"");
+        throw wire::ProtocolError("unknown job request \"" + op + "\"");
       }
     }
     SendControl(fd, reply, reply_token);
     return true;
   }
 
-  Job* FindJob(const ps::Token& token) {
+  Job* FindJob(const wire::Token& token) {
     Job* found = nullptr;
     for (auto& [id, job] : jobs_) {
-      if (ps::SameToken(job.token, token)) found = &job;  // no early exit: constant time
+      if (wire::SameToken(job.token, token)) found = &job;  // no early exit: constant time
     }
     return found;
   }
@@ -305,13 +305,13 @@ class Coordinator {
   ControlFrame Register(const Json& body) {
     Job job;
     job.name = GetString(body, "job", 128);
-    job.parameters = GetUint(body, "parameters", ps::kMaxFloats);
+    job.parameters = GetUint(body, "parameters", wire::kMaxFloats);
     job.workers = static_cast<int>(GetUint(body, "workers", 100'000));
-    if (job.workers < 1) throw ps::ProtocolError("a job needs at least one worker");
+    if (job.workers < 1) throw wire::ProtocolError("a job needs at least one worker");
     job.iter_rate = GetNumber(body, "iter_rate", 1e-6, 1e6);
     job.lr = static_cast<float>(GetNumber(body, "lr", 0, 1e3));
     job.momentum = static_cast<float>(GetNumber(body, "momentum", 0, 1));
-    job.token = ps::RandomToken();
+    job.token = wire::RandomToken();
     job.registered_wall_s = ps::WallSeconds();
     std::lock_guard<std::mutex> lock(mutex_);
     job.id = next_job_++;
@@ -322,7 +322,7 @@ class Coordinator {
     if (stored.parameters > 0) CreateShards(stored);
     ControlFrame reply = MakeFrame("registered");
     reply.body["job"] = stored.name;
-    reply.body["token"] = ps::FormatToken(stored.token);
+    reply.body["token"] = wire::FormatToken(stored.token);
     reply.body["shards"] = stored.shards.size();
     return reply;
   }
@@ -391,10 +391,10 @@ class Coordinator {
     return id;
   }
 
-  void ServeAggregator(ps::Socket socket, const ControlFrame& join) {
+  void ServeAggregator(wire::Socket socket, const ControlFrame& join) {
     const pid_t pid = static_cast<pid_t>(GetUint(join.body, "pid", 1u << 30));
     auto link = std::make_shared<Link>(std::move(socket), options_.token);
-    ps::SetReceiveTimeout(link->fd(), std::max(5.0, 20 * options_.report_interval_s));
+    wire::SetReceiveTimeout(link->fd(), std::max(5.0, 20 * options_.report_interval_s));
     int id = -1;
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -415,15 +415,15 @@ class Coordinator {
     }
     try {
       while (true) {
-        ControlFrame frame = ReceiveControl(link->fd(), ps::kMaxFloats);
-        if (!ps::SameToken(frame.token, options_.token)) {
-          throw ps::ProtocolError("aggregator frame with a foreign token");
+        ControlFrame frame = ReceiveControl(link->fd(), wire::kMaxFloats);
+        if (!wire::SameToken(frame.token, options_.token)) {
+          throw wire::ProtocolError("aggregator frame with a foreign token");
         }
         std::lock_guard<std::mutex> lock(mutex_);
         if (stopping_) break;
         FromAggregator(id, frame);
       }
-    } catch (const ps::ConnectionClosed&) {
+    } catch (const wire::ConnectionClosed&) {
     } catch (const std::exception& e) {
       Log("aggregator " + std::to_string(id) + ": " + e.what());
     }
@@ -495,8 +495,8 @@ class Coordinator {
     } else if (op == "snapshot" || op == "state") {
       const uint64_t version = GetUint(frame.body, "version", UINT64_MAX);
       if (frame.floats.size() != 2 * shard.count) {
-        throw ps::ProtocolError(op + " of " + std::to_string(frame.floats.size()) +
-                                " floats for a shard of " + std::to_string(shard.count));
+        throw wire::ProtocolError(op + " of " + std::to_string(frame.floats.size()) +
+                                  " floats for a shard of " + std::to_string(shard.count));
       }
       shard.version = std::max(shard.version, version);
       shard.initialized = true;
@@ -677,7 +677,7 @@ class Coordinator {
     frame.body["workers"] = job.workers;
     frame.body["lr"] = job.lr;
     frame.body["momentum"] = job.momentum;
-    frame.body["token"] = ps::FormatToken(job.token);
+    frame.body["token"] = wire::FormatToken(job.token);
     frame.body["count"] = shard.count;
     frame.body["snapshot_every"] = options_.snapshot_every;
     frame.body["version"] = version;
@@ -1064,7 +1064,7 @@ class Coordinator {
 
   CoordinatorOptions options_;
   ElasticityController elasticity_;
-  std::unique_ptr<ps::HandshakeAcceptor> acceptor_;
+  std::unique_ptr<wire::HandshakeAcceptor> acceptor_;
   int port_ = 0;
   Clock::time_point start_;
   double start_wall_s_ = 0;

@@ -8,13 +8,13 @@
 //     shutdown;
 //   from workers (their job's token): lookup -> map (where each shard lives), and size
 //     {parameters} from worker 0 of a job registered with parameters 0.
-// Connections are accepted through ps::HandshakeAcceptor: one deadline (handshake_timeout_s) for
+// Connections are accepted through wire::HandshakeAcceptor: one deadline (handshake_timeout_s) for
 // a connection's whole first frame, never blocked by one peer, at most max_pending handshakes in
 // progress (the oldest is told "server busy" and closed to make room). The first frame's token is
 // judged from its 48-byte header before any of its JSON is read: a frame with a token neither the
 // service nor any job has is refused and counted, and that connection closed; the coordinator
 // keeps serving everybody else. Clients retry a "server busy" or a closed connection with backoff
-// (ps/handshake_client.h).
+// (core/handshake_client.h).
 //
 // Sharding: a job's parameters are split into contiguous, equal shards of at most
 // max_shard_floats, and more when one shard's estimated demand would exceed half an aggregator.
@@ -48,14 +48,14 @@
 #include <string>
 
 #include "core/output.h"
-#include "ps/message.h"
+#include "core/wire_message.h"
 
 namespace jigsaw::paramsvc {
 
 struct CoordinatorOptions {
   std::string host = "127.0.0.1";
   int port = 0;
-  ps::Token token{};
+  wire::Token token{};
   std::string token_file;         // handed to the aggregators it starts
   std::string aggregator_binary;  // the jigsaw executable; empty: this process's own
   int initial_aggregators = 1;
@@ -74,7 +74,7 @@ struct CoordinatorOptions {
   double est_ns_per_float = 1.0;
   double timeout_s = 120;
   double handshake_timeout_s = 10;  // a connection's whole first frame, from its accept
-  int max_pending = 64;             // handshakes in progress (ps/handshake_acceptor.h)
+  int max_pending = 64;             // handshakes in progress (core/handshake_acceptor.h)
   int max_connections = 256;        // authenticated connections served at once
   std::string out;                  // statistics JSON
   bool quiet = false;

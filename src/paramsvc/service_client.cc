@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/handshake_client.h"
 #include "paramsvc/control.h"
-#include "ps/handshake_client.h"
 
 namespace jigsaw::paramsvc {
 namespace {
@@ -20,10 +20,10 @@ using Clock = std::chrono::steady_clock;
 }  // namespace
 
 ServiceClient::ServiceClient(const std::string& service, int rank, int workers, double timeout_s,
-                             const ps::Token& token)
+                             const wire::Token& token)
     : rank_(rank), workers_(workers), timeout_s_(timeout_s), token_(token) {
   if (!(timeout_s > 0)) throw std::invalid_argument("the timeout must be positive");
-  ps::ParseHostPort(service, "--service", &host_, &port_);
+  wire::ParseHostPort(service, "--service", &host_, &port_);
 }
 
 Json ServiceClient::Ask(const std::string& op, uint64_t parameters) {
@@ -37,7 +37,7 @@ Json ServiceClient::Ask(const std::string& op, uint64_t parameters) {
             host_, port_, timeout_s_, request, token_,
             "asking the parameter service at " + host_ + ":" + std::to_string(port_),
             &coordinator_);
-        ps::SetReceiveTimeout(coordinator_.fd(), timeout_s_);
+        wire::SetReceiveTimeout(coordinator_.fd(), timeout_s_);
       } else {
         SendControl(coordinator_.fd(), request, token_);
         reply = ReceiveControl(coordinator_.fd(), 0);
@@ -46,10 +46,10 @@ Json ServiceClient::Ask(const std::string& op, uint64_t parameters) {
         throw std::runtime_error("the parameter service refused: " +
                                  reply.body.value("reason", std::string("?")));
       }
-      if (reply.op() != "map") throw ps::ProtocolError("unexpected reply " + reply.op());
+      if (reply.op() != "map") throw wire::ProtocolError("unexpected reply " + reply.op());
       return reply.body;
-    } catch (const ps::ConnectionClosed&) {
-      coordinator_ = ps::Socket();  // reconnect once
+    } catch (const wire::ConnectionClosed&) {
+      coordinator_ = wire::Socket();  // reconnect once
     }
   }
   throw std::runtime_error("the parameter service's coordinator closed the connection");
@@ -96,18 +96,18 @@ void ServiceClient::Connect(size_t shard, const Json& map) {
   link.epoch = entry.value("epoch", uint64_t{0});
   const std::string host = entry.value("host", std::string());
   const int port = entry.value("port", 0);
-  const ps::Message hello{
-      ps::MessageType::kHello, static_cast<uint32_t>(rank_), static_cast<uint64_t>(workers_), {}};
+  const wire::Message hello{
+      wire::MessageType::kHello, static_cast<uint32_t>(rank_), static_cast<uint64_t>(workers_), {}};
   try {
-    link.socket = ps::HelloWithRetry(
+    link.socket = wire::HelloWithRetry(
         host, port, timeout_s_, hello, token_,
         "joining shard " + std::to_string(shard) + " at " + host + ":" + std::to_string(port));
-    bytes_sent_ += ps::kHeaderBytes;
-    bytes_received_ += ps::kHeaderBytes;
+    bytes_sent_ += wire::kHeaderBytes;
+    bytes_received_ += wire::kHeaderBytes;
     link.broken = false;
-    ps::SetReceiveTimeout(link.socket.fd(), timeout_s_);
+    wire::SetReceiveTimeout(link.socket.fd(), timeout_s_);
   } catch (const std::exception&) {
-    link.socket = ps::Socket();
+    link.socket = wire::Socket();
     link.broken = true;  // refused (the shard moved) or unreachable: the next pull recovers
   }
 }
@@ -120,28 +120,28 @@ void ServiceClient::ConnectAll(const Json& map) {
   for (size_t i = 0; i < links_.size(); ++i) Connect(i, map);
   uint64_t covered = 0;
   for (const Link& link : links_) {
-    if (link.offset != covered) throw ps::ProtocolError("the shard map has a gap");
+    if (link.offset != covered) throw wire::ProtocolError("the shard map has a gap");
     covered += link.count;
   }
-  if (covered != parameters_) throw ps::ProtocolError("the shard map does not cover the model");
+  if (covered != parameters_) throw wire::ProtocolError("the shard map does not cover the model");
   connected_ = true;
 }
 
-void ServiceClient::SendTo(Link& link, const ps::Message& message) {
+void ServiceClient::SendTo(Link& link, const wire::Message& message) {
   try {
-    ps::SendMessage(link.socket.fd(), message, token_);
-    bytes_sent_ += ps::kHeaderBytes + message.data.size() * sizeof(float);
+    wire::SendMessage(link.socket.fd(), message, token_);
+    bytes_sent_ += wire::kHeaderBytes + message.data.size() * sizeof(float);
   } catch (const std::exception&) {
     link.broken = true;  // found out and repaired at the next pull
   }
 }
 
-void ServiceClient::SendSlice(Link& link, ps::MessageType type, uint64_t step,
+void ServiceClient::SendSlice(Link& link, wire::MessageType type, uint64_t step,
                               const std::vector<float>& values) {
   try {
-    ps::SendFloats(link.socket.fd(), type, static_cast<uint32_t>(rank_), step,
-                   values.data() + link.offset, link.count, token_);
-    bytes_sent_ += ps::kHeaderBytes + link.count * sizeof(float);
+    wire::SendFloats(link.socket.fd(), type, static_cast<uint32_t>(rank_), step,
+                     values.data() + link.offset, link.count, token_);
+    bytes_sent_ += wire::kHeaderBytes + link.count * sizeof(float);
   } catch (const std::exception&) {
     link.broken = true;
   }
@@ -159,7 +159,7 @@ void ServiceClient::Init(const std::vector<float>& parameters) {
                              " parameters, the job was registered with " +
                              std::to_string(parameters_));
   }
-  for (Link& link : links_) SendSlice(link, ps::MessageType::kInit, 0, parameters);
+  for (Link& link : links_) SendSlice(link, wire::MessageType::kInit, 0, parameters);
 }
 
 void ServiceClient::Push(uint64_t step, const std::vector<float>& gradient) {
@@ -170,7 +170,7 @@ void ServiceClient::Push(uint64_t step, const std::vector<float>& gradient) {
   last_push_step_ = step;
   last_push_ = gradient;
   for (Link& link : links_) {
-    if (!link.broken) SendSlice(link, ps::MessageType::kPush, step, gradient);
+    if (!link.broken) SendSlice(link, wire::MessageType::kPush, step, gradient);
   }
 }
 
@@ -192,7 +192,7 @@ void ServiceClient::Recover(size_t shard, uint64_t version) {
   Connect(shard, map);
   ++redirects_;
   if (version > 0 && last_push_step_ == version - 1) {
-    SendSlice(link, ps::MessageType::kPush, last_push_step_, last_push_);
+    SendSlice(link, wire::MessageType::kPush, last_push_step_, last_push_);
   }
 }
 
@@ -202,18 +202,19 @@ std::vector<float> ServiceClient::Pull(uint64_t version) {
   std::vector<bool> pending(links_.size(), true);
   for (Link& link : links_) {
     if (!link.broken) {
-      SendTo(link, ps::Message{ps::MessageType::kPull, static_cast<uint32_t>(rank_), version, {}});
+      SendTo(link,
+             wire::Message{wire::MessageType::kPull, static_cast<uint32_t>(rank_), version, {}});
     }
   }
   for (size_t i = 0; i < links_.size(); ++i) {
     while (pending[i]) {
       Link& link = links_[i];
-      ps::Message reply;
+      wire::Message reply;
       bool failed = link.broken;
       if (!failed) {
         try {
-          reply = ps::ReceiveMessage(link.socket.fd(), token_, link.count);
-          bytes_received_ += ps::kHeaderBytes + reply.data.size() * sizeof(float);
+          reply = wire::ReceiveMessage(link.socket.fd(), token_, link.count);
+          bytes_received_ += wire::kHeaderBytes + reply.data.size() * sizeof(float);
         } catch (const std::exception& e) {
           if (errno == EAGAIN || errno == EWOULDBLOCK) {
             throw std::runtime_error("no reply from the parameter service in time (pull of " +
@@ -222,7 +223,7 @@ std::vector<float> ServiceClient::Pull(uint64_t version) {
           failed = true;
         }
       }
-      if (!failed && reply.type == ps::MessageType::kParams && reply.step >= version &&
+      if (!failed && reply.type == wire::MessageType::kParams && reply.step >= version &&
           reply.data.size() == link.count) {
         if (links_.size() == 1) return std::move(reply.data);  // the whole model
         std::copy(reply.data.begin(), reply.data.end(),
@@ -230,17 +231,17 @@ std::vector<float> ServiceClient::Pull(uint64_t version) {
         pending[i] = false;
         continue;
       }
-      if (!failed && reply.type != ps::MessageType::kRedirect &&
-          reply.type != ps::MessageType::kError) {
+      if (!failed && reply.type != wire::MessageType::kRedirect &&
+          reply.type != wire::MessageType::kError) {
         throw std::runtime_error(std::string("unexpected reply to pull: ") +
-                                 ps::MessageTypeName(reply.type));
+                                 wire::MessageTypeName(reply.type));
       }
       // Moved, lost or failed: the coordinator knows which.
-      link.socket = ps::Socket();
+      link.socket = wire::Socket();
       link.broken = true;
       Recover(i, version);  // throws on a rollback or a failed job
       SendTo(links_[i],
-             ps::Message{ps::MessageType::kPull, static_cast<uint32_t>(rank_), version, {}});
+             wire::Message{wire::MessageType::kPull, static_cast<uint32_t>(rank_), version, {}});
     }
   }
   return parameters;
@@ -248,7 +249,7 @@ std::vector<float> ServiceClient::Pull(uint64_t version) {
 
 void ServiceClient::Bye() {
   for (Link& link : links_) {
-    SendTo(link, ps::Message{ps::MessageType::kBye, static_cast<uint32_t>(rank_), 0, {}});
+    SendTo(link, wire::Message{wire::MessageType::kBye, static_cast<uint32_t>(rank_), 0, {}});
   }
 }
 

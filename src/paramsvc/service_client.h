@@ -22,16 +22,16 @@
 #include <vector>
 
 #include "core/output.h"
-#include "ps/message.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 #include "ps/parameter_client.h"
-#include "ps/socket.h"
 
 namespace jigsaw::paramsvc {
 
 class ServiceClient : public ps::ParameterClient {
  public:
   ServiceClient(const std::string& service, int rank, int workers, double timeout_s,
-                const ps::Token& token);
+                const wire::Token& token);
 
   void Init(const std::vector<float>& parameters) override;
   void Push(uint64_t step, const std::vector<float>& gradient) override;
@@ -48,7 +48,7 @@ class ServiceClient : public ps::ParameterClient {
   struct Link {
     uint64_t offset = 0, count = 0;
     uint64_t epoch = 0;
-    ps::Socket socket;
+    wire::Socket socket;
     bool broken = false;
   };
 
@@ -59,9 +59,10 @@ class ServiceClient : public ps::ParameterClient {
   void Connect(size_t shard, const Json& map);
   void ConnectAll(const Json& map);
   void CheckJob(const Json& map);
-  void SendTo(Link& link, const ps::Message& message);
+  void SendTo(Link& link, const wire::Message& message);
   // A slice of `values` ([link.offset, link.offset + link.count)), without copying it.
-  void SendSlice(Link& link, ps::MessageType type, uint64_t step, const std::vector<float>& values);
+  void SendSlice(Link& link, wire::MessageType type, uint64_t step,
+                 const std::vector<float>& values);
   // Follows a moved or lost shard; throws JobRolledBack or runtime_error.
   void Recover(size_t shard, uint64_t version);
 
@@ -70,8 +71,8 @@ class ServiceClient : public ps::ParameterClient {
   int rank_;
   int workers_;
   double timeout_s_;
-  ps::Token token_;
-  ps::Socket coordinator_;
+  wire::Token token_;
+  wire::Socket coordinator_;
   bool connected_ = false;
   uint64_t generation_ = 0;
   uint64_t parameters_ = 0;

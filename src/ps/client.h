@@ -1,7 +1,7 @@
 // The worker side of the parameter-server protocol (see message.h and server.h). Torch-free.
 //
 // PsClient connects to the server and says hello, retrying with backoff for up to timeout_s while
-// the server is not listening yet, busy or closes the connection (ps/handshake_client.h: the
+// the server is not listening yet, busy or closes the connection (core/handshake_client.h: the
 // error then says "server busy" or "closed by server"), until it is welcomed; every message carries
 // the job's token. timeout_s may be fractional (0.5 s is 0.5 s). A reply larger than the model
 // (after the first pull) is refused before it is read. A synchronous-SGD worker then calls, per
@@ -16,16 +16,16 @@
 #include <string>
 #include <vector>
 
-#include "ps/message.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 #include "ps/parameter_client.h"
-#include "ps/socket.h"
 
 namespace jigsaw::ps {
 
 class PsClient : public ParameterClient {
  public:
   PsClient(const std::string& host, int port, int rank, int workers, double timeout_s,
-           const Token& token);
+           const wire::Token& token);
 
   void Init(const std::vector<float>& parameters) override;
   void Push(uint64_t step, const std::vector<float>& gradient) override;
@@ -36,12 +36,12 @@ class PsClient : public ParameterClient {
   uint64_t bytes_received() const override { return bytes_received_; }
 
  private:
-  void Send(const Message& message);
+  void Send(const wire::Message& message);
 
-  Socket socket_;
+  wire::Socket socket_;
   int rank_;
-  Token token_;
-  uint64_t model_floats_ = kMaxFloats;  // the model's size once the first pull told it
+  wire::Token token_;
+  uint64_t model_floats_ = wire::kMaxFloats;  // the model's size once the first pull told it
   uint64_t bytes_sent_ = 0;
   uint64_t bytes_received_ = 0;
 };

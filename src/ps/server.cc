@@ -23,11 +23,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/handshake_acceptor.h"
 #include "core/output.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 #include "ps/aggregator.h"
-#include "ps/handshake_acceptor.h"
-#include "ps/message.h"
-#include "ps/socket.h"
 
 namespace jigsaw::ps {
 
@@ -55,8 +55,8 @@ class Server {
         expected_floats_(options.max_parameters) {}
 
   ServerStats Run() {
-    Socket listener = ListenTcp(options_.host, options_.port, 128);
-    stats_.port = LocalPort(listener);
+    wire::Socket listener = wire::ListenTcp(options_.host, options_.port, 128);
+    stats_.port = wire::LocalPort(listener);
     stats_.workers = options_.workers;
     if (options_.on_listening) options_.on_listening(stats_.port);
     if (!options_.quiet) {
@@ -103,20 +103,20 @@ class Server {
 
   // Judges a complete hello: the token before anything else. Returns the rank it joins as, or -1
   // with *why when refused; throws when a worker of this job (right token) is misconfigured.
-  int Judge(const Handshake& handshake, std::string* why) {
-    Header header;
+  int Judge(const wire::Handshake& handshake, std::string* why) {
+    wire::Header header;
     try {
-      header = DecodeHeader(handshake.header.data());
-    } catch (const ProtocolError& e) {
+      header = wire::DecodeHeader(handshake.header.data());
+    } catch (const wire::ProtocolError& e) {
       *why = e.what();
       return -1;
     }
-    if (!SameToken(header.token, options_.token)) {
+    if (!wire::SameToken(header.token, options_.token)) {
       *why = "wrong token";
       return -1;
     }
-    if (header.type != MessageType::kHello || header.count != 0) {
-      *why = std::string("expected hello, got ") + MessageTypeName(header.type);
+    if (header.type != wire::MessageType::kHello || header.count != 0) {
+      *why = std::string("expected hello, got ") + wire::MessageTypeName(header.type);
       return -1;
     }
     if (header.step != static_cast<uint64_t>(options_.workers)) {
@@ -132,26 +132,28 @@ class Server {
     return static_cast<int>(header.rank);
   }
 
-  // Every handshake goes through the shared acceptor (ps/handshake_acceptor.h): one deadline per
+  // Every handshake goes through the shared acceptor (core/handshake_acceptor.h): one deadline per
   // connection for its whole hello, never blocked by one peer, the oldest pending handshake
   // evicted (told kBusy) when max_pending are in progress.
-  void AcceptWorkers(Socket listener) {
+  void AcceptWorkers(wire::Socket listener) {
     connections_.resize(static_cast<size_t>(options_.workers));
-    HandshakeOptions handshake;
-    handshake.header_bytes = kHeaderBytes;
+    wire::HandshakeOptions handshake;
+    handshake.header_bytes = wire::kHeaderBytes;
     handshake.timeout_s = options_.handshake_timeout_s;
     handshake.max_pending = options_.max_pending;
-    handshake.busy_reply = EncodeMessage(Message{MessageType::kBusy, 0, 0, {}}, Token{});
-    HandshakeAcceptor acceptor(
+    handshake.busy_reply =
+        wire::EncodeMessage(wire::Message{wire::MessageType::kBusy, 0, 0, {}}, wire::Token{});
+    wire::HandshakeAcceptor acceptor(
         std::move(listener), handshake,
         [this](const std::string& peer, const std::string& why) { LogRefusal(peer, why); });
-    const std::string refusal = EncodeMessage(Message{MessageType::kError, 0, 0, {}}, Token{});
+    const std::string refusal =
+        wire::EncodeMessage(wire::Message{wire::MessageType::kError, 0, 0, {}}, wire::Token{});
     const Clock::time_point give_up =
         Clock::now() + std::chrono::duration_cast<Clock::duration>(
                            std::chrono::duration<double>(options_.timeout_s));
     int joined = 0;
     while (joined < options_.workers) {
-      for (Handshake& h : acceptor.Poll(std::chrono::milliseconds(200))) {
+      for (wire::Handshake& h : acceptor.Poll(std::chrono::milliseconds(200))) {
         std::string why;
         int rank = -1;
         try {
@@ -166,14 +168,15 @@ class Server {
           continue;
         }
         try {
-          SendMessage(h.socket.fd(),
-                      Message{MessageType::kWelcome, static_cast<uint32_t>(rank), 0, {}},
-                      options_.token);
+          wire::SendMessage(
+              h.socket.fd(),
+              wire::Message{wire::MessageType::kWelcome, static_cast<uint32_t>(rank), 0, {}},
+              options_.token);
         } catch (const std::exception& e) {
           acceptor.Refuse(h, std::string("gone before its welcome: ") + e.what());
           continue;
         }
-        SetReceiveTimeout(h.socket.fd(), options_.timeout_s);
+        wire::SetReceiveTimeout(h.socket.fd(), options_.timeout_s);
         connections_[rank] = std::move(h.socket);
         ++joined;
       }
@@ -196,15 +199,15 @@ class Server {
     const int fd = connections_[rank].fd();
     try {
       while (true) {
-        Message message = ReceiveMessage(fd, options_.token, expected_floats_.load());
-        AddBytesReceived(kHeaderBytes + message.data.size() * sizeof(float));
-        if (message.type == MessageType::kBye) break;
+        wire::Message message = wire::ReceiveMessage(fd, options_.token, expected_floats_.load());
+        AddBytesReceived(wire::kHeaderBytes + message.data.size() * sizeof(float));
+        if (message.type == wire::MessageType::kBye) break;
         if (!Handle(rank, message)) break;
       }
       std::lock_guard<std::mutex> lock(mutex_);
       stats_.end_wall_s = WallSeconds();
       return;
-    } catch (const ConnectionClosed&) {
+    } catch (const wire::ConnectionClosed&) {
       Fail("worker " + std::to_string(rank) + " disconnected before finishing");
     } catch (const std::exception& e) {
       Fail("worker " + std::to_string(rank) + ": " + e.what());
@@ -212,8 +215,9 @@ class Server {
     // Tell this worker (only its own thread writes to its socket), then close every connection:
     // that wakes the threads blocked in recv and the other workers see the job end.
     try {
-      SendMessage(fd, Message{MessageType::kError, static_cast<uint32_t>(rank), 0, {}},
-                  options_.token);
+      wire::SendMessage(
+          fd, wire::Message{wire::MessageType::kError, static_cast<uint32_t>(rank), 0, {}},
+          options_.token);
     } catch (...) {
     }
     for (auto& connection : connections_) connection.Shutdown();
@@ -225,14 +229,14 @@ class Server {
   }
 
   // Returns false when the job failed meanwhile.
-  bool Handle(int rank, const Message& message) {
-    if (message.type != MessageType::kInit && message.type != MessageType::kPush &&
+  bool Handle(int rank, const wire::Message& message) {
+    if (message.type != wire::MessageType::kInit && message.type != wire::MessageType::kPush &&
         !message.data.empty()) {
       throw std::runtime_error(std::string("unexpected payload in a ") +
-                               MessageTypeName(message.type) + " message");
+                               wire::MessageTypeName(message.type) + " message");
     }
     switch (message.type) {
-      case MessageType::kInit: {
+      case wire::MessageType::kInit: {
         std::lock_guard<std::mutex> lock(mutex_);
         if (rank != 0 || aggregator_.initialized()) {
           throw std::runtime_error("unexpected init (only worker 0 initializes, once)");
@@ -248,7 +252,7 @@ class Server {
         changed_.notify_all();
         return true;
       }
-      case MessageType::kPush: {
+      case wire::MessageType::kPush: {
         if (const long bad = FirstNonFinite(message.data); bad >= 0) {
           throw std::runtime_error("non-finite gradient at step " + std::to_string(message.step) +
                                    " (element " + std::to_string(bad) + " is " +
@@ -268,7 +272,7 @@ class Server {
         }
         return true;
       }
-      case MessageType::kPull: {
+      case wire::MessageType::kPull: {
         std::shared_ptr<const std::vector<float>> parameters;
         uint64_t version = 0;
         {
@@ -287,14 +291,15 @@ class Server {
           parameters = snapshot_;
           version = aggregator_.version();
         }
-        SendFloats(connections_[rank].fd(), MessageType::kParams, static_cast<uint32_t>(rank),
-                   version, parameters->data(), parameters->size(), options_.token);
+        wire::SendFloats(connections_[rank].fd(), wire::MessageType::kParams,
+                         static_cast<uint32_t>(rank), version, parameters->data(),
+                         parameters->size(), options_.token);
         std::lock_guard<std::mutex> lock(mutex_);
-        stats_.bytes_sent += kHeaderBytes + parameters->size() * sizeof(float);
+        stats_.bytes_sent += wire::kHeaderBytes + parameters->size() * sizeof(float);
         return true;
       }
       default:
-        throw std::runtime_error(std::string("unexpected ") + MessageTypeName(message.type) +
+        throw std::runtime_error(std::string("unexpected ") + wire::MessageTypeName(message.type) +
                                  " message");
     }
   }
@@ -329,7 +334,7 @@ class Server {
   SyncSgdAggregator aggregator_;
   // Largest payload accepted: max_parameters until kInit, then the model's size.
   std::atomic<uint64_t> expected_floats_{0};
-  std::vector<Socket> connections_;
+  std::vector<wire::Socket> connections_;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::shared_ptr<const std::vector<float>> snapshot_;

@@ -4,7 +4,7 @@
 // workers have joined. A connection joins by opening with kHello carrying the job's token, its
 // rank and the job's worker count, all within `handshake_timeout_s` of its accept (one deadline
 // for the whole hello, not per read), and is answered kWelcome. Handshakes go through the shared
-// ps::HandshakeAcceptor: never blocked by one peer, at most `max_pending` in progress (a new
+// wire::HandshakeAcceptor: never blocked by one peer, at most `max_pending` in progress (a new
 // connection then evicts the oldest pending one, which is told kBusy and retries: a flood of idle
 // connections cannot keep workers out); the token is checked before anything else is judged. A
 // connection that sends anything else (a port scan, garbage, a truncated or foreign frame, a wrong
@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "ps/message.h"
+#include "core/wire_message.h"
 
 namespace jigsaw::ps {
 
@@ -45,11 +45,11 @@ struct ServerOptions {
   int workers = 1;
   float lr = 0.05f;
   float momentum = 0.0f;
-  Token token{};
+  wire::Token token{};
   double timeout_s = 120;
   double handshake_timeout_s = 10;
   int max_pending = 16;
-  uint64_t max_parameters = kMaxFloats;
+  uint64_t max_parameters = wire::kMaxFloats;
   std::string out;
   bool quiet = false;
   std::function<void(int port)> on_listening;

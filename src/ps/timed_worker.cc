@@ -9,7 +9,7 @@
 #include "core/limits.h"
 #include "core/output.h"
 #include "core/rng.h"
-#include "ps/message.h"
+#include "core/wire_message.h"
 #include "ps/server.h"
 
 namespace jigsaw::ps {
@@ -55,8 +55,8 @@ TimedWorkerResult RunTimedWorker(const TimedWorkerOptions& options, ParameterCli
   }
   RequireCountInRange("--iters", options.iterations, 1, kMaxPsIterations);
   RequireOptionInRange("--compute-s", options.compute_s, 0, 3600);
-  if (options.parameters < 1 || options.parameters > kMaxFloats) {
-    throw UsageError("--parameters must be in 1.." + std::to_string(kMaxFloats));
+  if (options.parameters < 1 || options.parameters > wire::kMaxFloats) {
+    throw UsageError("--parameters must be in 1.." + std::to_string(wire::kMaxFloats));
   }
   const size_t n = options.parameters;
   const std::vector<float> noise = TimedWorkerNoise(n, options.seed, options.rank);

@@ -74,9 +74,9 @@ PsWorkerResult RunPsWorker(const PsWorkerOptions& options) {
   return RunPsWorker(options, [&options]() -> std::unique_ptr<ParameterClient> {
     std::string host;
     int port = 0;
-    ParseHostPort(options.server, "--server", &host, &port);
+    wire::ParseHostPort(options.server, "--server", &host, &port);
     return std::make_unique<PsClient>(host, port, options.rank, options.workers, options.timeout_s,
-                                      ResolveToken(options.token, options.token_file, false));
+                                      wire::ResolveToken(options.token, options.token_file, false));
   });
 }
 

@@ -4,17 +4,18 @@
 
 #include <cstdio>
 
-#include "ps/handshake_acceptor.h"
+#include "core/handshake_acceptor.h"
 
 namespace jigsaw {
 
 RendezvousServer::RendezvousServer(const RendezvousServerOptions& options,
                                    std::shared_ptr<RendezvousKeys> keys)
     : options_(options), keys_(std::move(keys)), connections_(options.world) {
-  ps::Socket listener = ps::ListenTcp(options_.host, options_.port, 128);
-  port_ = ps::LocalPort(listener);
-  acceptor_ = std::thread(
-      [this, l = std::make_shared<ps::Socket>(std::move(listener))] { AcceptLoop(std::move(*l)); });
+  wire::Socket listener = wire::ListenTcp(options_.host, options_.port, 128);
+  port_ = wire::LocalPort(listener);
+  acceptor_ = std::thread([this, l = std::make_shared<wire::Socket>(std::move(listener))] {
+    AcceptLoop(std::move(*l));
+  });
 }
 
 RendezvousServer::~RendezvousServer() {
@@ -23,23 +24,23 @@ RendezvousServer::~RendezvousServer() {
   if (acceptor_.joinable()) acceptor_.join();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (ps::Socket& s : connections_) s.Shutdown();  // wakes the threads blocked in recv
+    for (wire::Socket& s : connections_) s.Shutdown();  // wakes the threads blocked in recv
   }
   for (std::thread& t : threads_) t.join();
 }
 
 int RendezvousServer::Judge(const std::vector<uint8_t>& bytes, std::string* why) {
-  ps::Header header;
+  wire::Header header;
   try {
-    header = ps::DecodeHeader(bytes.data());
-  } catch (const ps::ProtocolError& e) {
+    header = wire::DecodeHeader(bytes.data());
+  } catch (const wire::ProtocolError& e) {
     *why = e.what();
     return -1;
   }
-  if (!ps::SameToken(header.token, options_.token)) {
+  if (!wire::SameToken(header.token, options_.token)) {
     *why = "wrong token";
-  } else if (header.type != ps::MessageType::kHello || header.count != 0) {
-    *why = std::string("expected hello, got ") + ps::MessageTypeName(header.type);
+  } else if (header.type != wire::MessageType::kHello || header.count != 0) {
+    *why = std::string("expected hello, got ") + wire::MessageTypeName(header.type);
   } else if (header.step != static_cast<uint64_t>(options_.world)) {
     *why = "a rank of a " + std::to_string(header.step) + "-rank job; this one has " +
            std::to_string(options_.world);
@@ -54,14 +55,14 @@ int RendezvousServer::Judge(const std::vector<uint8_t>& bytes, std::string* why)
   return -1;
 }
 
-void RendezvousServer::AcceptLoop(ps::Socket listener) {
-  ps::HandshakeOptions handshake;
-  handshake.header_bytes = ps::kHeaderBytes;
+void RendezvousServer::AcceptLoop(wire::Socket listener) {
+  wire::HandshakeOptions handshake;
+  handshake.header_bytes = wire::kHeaderBytes;
   handshake.timeout_s = options_.handshake_timeout_s;
   handshake.max_pending = options_.max_pending;
   handshake.busy_reply =
-      ps::EncodeMessage(ps::Message{ps::MessageType::kBusy, 0, 0, {}}, ps::Token{});
-  ps::HandshakeAcceptor acceptor(
+      wire::EncodeMessage(wire::Message{wire::MessageType::kBusy, 0, 0, {}}, wire::Token{});
+  wire::HandshakeAcceptor acceptor(
       std::move(listener), handshake, [this](const std::string& peer, const std::string& why) {
         if (++refused_ > 20) return;
         const std::string line = "rendezvous refused " + peer + ": " + why;
@@ -72,10 +73,10 @@ void RendezvousServer::AcceptLoop(ps::Socket listener) {
         }
       });
   const std::string refusal =
-      ps::EncodeMessage(ps::Message{ps::MessageType::kError, 0, 0, {}}, ps::Token{});
+      wire::EncodeMessage(wire::Message{wire::MessageType::kError, 0, 0, {}}, wire::Token{});
   int joined = 0;
   while (!stopping_ && joined < options_.world - 1) {
-    for (ps::Handshake& h : acceptor.Poll(std::chrono::milliseconds(100))) {
+    for (wire::Handshake& h : acceptor.Poll(std::chrono::milliseconds(100))) {
       std::lock_guard<std::mutex> lock(mutex_);
       std::string why;
       const int rank = Judge(h.header, &why);
@@ -84,9 +85,10 @@ void RendezvousServer::AcceptLoop(ps::Socket listener) {
         continue;
       }
       try {
-        ps::SendMessage(h.socket.fd(),
-                        ps::Message{ps::MessageType::kWelcome, static_cast<uint32_t>(rank), 0, {}},
-                        options_.token);
+        wire::SendMessage(
+            h.socket.fd(),
+            wire::Message{wire::MessageType::kWelcome, static_cast<uint32_t>(rank), 0, {}},
+            options_.token);
       } catch (const std::exception& e) {
         acceptor.Refuse(h, std::string("gone before its welcome: ") + e.what());
         continue;

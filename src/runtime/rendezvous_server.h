@@ -1,5 +1,5 @@
 // Rank 0's side of the training rendezvous (runtime/rendezvous_store.h): the listener on the
-// master address, the token handshake of every connection (ps::HandshakeAcceptor, judged by
+// master address, the token handshake of every connection (wire::HandshakeAcceptor, judged by
 // token first, then kHello, world and a free rank in 1..world-1, answered kWelcome), and one
 // thread per connected rank that runs its requests on the shared RendezvousKeys. The listener
 // closes once every other rank has connected. Torch-free.
@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "ps/message.h"
-#include "ps/socket.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 #include "runtime/rendezvous_keys.h"
 
 namespace jigsaw {
@@ -24,7 +24,7 @@ struct RendezvousServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;
   int world = 1;
-  ps::Token token{};
+  wire::Token token{};
   double handshake_timeout_s = 10;
   int max_pending = 64;
   std::function<void(const std::string&)> log;
@@ -42,7 +42,7 @@ class RendezvousServer {
   uint64_t refused() const { return refused_; }
 
  private:
-  void AcceptLoop(ps::Socket listener);
+  void AcceptLoop(wire::Socket listener);
   int Judge(const std::vector<uint8_t>& header, std::string* why);
   void Serve(int rank, int fd);
 
@@ -52,7 +52,7 @@ class RendezvousServer {
   std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> refused_{0};
   std::mutex mutex_;
-  std::vector<ps::Socket> connections_;  // by rank
+  std::vector<wire::Socket> connections_;  // by rank
   std::vector<std::thread> threads_;
   std::thread acceptor_;
 };

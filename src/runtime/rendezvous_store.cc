@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "ps/handshake_client.h"
+#include "core/handshake_client.h"
 #include "runtime/rendezvous_keys.h"
 #include "runtime/rendezvous_server.h"
 
@@ -34,11 +34,11 @@ RendezvousStore::RendezvousStore(const RendezvousOptions& options)
     return;
   }
   port_ = options.port;
-  const ps::Message hello{ps::MessageType::kHello,
-                          static_cast<uint32_t>(options.rank),
-                          static_cast<uint64_t>(options.world),
-                          {}};
-  socket_ = ps::HelloWithRetry(
+  const wire::Message hello{wire::MessageType::kHello,
+                            static_cast<uint32_t>(options.rank),
+                            static_cast<uint64_t>(options.world),
+                            {}};
+  socket_ = wire::HelloWithRetry(
       options.host, options.port, std::chrono::duration<double>(options.timeout).count(), hello,
       options.token,
       "joining the rendezvous at " + options.host + ":" + std::to_string(options.port));
@@ -46,7 +46,7 @@ RendezvousStore::RendezvousStore(const RendezvousOptions& options)
 
 RendezvousStore::~RendezvousStore() {
   server_.reset();  // before the keys: its threads use them
-  socket_ = ps::Socket();
+  socket_ = wire::Socket();
 }
 
 RendezvousStore::Args RendezvousStore::Call(uint32_t op, const Args& args) {
@@ -57,7 +57,7 @@ RendezvousStore::Args RendezvousStore::Call(uint32_t op, const Args& args) {
     std::lock_guard<std::mutex> lock(call_mutex_);
     // A request may wait on rank 0 up to its timeout; a rank 0 that stopped answering is a
     // broken rendezvous after that plus a margin.
-    ps::SetReceiveTimeout(socket_.fd(), std::chrono::duration<double>(timeout_).count() + 30.0);
+    wire::SetReceiveTimeout(socket_.fd(), std::chrono::duration<double>(timeout_).count() + 30.0);
     WriteRendezvousFrame(socket_.fd(), op, args);
     if (!ReadRendezvousFrame(socket_.fd(), &result.status, &result.args)) {
       throw std::runtime_error("the rendezvous (rank 0) closed the connection");

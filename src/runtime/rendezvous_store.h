@@ -7,9 +7,9 @@
 // that way). This store instead
 //  - listens on the master address only (HOST:PORT, never *:PORT), hosted in rank 0's process;
 //  - makes every connection prove the job's token before anything else: the handshake is the
-//    parameter server's (ps/handshake_acceptor.h, ps/handshake_client.h): a JPS2 kHello with the
-//    token, rank = the connecting rank (1..world-1), step = world, answered kWelcome; a peer with
-//    another token, world size, or a rank outside 1..world-1 or already connected is refused
+//    parameter server's (core/handshake_acceptor.h, core/handshake_client.h): a JPS2 kHello with
+//    the token, rank = the connecting rank (1..world-1), step = world, answered kWelcome; a peer
+//    with another token, world size, or a rank outside 1..world-1 or already connected is refused
 //    before any key is read; one deadline per connection for its whole hello; one slow peer never
 //    blocks the accept loop; the listener closes once every rank has connected;
 //  - bounds every length before it allocates: a request is a 4-byte op and a 4-byte argument
@@ -32,8 +32,8 @@
 #include <torch/csrc/distributed/c10d/Store.hpp>
 #include <vector>
 
-#include "ps/message.h"
-#include "ps/socket.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 
 namespace jigsaw {
 
@@ -42,7 +42,7 @@ struct RendezvousOptions {
   int port = 29500;                // rank 0 may use 0 (any free port; port() tells)
   int rank = 0;
   int world = 1;
-  ps::Token token{};
+  wire::Token token{};
   std::chrono::milliseconds timeout{30'000};    // connecting, get() and wait()
   double handshake_timeout_s = 10;              // a connection's whole hello (rank 0)
   int max_pending = 64;                         // hellos in progress at once (rank 0)
@@ -82,7 +82,7 @@ class RendezvousStore : public c10d::Store {
   int port_ = 0;
   std::shared_ptr<RendezvousKeys> keys_;      // rank 0
   std::unique_ptr<RendezvousServer> server_;  // rank 0
-  ps::Socket socket_;                         // other ranks
+  wire::Socket socket_;                       // other ranks
   std::mutex call_mutex_;
 };
 

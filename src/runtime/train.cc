@@ -21,7 +21,7 @@
 #include "core/result_set.h"
 #include "core/rng.h"
 #include "core/stats.h"
-#include "ps/message.h"
+#include "core/wire_message.h"
 #include "runtime/block_state.h"
 #include "runtime/gradient_exchange.h"
 #include "runtime/host_staging.h"
@@ -478,7 +478,7 @@ int RunRank(const TrainOptions& options) {
       rendezvous.port = port;
       rendezvous.rank = options.rank;
       rendezvous.world = options.world;
-      rendezvous.token = ps::ResolveToken("", options.token_file, options.rank == 0);
+      rendezvous.token = wire::ResolveToken("", options.token_file, options.rank == 0);
       rendezvous.timeout = timeout;
       store = c10::make_intrusive<RendezvousStore>(rendezvous);
     }

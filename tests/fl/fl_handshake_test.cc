@@ -7,13 +7,13 @@
 #include <future>
 #include <string>
 
+#include "core/handshake_client.h"
 #include "fl/fl_remote.h"
-#include "ps/handshake_client.h"
 
 namespace jigsaw {
 namespace {
 
-const ps::Token kToken = ps::ParseToken("00112233445566778899aabbccddeeff");
+const wire::Token kToken = wire::ParseToken("00112233445566778899aabbccddeeff");
 
 TEST(FlServerHandshake, ASlowPeerDoesNotDelayALegitimateClient) {
   FlServeOptions options;
@@ -26,17 +26,17 @@ TEST(FlServerHandshake, ASlowPeerDoesNotDelayALegitimateClient) {
   auto joined = std::async(std::launch::async, [&] {
     return server.WaitForClients([&](const std::string& line) { log.push_back(line); });
   });
-  ps::Socket slow = ps::ConnectTcp("127.0.0.1", server.port(), 10);
-  const std::string hello =
-      ps::EncodeMessage(ps::Message{ps::MessageType::kHello, 1, kFlProtocolVersion, {}}, kToken);
+  wire::Socket slow = wire::ConnectTcp("127.0.0.1", server.port(), 10);
+  const std::string hello = wire::EncodeMessage(
+      wire::Message{wire::MessageType::kHello, 1, kFlProtocolVersion, {}}, kToken);
   send(slow.fd(), hello.data(), 20, MSG_NOSIGNAL);
-  ps::Socket client = ps::HelloWithRetry(
+  wire::Socket client = wire::HelloWithRetry(
       "127.0.0.1", server.port(), 60,
-      ps::Message{ps::MessageType::kHello, 2, kFlProtocolVersion, {}}, kToken, "joining");
+      wire::Message{wire::MessageType::kHello, 2, kFlProtocolVersion, {}}, kToken, "joining");
   EXPECT_EQ(joined.get(), 1);
   EXPECT_TRUE(server.IsConnected(2));
   char byte;
-  ps::SetReceiveTimeout(slow.fd(), 60);
+  wire::SetReceiveTimeout(slow.fd(), 60);
   EXPECT_EQ(recv(slow.fd(), &byte, 1, 0), 0);  // closed when the join ended
 }
 

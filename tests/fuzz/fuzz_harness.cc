@@ -47,7 +47,9 @@
 #include "core/limits.h"
 #include "core/output.h"
 #include "core/rng.h"
+#include "core/socket.h"
 #include "core/text_input.h"
+#include "core/wire_message.h"
 #include "model/throughput_table.h"
 #include "model/trace_generator.h"
 #include "model/trace_readers.h"
@@ -58,9 +60,7 @@
 #include "net/topology.h"
 #include "net/workload.h"
 #include "ps/client.h"
-#include "ps/message.h"
 #include "ps/server.h"
-#include "ps/socket.h"
 #include "serve/kserve_protocol.h"
 #include "spb/cost_model.h"
 #include "spb/iteration_estimate.h"
@@ -442,19 +442,19 @@ std::string ChakraSeed() {
          message(number(1, 3) + number(3, 4) + number(4, 2) + number(7, 2));
 }
 
-const ps::Token kFuzzToken = ps::ParseToken("00112233445566778899aabbccddeeff");
+const wire::Token kFuzzToken = wire::ParseToken("00112233445566778899aabbccddeeff");
 
-std::string Frames(std::initializer_list<ps::Message> messages) {
+std::string Frames(std::initializer_list<wire::Message> messages) {
   std::string bytes;
-  for (const ps::Message& m : messages) bytes += ps::EncodeMessage(m, kFuzzToken);
+  for (const wire::Message& m : messages) bytes += wire::EncodeMessage(m, kFuzzToken);
   return bytes;
 }
 
 void RunPsStream(const std::string& bytes) {
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0) throw std::runtime_error("socketpair");
-  ps::Socket writer(fds[0]);
-  ps::Socket reader(fds[1]);
+  wire::Socket writer(fds[0]);
+  wire::Socket reader(fds[1]);
   std::thread feed([&] {
     size_t done = 0;
     while (done < bytes.size()) {
@@ -467,11 +467,11 @@ void RunPsStream(const std::string& bytes) {
   });
   try {
     while (true) {
-      const ps::Message message = ps::ReceiveMessage(reader.fd(), kFuzzToken, 1024);
+      const wire::Message message = wire::ReceiveMessage(reader.fd(), kFuzzToken, 1024);
       Check(message.data.size() <= 1024, "a message over the limit was accepted");
     }
-  } catch (const ps::ConnectionClosed&) {
-  } catch (const ps::ProtocolError&) {
+  } catch (const wire::ConnectionClosed&) {
+  } catch (const wire::ProtocolError&) {
     reader.Shutdown();
     feed.join();
     throw UsageError("protocol error");  // the documented refusal
@@ -493,7 +493,7 @@ void RunPsServer(const std::string& bytes) {
   auto server = std::async(std::launch::async, [options] { return RunParameterServer(options); });
   const int listening = port.get_future().get();
   {
-    ps::Socket socket = ps::ConnectTcp("127.0.0.1", listening, 5);
+    wire::Socket socket = wire::ConnectTcp("127.0.0.1", listening, 5);
     size_t done = 0;
     while (done < bytes.size()) {
       const ssize_t sent =
@@ -564,12 +564,12 @@ std::vector<Area> MakeAreas() {
       "DATA\n2\nconv1 -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 65536 5\n"
       "fc\t-1\t1\tALLGATHER\t4096\t2\tNONE\t0\t3\tALLTOALL\t8000\t0\n";
   const std::string session =
-      Frames({ps::Message{ps::MessageType::kHello, 0, 1, {}},
-              ps::Message{ps::MessageType::kInit, 0, 0, {0.5f, -1.0f, 2.0f, 0.0f}},
-              ps::Message{ps::MessageType::kPull, 0, 0, {}},
-              ps::Message{ps::MessageType::kPush, 0, 0, {1.0f, 1.0f, 1.0f, 1.0f}},
-              ps::Message{ps::MessageType::kPull, 0, 1, {}},
-              ps::Message{ps::MessageType::kBye, 0, 0, {}}});
+      Frames({wire::Message{wire::MessageType::kHello, 0, 1, {}},
+              wire::Message{wire::MessageType::kInit, 0, 0, {0.5f, -1.0f, 2.0f, 0.0f}},
+              wire::Message{wire::MessageType::kPull, 0, 0, {}},
+              wire::Message{wire::MessageType::kPush, 0, 0, {1.0f, 1.0f, 1.0f, 1.0f}},
+              wire::Message{wire::MessageType::kPull, 0, 1, {}},
+              wire::Message{wire::MessageType::kBye, 0, 0, {}}});
 
   const std::string kserve = R"json({"id": "a", "inputs": [{"name": "input", "shape": [1, 1, 4, 4],
   "datatype": "FP32", "data": [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15.5]}],

@@ -37,13 +37,13 @@ TEST(Control, RoundTrip) {
   ControlFrame frame = MakeFrame("host");
   frame.body["shard"] = 7;
   frame.floats = {1.5f, -2.0f, 3.25f};
-  const ps::Token token = ps::RandomToken();
+  const wire::Token token = wire::RandomToken();
   SendControl(pair.a, frame, token);
   const ControlFrame got = ReceiveControl(pair.b, 3);
   EXPECT_EQ(got.op(), "host");
   EXPECT_EQ(GetUint(got.body, "shard", 10), 7u);
   EXPECT_EQ(got.floats, frame.floats);
-  EXPECT_TRUE(ps::SameToken(got.token, token));
+  EXPECT_TRUE(wire::SameToken(got.token, token));
 }
 
 TEST(Control, RefusesMalformedFramesBeforeAllocating) {
@@ -68,7 +68,7 @@ TEST(Control, RefusesMalformedFramesBeforeAllocating) {
     try {
       ReceiveControl(pair.b, 16);
       ADD_FAILURE() << "accepted a frame that should fail with: " << c.why;
-    } catch (const ps::ProtocolError& e) {
+    } catch (const wire::ProtocolError& e) {
       EXPECT_NE(std::string(e.what()).find(c.why), std::string::npos) << e.what();
     }
   }
@@ -77,14 +77,14 @@ TEST(Control, RefusesMalformedFramesBeforeAllocating) {
 TEST(Control, TypedFieldsAreChecked) {
   Json body = {{"n", 5}, {"x", 0.5}, {"s", "abc"}, {"neg", -1}};
   EXPECT_EQ(GetUint(body, "n", 5), 5u);
-  EXPECT_THROW(GetUint(body, "n", 4), ps::ProtocolError);
-  EXPECT_THROW(GetUint(body, "neg", 4), ps::ProtocolError);
-  EXPECT_THROW(GetUint(body, "missing", 4), ps::ProtocolError);
+  EXPECT_THROW(GetUint(body, "n", 4), wire::ProtocolError);
+  EXPECT_THROW(GetUint(body, "neg", 4), wire::ProtocolError);
+  EXPECT_THROW(GetUint(body, "missing", 4), wire::ProtocolError);
   EXPECT_DOUBLE_EQ(GetNumber(body, "x", 0, 1), 0.5);
-  EXPECT_THROW(GetNumber(body, "x", 0.6, 1), ps::ProtocolError);
+  EXPECT_THROW(GetNumber(body, "x", 0.6, 1), wire::ProtocolError);
   EXPECT_EQ(GetString(body, "s", 3), "abc");
-  EXPECT_THROW(GetString(body, "s", 2), ps::ProtocolError);
-  EXPECT_THROW(GetString(body, "n", 10), ps::ProtocolError);
+  EXPECT_THROW(GetString(body, "s", 2), wire::ProtocolError);
+  EXPECT_THROW(GetString(body, "n", 10), wire::ProtocolError);
 }
 
 }  // namespace

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "core/handshake_client.h"
 #include "paramsvc/control.h"
 #include "paramsvc/service_harness.h"
-#include "ps/handshake_client.h"
 
 namespace jigsaw::paramsvc {
 namespace {
@@ -28,7 +28,7 @@ CoordinatorOptions SlowPeerOptions() {
 }
 
 // A control header announcing `json_bytes` of JSON under `token`.
-std::string Header(uint64_t json_bytes, const ps::Token& token) {
+std::string Header(uint64_t json_bytes, const wire::Token& token) {
   std::string header(kControlHeaderBytes, '\0');
   std::memcpy(header.data(), "JPSC", 4);
   header[4] = 1;
@@ -41,15 +41,15 @@ TEST(ParamServiceHandshake, SlowPeersDoNotDelayRegistrationsOrLookups) {
   Service service(SlowPeerOptions());
   const int port = std::stoi(service.address().substr(10));
   // More slow peers than the table holds: each sends a third of a header, then nothing.
-  std::vector<ps::Socket> slow;
+  std::vector<wire::Socket> slow;
   for (int i = 0; i < 40; ++i) {
-    slow.push_back(ps::ConnectTcp("127.0.0.1", port, 10));
-    send(slow.back().fd(), Header(100, ps::RandomToken()).data(), 16, MSG_NOSIGNAL);
+    slow.push_back(wire::ConnectTcp("127.0.0.1", port, 10));
+    send(slow.back().fd(), Header(100, wire::RandomToken()).data(), 16, MSG_NOSIGNAL);
   }
   // Registrations and lookups go through while the slow peers hold (and churn) the table.
-  const ps::Token job = service.Register("j", 500, 1, 0.1f, 0.0f);
+  const wire::Token job = service.Register("j", 500, 1, 0.1f, 0.0f);
   ControlFrame lookup = MakeFrame("lookup");
-  ps::Socket connection;
+  wire::Socket connection;
   const ControlFrame map =
       RequestWithRetry("127.0.0.1", port, 60, lookup, job, "looking up the job", &connection);
   EXPECT_EQ(map.op(), "map");
@@ -64,12 +64,12 @@ TEST(ParamServiceHandshake, ATokenlessFrameIsRefusedBeforeItsJsonIsRead) {
   const int port = std::stoi(service.address().substr(10));
   // 1 MiB of JSON announced without a known token: the coordinator answers from the header and
   // closes, so most of the megabyte is never taken (the send fails or is reset).
-  ps::Socket peer = ps::ConnectTcp("127.0.0.1", port, 10);
-  const std::string header = Header(kMaxControlJsonBytes, ps::RandomToken());
+  wire::Socket peer = wire::ConnectTcp("127.0.0.1", port, 10);
+  const std::string header = Header(kMaxControlJsonBytes, wire::RandomToken());
   ASSERT_EQ(send(peer.fd(), header.data(), header.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(header.size()));
   uint8_t reply[kControlHeaderBytes];
-  ps::SetReceiveTimeout(peer.fd(), 60);
+  wire::SetReceiveTimeout(peer.fd(), 60);
   ASSERT_EQ(recv(peer.fd(), reply, sizeof(reply), MSG_WAITALL),
             static_cast<ssize_t>(sizeof(reply)));
   const ControlFrame refusal = ReceiveControlBody(peer.fd(), DecodeControlHeader(reply, 0));

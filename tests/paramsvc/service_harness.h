@@ -12,9 +12,9 @@
 #include <string>
 #include <thread>
 
+#include "core/socket.h"
 #include "paramsvc/control.h"
 #include "paramsvc/coordinator.h"
-#include "ps/socket.h"
 
 namespace jigsaw::paramsvc {
 
@@ -25,7 +25,7 @@ class Service {
            ("jigsaw_paramsvc_test_" + std::to_string(getpid()) + "_" + std::to_string(++count_));
     std::filesystem::create_directories(dir_);
     options.token_file = (dir_ / "service.token").string();
-    options.token = ps::ResolveToken("", options.token_file, true);
+    options.token = wire::ResolveToken("", options.token_file, true);
     options.aggregator_binary = JIGSAW_BINARY;
     options.quiet = std::getenv("JIGSAW_TEST_VERBOSE") == nullptr;
     token_ = options.token;
@@ -47,17 +47,17 @@ class Service {
   }
 
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  const ps::Token& token() const { return token_; }
+  const wire::Token& token() const { return token_; }
 
-  Json Ask(const Json& body, const ps::Token& token) {
-    ps::Socket socket = ps::ConnectTcp("127.0.0.1", port_, 10);
+  Json Ask(const Json& body, const wire::Token& token) {
+    wire::Socket socket = wire::ConnectTcp("127.0.0.1", port_, 10);
     ControlFrame frame;
     frame.body = body;
     SendControl(socket.fd(), frame, token);
     return ReceiveControl(socket.fd(), 0).body;
   }
-  ps::Token Register(const std::string& job, uint64_t parameters, int workers, float lr,
-                     float momentum) {
+  wire::Token Register(const std::string& job, uint64_t parameters, int workers, float lr,
+                       float momentum) {
     const Json reply = Ask(Json{{"op", "register"},
                                 {"job", job},
                                 {"parameters", parameters},
@@ -66,7 +66,7 @@ class Service {
                                 {"lr", lr},
                                 {"momentum", momentum}},
                            token_);
-    return ps::ParseToken(reply.at("token").get<std::string>());
+    return wire::ParseToken(reply.at("token").get<std::string>());
   }
   Json Status() { return Ask(Json{{"op", "status"}}, token_).at("status"); }
   // The aggregators report a job's end after its workers said bye: wait for that (bounded).
@@ -89,7 +89,7 @@ class Service {
  private:
   static inline int count_ = 0;
   std::filesystem::path dir_;
-  ps::Token token_{};
+  wire::Token token_{};
   int port_ = 0;
   std::thread thread_;
   Json stats_;

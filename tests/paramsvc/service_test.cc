@@ -14,12 +14,12 @@
 #include <mutex>
 #include <thread>
 
+#include "core/socket.h"
 #include "paramsvc/control.h"
 #include "paramsvc/coordinator.h"
 #include "paramsvc/service_client.h"
 #include "paramsvc/service_harness.h"
 #include "paramsvc/shard_sgd.h"
-#include "ps/socket.h"
 #include "ps/timed_worker.h"
 
 namespace jigsaw::paramsvc {
@@ -58,7 +58,7 @@ struct JobRun {
   double compute_s = 0.002;  // each worker's timed wait per iteration
   ~JobRun() { Join(); }
 
-  void Start(const Service& service, const ps::Token& token, const std::string& job, int workers,
+  void Start(const Service& service, const wire::Token& token, const std::string& job, int workers,
              uint64_t parameters, int iterations, uint64_t seed,
              std::function<void(int rank, int t)> hook = nullptr) {
     results.resize(workers);
@@ -107,8 +107,8 @@ CoordinatorOptions Options(int aggregators) {
 
 TEST(ParamService, ShardedJobsMatchTheReferenceBitForBit) {
   Service service(Options(2));
-  const ps::Token a = service.Register("a", 3001, 3, 0.1f, 0.9f);
-  const ps::Token b = service.Register("b", 500, 2, 0.05f, 0.0f);
+  const wire::Token a = service.Register("a", 3001, 3, 0.1f, 0.9f);
+  const wire::Token b = service.Register("b", 500, 2, 0.05f, 0.0f);
   JobRun run_a, run_b;
   run_a.Start(service, a, "a", 3, 3001, 25, 11);
   run_b.Start(service, b, "b", 2, 500, 30, 12);
@@ -137,7 +137,7 @@ TEST(ParamService, LiveMigrationEveryFewIterationsLosesNoUpdate) {
   CoordinatorOptions options = Options(2);
   options.migrate_every = 3;
   Service service(options);
-  const ps::Token token = service.Register("m", 2500, 3, 0.1f, 0.9f);
+  const wire::Token token = service.Register("m", 2500, 3, 0.1f, 0.9f);
   JobRun run;
   run.Start(service, token, "m", 3, 2500, 31, 5);
   run.Join();
@@ -154,7 +154,7 @@ TEST(ParamService, LiveMigrationEveryFewIterationsLosesNoUpdate) {
 
 TEST(ParamService, AKilledAggregatorIsReplacedFromSnapshotsAndTheJobReplays) {
   Service service(Options(2));
-  const ps::Token token = service.Register("k", 3000, 3, 0.1f, 0.9f);
+  const wire::Token token = service.Register("k", 3000, 3, 0.1f, 0.9f);
   // Every worker waits before iteration 10 until the aggregator has been killed.
   std::mutex mutex;
   std::condition_variable changed;
@@ -220,7 +220,7 @@ TEST(ParamService, AnIdlePoolIsDrainedLiveAndTheDecisionsAreLogged) {
   // shards, two per aggregator at capacity 0.8, spread over the three.
   options.est_ns_per_float = 1e4;
   Service service(options);
-  const ps::Token token = service.Register("e", 4000, 2, 0.1f, 0.5f);
+  const wire::Token token = service.Register("e", 4000, 2, 0.1f, 0.5f);
   // The workers idle before iteration 6 until the pool is down to one aggregator.
   std::atomic<bool> shrunk{false};
   JobRun run;
@@ -368,8 +368,8 @@ TEST(ParamService, RealLoadGrowsThePoolSpreadsShardsAndTheIdlePoolDrainsBack) {
 
 TEST(ParamService, ForeignTokensAndGarbageAreRefusedWhileJobsGoOn) {
   Service service(Options(1));
-  const ps::Token token = service.Register("t", 1500, 2, 0.1f, 0.0f);
-  const ps::Token other = service.Register("u", 100, 1, 0.1f, 0.0f);
+  const wire::Token token = service.Register("t", 1500, 2, 0.1f, 0.0f);
+  const wire::Token other = service.Register("u", 100, 1, 0.1f, 0.0f);
   std::mutex mutex;
   std::condition_variable changed;
   bool attacked = false;
@@ -387,39 +387,40 @@ TEST(ParamService, ForeignTokensAndGarbageAreRefusedWhileJobsGoOn) {
   }
   const std::string host = map["shards"][0]["host"];
   const int port = map["shards"][0]["port"];
-  auto hello = [&](const ps::Token& with, uint32_t rank, uint64_t workers) {
-    ps::Socket socket = ps::ConnectTcp(host, port, 10);
+  auto hello = [&](const wire::Token& with, uint32_t rank, uint64_t workers) {
+    wire::Socket socket = wire::ConnectTcp(host, port, 10);
     const std::string frame =
-        ps::EncodeMessage(ps::Message{ps::MessageType::kHello, rank, workers, {}}, with);
+        wire::EncodeMessage(wire::Message{wire::MessageType::kHello, rank, workers, {}}, with);
     send(socket.fd(), frame.data(), frame.size(), MSG_NOSIGNAL);
     // Refused: a kError (zero token) and then closed, or closed (reset) at once; never welcomed.
-    ps::SetReceiveTimeout(socket.fd(), 60);
-    uint8_t reply[ps::kHeaderBytes];
+    wire::SetReceiveTimeout(socket.fd(), 60);
+    uint8_t reply[wire::kHeaderBytes];
     const ssize_t n = recv(socket.fd(), reply, sizeof(reply), MSG_WAITALL);
     if (n <= 0) return true;
     char byte;
     return n == static_cast<ssize_t>(sizeof(reply)) &&
-           ps::DecodeHeader(reply).type == ps::MessageType::kError &&
+           wire::DecodeHeader(reply).type == wire::MessageType::kError &&
            recv(socket.fd(), &byte, 1, 0) <= 0;
   };
-  EXPECT_TRUE(hello(other, 0, 2));              // another job's token
-  EXPECT_TRUE(hello(ps::RandomToken(), 1, 2));  // nobody's token
-  EXPECT_TRUE(hello(token, 7, 2));              // right token, rank out of range
+  EXPECT_TRUE(hello(other, 0, 2));                // another job's token
+  EXPECT_TRUE(hello(wire::RandomToken(), 1, 2));  // nobody's token
+  EXPECT_TRUE(hello(token, 7, 2));                // right token, rank out of range
   {
-    ps::Socket socket = ps::ConnectTcp(host, port, 10);
+    wire::Socket socket = wire::ConnectTcp(host, port, 10);
     const std::string junk(100, 'x');
     send(socket.fd(), junk.data(), junk.size(), MSG_NOSIGNAL);
     char byte;
     EXPECT_LE(recv(socket.fd(), &byte, 1, 0), 0);
   }
   // At the coordinator: a lookup with a token no job has, garbage, an oversized frame.
-  const Json refused = service.Ask(Json{{"op", "lookup"}}, ps::RandomToken());
+  const Json refused = service.Ask(Json{{"op", "lookup"}}, wire::RandomToken());
   EXPECT_EQ(refused["op"], "error");
   EXPECT_NE(refused["reason"].get<std::string>().find("no job"), std::string::npos);
   for (const std::string& bytes :
        {std::string(48, 'z'),
         std::string("JPSC\x01\0\0\0", 8) + std::string(8, '\xff') + std::string(32, '\0')}) {
-    ps::Socket socket = ps::ConnectTcp("127.0.0.1", std::stoi(service.address().substr(10)), 10);
+    wire::Socket socket =
+        wire::ConnectTcp("127.0.0.1", std::stoi(service.address().substr(10)), 10);
     send(socket.fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
     char buffer[4096];
     while (recv(socket.fd(), buffer, sizeof(buffer), 0) > 0) {
@@ -449,8 +450,8 @@ TEST(ParamService, ForeignTokensAndGarbageAreRefusedWhileJobsGoOn) {
 
 TEST(ParamService, ADeadWorkerFailsOnlyItsOwnJob) {
   Service service(Options(1));
-  const ps::Token good = service.Register("good", 800, 2, 0.1f, 0.0f);
-  const ps::Token bad = service.Register("bad", 800, 2, 0.1f, 0.0f);
+  const wire::Token good = service.Register("good", 800, 2, 0.1f, 0.0f);
+  const wire::Token bad = service.Register("bad", 800, 2, 0.1f, 0.0f);
   JobRun run_good;
   run_good.Start(service, good, "good", 2, 800, 25, 1);
   std::string survivor_error;

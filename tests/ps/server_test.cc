@@ -13,14 +13,14 @@
 #include <future>
 #include <thread>
 
+#include "core/socket.h"
+#include "core/wire_message.h"
 #include "ps/client.h"
-#include "ps/message.h"
-#include "ps/socket.h"
 
 namespace jigsaw::ps {
 namespace {
 
-const Token kToken = ParseToken("0123456789abcdef0123456789abcdef");
+const wire::Token kToken = wire::ParseToken("0123456789abcdef0123456789abcdef");
 
 // Starts a server on a free loopback port in a thread; returns the port.
 struct ServerThread {
@@ -127,15 +127,15 @@ TEST(ParameterServer, RejectsAWorkerWithTheWrongJobSize) {
 }
 
 // A raw TCP connection to the server, for playing a hostile peer.
-Socket Connect(int port) { return ConnectTcp("127.0.0.1", port, 10); }
+wire::Socket Connect(int port) { return wire::ConnectTcp("127.0.0.1", port, 10); }
 
-void SendBytes(const Socket& socket, const std::string& bytes) {
+void SendBytes(const wire::Socket& socket, const std::string& bytes) {
   ASSERT_EQ(send(socket.fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL),
             static_cast<ssize_t>(bytes.size()));
 }
 
 // Runs a 2-worker job of `steps` steps with torch-free clients; returns what worker 0 saw last.
-std::vector<float> TrainTwoWorkers(int port, int steps, const Token& token = kToken) {
+std::vector<float> TrainTwoWorkers(int port, int steps, const wire::Token& token = kToken) {
   std::vector<float> last;
   std::thread other([&] {
     PsClient client("127.0.0.1", port, 1, 2, 10, token);
@@ -169,18 +169,22 @@ TEST(ParameterServer, HostilePeersBeforeTheWorkersJoinNeverFailTheJob) {
   options.handshake_timeout_s = 0.3;
   ServerThread server(options);
   const int port = server.port();
-  { Socket scan = Connect(port); }  // connect and close: a port scan
-  Socket garbage = Connect(port);
+  { wire::Socket scan = Connect(port); }  // connect and close: a port scan
+  wire::Socket garbage = Connect(port);
   SendBytes(garbage, std::string(100, 'G'));
-  Socket truncated = Connect(port);
-  SendBytes(truncated, EncodeMessage(Message{MessageType::kHello, 0, 2, {}}, kToken).substr(0, 20));
-  truncated = Socket();
-  Socket idle = Connect(port);  // says nothing: closed after the handshake timeout
-  const Token wrong = ParseToken("ffffffffffffffffffffffffffffffff");
-  Socket hijacker = Connect(port);  // claims rank 0 with the wrong token
-  SendBytes(hijacker, EncodeMessage(Message{MessageType::kHello, 0, 2, {}}, wrong));
-  Socket pusher = Connect(port);  // a frame that is not a hello, with the right token
-  SendBytes(pusher, EncodeMessage(Message{MessageType::kPush, 1, 0, {9.0f, 9.0f}}, kToken));
+  wire::Socket truncated = Connect(port);
+  SendBytes(truncated,
+            wire::EncodeMessage(wire::Message{wire::MessageType::kHello, 0, 2, {}}, kToken)
+                .substr(0, 20));
+  truncated = wire::Socket();
+  wire::Socket idle = Connect(port);  // says nothing: closed after the handshake timeout
+  const wire::Token wrong = wire::ParseToken("ffffffffffffffffffffffffffffffff");
+  wire::Socket hijacker = Connect(port);  // claims rank 0 with the wrong token
+  SendBytes(hijacker,
+            wire::EncodeMessage(wire::Message{wire::MessageType::kHello, 0, 2, {}}, wrong));
+  wire::Socket pusher = Connect(port);  // a frame that is not a hello, with the right token
+  SendBytes(pusher, wire::EncodeMessage(wire::Message{wire::MessageType::kPush, 1, 0, {9.0f, 9.0f}},
+                                        kToken));
   // (The idle one is closed after its handshake timeout, or when the job is complete.)
   const std::vector<float> last = TrainTwoWorkers(port, 3);
   const ServerStats stats = server.stats.get();
@@ -202,12 +206,13 @@ TEST(ParameterServer, ASlowHandshakePeerDoesNotDelayTheWorkers) {
   options.handshake_timeout_s = 3600;
   ServerThread server(options);
   const int port = server.port();
-  Socket slow = Connect(port);
-  SendBytes(slow, EncodeMessage(Message{MessageType::kHello, 0, 2, {}}, kToken).substr(0, 16));
+  wire::Socket slow = Connect(port);
+  SendBytes(slow, wire::EncodeMessage(wire::Message{wire::MessageType::kHello, 0, 2, {}}, kToken)
+                      .substr(0, 16));
   EXPECT_EQ(TrainTwoWorkers(port, 2), (std::vector<float>{-2.0f, -2.0f}));
   EXPECT_EQ(server.stats.get().steps, 2u);
   char byte;
-  SetReceiveTimeout(slow.fd(), 60);
+  wire::SetReceiveTimeout(slow.fd(), 60);
   EXPECT_EQ(recv(slow.fd(), &byte, 1, 0), 0);  // closed: "the job is complete"
 }
 
@@ -221,7 +226,7 @@ TEST(ParameterServer, IdleConnectionsBeyondTheTableDoNotKeepWorkersOut) {
   options.max_pending = 4;
   ServerThread server(options);
   const int port = server.port();
-  std::vector<Socket> idle;
+  std::vector<wire::Socket> idle;
   for (int i = 0; i < 12; ++i) idle.push_back(Connect(port));
   TrainTwoWorkers(port, 1);
   const ServerStats stats = server.stats.get();
@@ -246,7 +251,7 @@ TEST(ParameterServer, ListensOnLoopbackByDefault) {
     sockaddr_in address = *reinterpret_cast<sockaddr_in*>(i->ifa_addr);
     if ((ntohl(address.sin_addr.s_addr) >> 24) == 127) continue;
     address.sin_port = htons(static_cast<uint16_t>(port));
-    Socket probe(socket(AF_INET, SOCK_STREAM, 0));
+    wire::Socket probe(socket(AF_INET, SOCK_STREAM, 0));
     EXPECT_NE(connect(probe.fd(), reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0)
         << "reachable on " << inet_ntoa(address.sin_addr);
     ++tried;
@@ -310,10 +315,12 @@ TEST(ParameterServer, OversizedMessagesAreRefusedBeforeAllocation) {
   options.workers = 1;
   options.timeout_s = 30;
   ServerThread second(options);
-  Socket direct = Connect(second.port());
-  SendBytes(direct, EncodeMessage(Message{MessageType::kHello, 0, 1, {}}, kToken));
-  SendBytes(direct, EncodeMessage(Message{MessageType::kInit, 0, 0, {0.0f, 0.0f}}, kToken));
-  std::string push = EncodeMessage(Message{MessageType::kPush, 0, 0, {}}, kToken);
+  wire::Socket direct = Connect(second.port());
+  SendBytes(direct,
+            wire::EncodeMessage(wire::Message{wire::MessageType::kHello, 0, 1, {}}, kToken));
+  SendBytes(direct, wire::EncodeMessage(wire::Message{wire::MessageType::kInit, 0, 0, {0.0f, 0.0f}},
+                                        kToken));
+  std::string push = wire::EncodeMessage(wire::Message{wire::MessageType::kPush, 0, 0, {}}, kToken);
   push[24 + 3] = 0x08;  // count = 2^27 floats, none sent
   SendBytes(direct, push);
   try {
@@ -328,8 +335,8 @@ TEST(ParameterServer, OversizedMessagesAreRefusedBeforeAllocation) {
 
 // A fractional --timeout-s is honoured (0.5 s was no timeout at all: the fraction was dropped).
 TEST(ParameterServer, AFractionalClientTimeoutIsHonoured) {
-  Socket listener = ListenTcp("127.0.0.1", 0, 4);
-  const int port = LocalPort(listener);
+  wire::Socket listener = wire::ListenTcp("127.0.0.1", 0, 4);
+  const int port = wire::LocalPort(listener);
   auto pulled = std::async(std::launch::async, [port] {
     try {
       PsClient client("127.0.0.1", port, 0, 1, 0.5, kToken);
@@ -339,11 +346,11 @@ TEST(ParameterServer, AFractionalClientTimeoutIsHonoured) {
     }
     return std::string("a reply");
   });
-  Socket silent = AcceptTcp(listener, 10);  // welcomes the hello, then never answers
-  uint8_t hello[kHeaderBytes];
-  ASSERT_EQ(recv(silent.fd(), hello, kHeaderBytes, MSG_WAITALL),
-            static_cast<ssize_t>(kHeaderBytes));
-  SendMessage(silent.fd(), Message{MessageType::kWelcome, 0, 0, {}}, kToken);
+  wire::Socket silent = wire::AcceptTcp(listener, 10);  // welcomes the hello, then never answers
+  uint8_t hello[wire::kHeaderBytes];
+  ASSERT_EQ(recv(silent.fd(), hello, wire::kHeaderBytes, MSG_WAITALL),
+            static_cast<ssize_t>(wire::kHeaderBytes));
+  wire::SendMessage(silent.fd(), wire::Message{wire::MessageType::kWelcome, 0, 0, {}}, kToken);
   if (pulled.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
     silent.Shutdown();  // unblock the client so the test can end
     FAIL() << "the 0.5 s timeout never fired";

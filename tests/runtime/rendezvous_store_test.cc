@@ -13,14 +13,14 @@
 #include <thread>
 #include <vector>
 
-#include "ps/handshake_client.h"
-#include "ps/message.h"
+#include "core/handshake_client.h"
+#include "core/wire_message.h"
 #include "runtime/rendezvous_keys.h"
 
 namespace jigsaw {
 namespace {
 
-const ps::Token kToken = ps::ParseToken("0123456789abcdef0123456789abcdef");
+const wire::Token kToken = wire::ParseToken("0123456789abcdef0123456789abcdef");
 
 RendezvousOptions Rank(int rank, int port, int world = 2) {
   RendezvousOptions options;
@@ -40,17 +40,17 @@ std::vector<uint8_t> Bytes(const std::string& text) {
 }
 
 // Sends a hello with `token` and returns the reply's type, or -1 when closed without one.
-int HelloReply(int port, const ps::Token& token, uint32_t rank, uint64_t world,
-               ps::Socket* kept = nullptr) {
-  ps::Socket socket = ps::ConnectTcp("127.0.0.1", port, 10);
+int HelloReply(int port, const wire::Token& token, uint32_t rank, uint64_t world,
+               wire::Socket* kept = nullptr) {
+  wire::Socket socket = wire::ConnectTcp("127.0.0.1", port, 10);
   const std::string hello =
-      ps::EncodeMessage(ps::Message{ps::MessageType::kHello, rank, world, {}}, token);
+      wire::EncodeMessage(wire::Message{wire::MessageType::kHello, rank, world, {}}, token);
   send(socket.fd(), hello.data(), hello.size(), MSG_NOSIGNAL);
-  uint8_t reply[ps::kHeaderBytes];
-  ps::SetReceiveTimeout(socket.fd(), 60);
+  uint8_t reply[wire::kHeaderBytes];
+  wire::SetReceiveTimeout(socket.fd(), 60);
   const ssize_t n = recv(socket.fd(), reply, sizeof(reply), MSG_WAITALL);
   const int type = n == static_cast<ssize_t>(sizeof(reply))
-                       ? static_cast<int>(ps::DecodeHeader(reply).type)
+                       ? static_cast<int>(wire::DecodeHeader(reply).type)
                        : -1;
   if (kept != nullptr) *kept = std::move(socket);
   return type;
@@ -78,16 +78,16 @@ TEST(RendezvousStore, RanksShareKeysThroughTheMaster) {
 TEST(RendezvousStore, StrangersAreRefusedBeforeAnyKeyIsRead) {
   RendezvousStore master(Rank(0, 0, 3));
   const int port = master.port();
-  const int error = static_cast<int>(ps::MessageType::kError);
-  EXPECT_EQ(HelloReply(port, ps::RandomToken(), 1, 3), error);  // no token
-  EXPECT_EQ(HelloReply(port, kToken, 1, 4), error);             // another world size
-  EXPECT_EQ(HelloReply(port, kToken, 0, 3), error);             // rank 0 is the master
-  EXPECT_EQ(HelloReply(port, kToken, 3, 3), error);             // out of range
+  const int error = static_cast<int>(wire::MessageType::kError);
+  EXPECT_EQ(HelloReply(port, wire::RandomToken(), 1, 3), error);  // no token
+  EXPECT_EQ(HelloReply(port, kToken, 1, 4), error);               // another world size
+  EXPECT_EQ(HelloReply(port, kToken, 0, 3), error);               // rank 0 is the master
+  EXPECT_EQ(HelloReply(port, kToken, 3, 3), error);               // out of range
   // A stranger's set never reaches the keys: its frame follows a refused hello.
   {
-    ps::Socket socket = ps::ConnectTcp("127.0.0.1", port, 10);
-    std::string bytes =
-        ps::EncodeMessage(ps::Message{ps::MessageType::kHello, 1, 3, {}}, ps::RandomToken());
+    wire::Socket socket = wire::ConnectTcp("127.0.0.1", port, 10);
+    std::string bytes = wire::EncodeMessage(wire::Message{wire::MessageType::kHello, 1, 3, {}},
+                                            wire::RandomToken());
     bytes += std::string("\x01\0\0\0\x02\0\0\0\x01\0\0\0k\x01\0\0\0v", 18);
     send(socket.fd(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
   }
@@ -102,28 +102,28 @@ TEST(RendezvousStore, StrangersAreRefusedBeforeAnyKeyIsRead) {
 
 TEST(RendezvousStore, ASlowHandshakePeerDoesNotDelayARank) {
   RendezvousStore master(Rank(0, 0));
-  ps::Socket slow = ps::ConnectTcp("127.0.0.1", master.port(), 10);
+  wire::Socket slow = wire::ConnectTcp("127.0.0.1", master.port(), 10);
   const std::string hello =
-      ps::EncodeMessage(ps::Message{ps::MessageType::kHello, 1, 2, {}}, kToken);
+      wire::EncodeMessage(wire::Message{wire::MessageType::kHello, 1, 2, {}}, kToken);
   send(slow.fd(), hello.data(), 12, MSG_NOSIGNAL);  // a quarter of a hello, then nothing
   RendezvousStore peer(Rank(1, master.port()));
   peer.set("ready", Bytes("1"));
   EXPECT_EQ(master.get("ready"), Bytes("1"));
   char byte;
-  ps::SetReceiveTimeout(slow.fd(), 60);
+  wire::SetReceiveTimeout(slow.fd(), 60);
   EXPECT_EQ(recv(slow.fd(), &byte, 1, 0), 0);  // closed once every rank connected
 }
 
 TEST(RendezvousStore, LengthsAreBoundedBeforeAllocation) {
   RendezvousStore master(Rank(0, 0));
-  ps::Socket rank =
-      ps::HelloWithRetry("127.0.0.1", master.port(), 60,
-                         ps::Message{ps::MessageType::kHello, 1, 2, {}}, kToken, "joining");
+  wire::Socket rank =
+      wire::HelloWithRetry("127.0.0.1", master.port(), 60,
+                           wire::Message{wire::MessageType::kHello, 1, 2, {}}, kToken, "joining");
   // A set whose value claims 512 MiB: refused from its length field, the connection closed.
   const std::string frame = std::string("\x01\0\0\0\x02\0\0\0\x01\0\0\0k\0\0\0\x20", 17);
   send(rank.fd(), frame.data(), frame.size(), MSG_NOSIGNAL);
   char byte;
-  ps::SetReceiveTimeout(rank.fd(), 60);
+  wire::SetReceiveTimeout(rank.fd(), 60);
   EXPECT_LE(recv(rank.fd(), &byte, 1, 0), 0);
   EXPECT_FALSE(master.check({"k"}));
   EXPECT_GT(uint64_t{512} << 20, kMaxRendezvousFrameBytes);
@@ -133,7 +133,7 @@ TEST(RendezvousStore, ListensOnTheMasterAddressOnly) {
   RendezvousOptions options = Rank(0, 0);
   options.host = "127.0.0.2";
   RendezvousStore master(options);
-  ps::Socket other(socket(AF_INET, SOCK_STREAM, 0));
+  wire::Socket other(socket(AF_INET, SOCK_STREAM, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<uint16_t>(master.port()));

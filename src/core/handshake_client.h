@@ -1,4 +1,4 @@
-// The client side of a HandshakeAcceptor (ps/handshake_acceptor.h): connect, send the opening
+// The client side of a HandshakeAcceptor (core/handshake_acceptor.h): connect, send the opening
 // frame, wait for the server's answer, and retry with backoff while the server is busy.
 // Torch-free.
 //
@@ -11,23 +11,23 @@
 // "closed by server" (never a bare "Broken pipe"). Any other exception ends the retries at once
 // (a refusal the server explained, a wrong token, a protocol error).
 //
-// HelloWithRetry is the parameter-server protocol's handshake (ps/message.h): it sends `hello`
-// and expects kWelcome with the job's token (answered by ps, the Parameter Service's shards,
-// `fl --serve` and the training rendezvous). kBusy is retried; kError is the server's refusal
-// (std::runtime_error "<what>: refused by the server"); anything else is a ProtocolError. The
-// returned socket is connected and blocking, with no receive timeout set.
-#ifndef JIGSAW_PS_HANDSHAKE_CLIENT_H_
-#define JIGSAW_PS_HANDSHAKE_CLIENT_H_
+// HelloWithRetry is the parameter-server protocol's handshake (core/wire_message.h): it sends
+// `hello` and expects kWelcome with the job's token (answered by ps, the Parameter Service's
+// shards, `fl --serve` and the training rendezvous). kBusy is retried; kError is the server's
+// refusal (std::runtime_error "<what>: refused by the server"); anything else is a ProtocolError.
+// The returned socket is connected and blocking, with no receive timeout set.
+#ifndef JIGSAW_CORE_HANDSHAKE_CLIENT_H_
+#define JIGSAW_CORE_HANDSHAKE_CLIENT_H_
 
 #include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
 
-#include "ps/message.h"
-#include "ps/socket.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 
 class HandshakeRefused : public std::runtime_error {
  public:
@@ -48,6 +48,6 @@ void SendHandshakeBytes(int fd, const void* bytes, size_t size);
 void ReceiveHandshakeBytes(int fd, void* bytes, size_t size,
                            std::chrono::steady_clock::time_point deadline);
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire
 
-#endif  // JIGSAW_PS_HANDSHAKE_CLIENT_H_
+#endif  // JIGSAW_CORE_HANDSHAKE_CLIENT_H_

@@ -1,9 +1,9 @@
-// The shared handshake acceptor and its client (ps/handshake_acceptor.h, ps/handshake_client.h):
-// one deadline for a connection's whole handshake (a peer trickling its hello byte by byte is cut
-// all the same), the oldest pending handshake evicted with a busy reply when the table is full,
-// a legitimate peer served while slow ones are pending, and clients that retry and then say
-// "server busy" or "closed by server". No assertion on time: bounds only stop a broken build
-// from hanging.
+// The shared handshake acceptor and its client (core/handshake_acceptor.h,
+// core/handshake_client.h): one deadline for a connection's whole handshake (a peer trickling its
+// hello byte by byte is cut all the same), the oldest pending handshake evicted with a busy reply
+// when the table is full, a legitimate peer served while slow ones are pending, and clients that
+// retry and then say "server busy" or "closed by server". No assertion on time: bounds only stop a
+// broken build from hanging.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 
@@ -12,12 +12,12 @@
 #include <future>
 #include <thread>
 
-#include "ps/handshake_acceptor.h"
-#include "ps/handshake_client.h"
-#include "ps/message.h"
-#include "ps/socket.h"
+#include "core/handshake_acceptor.h"
+#include "core/handshake_client.h"
+#include "core/socket.h"
+#include "core/wire_message.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 namespace {
 
 using namespace std::chrono_literals;
@@ -155,4 +155,4 @@ TEST(HandshakeClient, RetriesThenSaysServerBusyOrClosedByServer) {
 }
 
 }  // namespace
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire

@@ -1,4 +1,5 @@
-// The parameter-server wire format: length-prefixed messages of float tensors over TCP.
+// The framed TCP wire format of the parameter server, the Parameter Service, `fl --serve` and the
+// training rendezvous: length-prefixed messages of float tensors.
 //
 // A frame is a 48-byte header followed by `count` little-endian IEEE-754 floats:
 //   bytes  0..3   magic "JPS2"
@@ -16,8 +17,8 @@
 // ReceiveMessage move whole frames over a blocking socket; they throw ConnectionClosed when the
 // peer closed the connection before a frame began and ProtocolError or std::runtime_error (with
 // errno text) otherwise. Torch-free.
-#ifndef JIGSAW_PS_MESSAGE_H_
-#define JIGSAW_PS_MESSAGE_H_
+#ifndef JIGSAW_CORE_WIRE_MESSAGE_H_
+#define JIGSAW_CORE_WIRE_MESSAGE_H_
 
 #include <array>
 #include <cstddef>
@@ -26,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 
 enum class MessageType : uint32_t {
   kHello = 1,   // worker -> server: rank, step = number of workers it expects; no floats
@@ -43,7 +44,7 @@ enum class MessageType : uint32_t {
   // server -> client: the hello was accepted (the handshake is complete); rank = the client's.
   kWelcome = 9,
   // server -> client, with a zero token: the server had too many handshakes in progress and made
-  // room by closing this one; the client tries again later (ps/handshake_client.h).
+  // room by closing this one; the client tries again later (core/handshake_client.h).
   kBusy = 10,
 };
 
@@ -105,6 +106,6 @@ void SendFloats(int fd, MessageType type, uint32_t rank, uint64_t step, const fl
                 size_t count, const Token& token);
 Message ReceiveMessage(int fd, const Token& token, uint64_t max_count = kMaxFloats);
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire
 
-#endif  // JIGSAW_PS_MESSAGE_H_
+#endif  // JIGSAW_CORE_WIRE_MESSAGE_H_

@@ -1,4 +1,4 @@
-#include "ps/socket.h"
+#include "core/socket.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 
 #include "core/error.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 namespace {
 
 std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
@@ -176,4 +176,4 @@ void SetNonBlocking(int fd, bool on) {
   fcntl(fd, F_SETFL, on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK);
 }
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire

@@ -12,15 +12,15 @@
 //    full evicts the oldest pending one (which gets `busy_reply`, best effort, and is closed): a
 //    flood of idle connections cannot lock legitimate peers out, since a legitimate peer sends
 //    its header at once and is judged before the flood can age it out; one that was evicted sees
-//    "server busy" and retries (ps/handshake_client.h).
+//    "server busy" and retries (core/handshake_client.h).
 //  - Only the header is read; nothing behind it. The caller judges the header (the token before
 //    anything else) and either takes the connection or refuses it.
 // Poll returns the connections whose header is complete, blocking again, with the deadline their
 // handshake had (to bound what the caller reads next). Refusals (closed early, truncated, timed
 // out, evicted, or refused by the caller through Refuse) are counted and reported through
 // `on_refusal`.
-#ifndef JIGSAW_PS_HANDSHAKE_ACCEPTOR_H_
-#define JIGSAW_PS_HANDSHAKE_ACCEPTOR_H_
+#ifndef JIGSAW_CORE_HANDSHAKE_ACCEPTOR_H_
+#define JIGSAW_CORE_HANDSHAKE_ACCEPTOR_H_
 
 #include <chrono>
 #include <cstdint>
@@ -28,9 +28,9 @@
 #include <string>
 #include <vector>
 
-#include "ps/socket.h"
+#include "core/socket.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 
 struct HandshakeOptions {
   size_t header_bytes = 48;  // the opening every client sends first (1..4096)
@@ -91,6 +91,6 @@ class HandshakeAcceptor {
 // "ip:port" of a connected socket's peer ("?" when unknown).
 std::string PeerName(int fd);
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire
 
-#endif  // JIGSAW_PS_HANDSHAKE_ACCEPTOR_H_
+#endif  // JIGSAW_CORE_HANDSHAKE_ACCEPTOR_H_

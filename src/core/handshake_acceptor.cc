@@ -1,4 +1,4 @@
-#include "ps/handshake_acceptor.h"
+#include "core/handshake_acceptor.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -72,7 +72,7 @@ void HandshakeAcceptor::Refuse(Handshake& handshake, const std::string& why,
 }
 
 void HandshakeAcceptor::AcceptWaiting(Clock::time_point now) {
-  for (Socket& socket : ps::AcceptWaiting(listener_)) {
+  for (Socket& socket : wire::AcceptWaiting(listener_)) {
     if (static_cast<int>(pending_.size()) >= options_.max_pending) {
       // The oldest pending handshake makes room: a legitimate peer has long sent its header.
       ++evicted_;
@@ -139,4 +139,4 @@ void HandshakeAcceptor::Close(const std::string& why) {
   listener_ = Socket();
 }
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire

@@ -1,4 +1,4 @@
-#include "ps/message.h"
+#include "core/wire_message.h"
 
 #include <fcntl.h>
 #include <sys/random.h>
@@ -14,7 +14,7 @@
 #include "core/error.h"
 #include "core/text_input.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
@@ -289,4 +289,4 @@ Message ReceiveMessage(int fd, const Token& token, uint64_t max_count) {
   return message;
 }
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire

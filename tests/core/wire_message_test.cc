@@ -1,6 +1,6 @@
 // The parameter-server wire format: framing round trips, rejection of bad frames, and whole
 // messages over a real socket pair (including one larger than the socket buffers).
-#include "ps/message.h"
+#include "core/wire_message.h"
 
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -9,14 +9,14 @@
 
 #include <thread>
 
-#include "ps/socket.h"
+#include "core/socket.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 namespace {
 
 const Token kToken = ParseToken("00112233445566778899aabbccddeeff");
 
-TEST(PsMessage, EncodeDecodeRoundTrip) {
+TEST(WireMessage, EncodeDecodeRoundTrip) {
   Message message{MessageType::kPush, 3, 1234567890123ULL, {1.5f, -2.25f, 0.0f, 1e-7f}};
   const std::string frame = EncodeMessage(message, kToken);
   ASSERT_EQ(frame.size(), kHeaderBytes + 4 * sizeof(float));
@@ -28,7 +28,7 @@ TEST(PsMessage, EncodeDecodeRoundTrip) {
   EXPECT_EQ(decoded.data, message.data);
 }
 
-TEST(PsMessage, HeaderLayoutIsLittleEndianLengthPrefixed) {
+TEST(WireMessage, HeaderLayoutIsLittleEndianLengthPrefixed) {
   const std::string frame =
       EncodeMessage(Message{MessageType::kParams, 2, 7, {1.0f, 2.0f}}, kToken);
   const auto* bytes = reinterpret_cast<const uint8_t*>(frame.data());
@@ -39,7 +39,7 @@ TEST(PsMessage, HeaderLayoutIsLittleEndianLengthPrefixed) {
   EXPECT_EQ(bytes[25], 0);
 }
 
-TEST(PsMessage, RejectsBadFrames) {
+TEST(WireMessage, RejectsBadFrames) {
   std::string frame = EncodeMessage(Message{MessageType::kPush, 0, 0, {1.0f}}, kToken);
   std::string bad_magic = frame;
   bad_magic[0] = 'X';
@@ -59,7 +59,7 @@ TEST(PsMessage, RejectsBadFrames) {
   }
 }
 
-TEST(PsMessage, WholeMessagesOverASocket) {
+TEST(WireMessage, WholeMessagesOverASocket) {
   int fds[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
   Socket a(fds[0]);
@@ -82,7 +82,7 @@ TEST(PsMessage, WholeMessagesOverASocket) {
   EXPECT_THROW(ReceiveMessage(b.fd(), kToken), ConnectionClosed);
 }
 
-TEST(PsMessage, TruncatedStreamIsAProtocolError) {
+TEST(WireMessage, TruncatedStreamIsAProtocolError) {
   int fds[2];
   ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
   Socket a(fds[0]);
@@ -95,7 +95,7 @@ TEST(PsMessage, TruncatedStreamIsAProtocolError) {
 
 // Every frame carries the job's token, and a header's count never allocates more than the bytes
 // that actually arrived (a frame announcing 1 GiB must not allocate 1 GiB before it arrives).
-TEST(PsMessage, TheTokenIsCheckedAndTheCountNeverAllocatesAhead) {
+TEST(WireMessage, TheTokenIsCheckedAndTheCountNeverAllocatesAhead) {
   const Token other = ParseToken("ffeeddccbbaa99887766554433221100");
   const std::string frame = EncodeMessage(Message{MessageType::kPush, 0, 0, {1.0f}}, kToken);
   EXPECT_THROW(DecodeMessage(frame, other), ProtocolError);
@@ -143,4 +143,4 @@ TEST(PsSocket, ParseHostPort) {
 }
 
 }  // namespace
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire

@@ -1,17 +1,17 @@
-// Minimal blocking TCP helpers for the parameter server (IPv4). Torch-free.
+// Minimal blocking TCP helpers (IPv4) for the framed services (core/wire_message.h). Torch-free.
 //
 // Socket is a move-only owner of a file descriptor. ListenTcp binds host:port (port 0 = any
 // free port; LocalPort tells which) with SO_REUSEADDR; ConnectTcp retries refused connections
 // until `timeout_s` has passed (a worker may start before its server), then throws
 // std::runtime_error naming the address. Connected sockets have TCP_NODELAY set, so the small
 // control messages (pull, hello) are not delayed behind Nagle's algorithm.
-#ifndef JIGSAW_PS_SOCKET_H_
-#define JIGSAW_PS_SOCKET_H_
+#ifndef JIGSAW_CORE_SOCKET_H_
+#define JIGSAW_CORE_SOCKET_H_
 
 #include <string>
 #include <vector>
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 
 class Socket {
  public:
@@ -48,6 +48,6 @@ void SetNonBlocking(int fd, bool on);
 void ParseHostPort(const std::string& address, const std::string& what, std::string* host,
                    int* port);
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire
 
-#endif  // JIGSAW_PS_SOCKET_H_
+#endif  // JIGSAW_CORE_SOCKET_H_

@@ -1,4 +1,4 @@
-#include "ps/handshake_client.h"
+#include "core/handshake_client.h"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,7 +11,7 @@
 
 #include "core/output.h"
 
-namespace jigsaw::ps {
+namespace jigsaw::wire {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -109,4 +109,4 @@ Socket HelloWithRetry(const std::string& host, int port, double timeout_s, const
   });
 }
 
-}  // namespace jigsaw::ps
+}  // namespace jigsaw::wire
