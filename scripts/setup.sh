@@ -5,16 +5,17 @@
 #                                    simulator: cmake -DJIGSAW_QUICKSTART=ON); scripts/quickstart.sh
 set -euo pipefail
 # The quick start's `jigsaw` (cmake -DJIGSAW_QUICKSTART=ON -DJIGSAW_WITH_TORCH=OFF
-# -DJIGSAW_BUILD_TESTS=OFF): a compiler, the build tools, the headers and the LP solver.
+# -DJIGSAW_BUILD_TESTS=OFF): a compiler, the build tools, the headers, the LP solver and zlib
+# (the solver's libraries link it).
 MINIMAL=(
-  build-essential cmake ninja-build ccache pkg-config
+  build-essential cmake ninja-build pkg-config
   libcli11-dev nlohmann-json3-dev
-  coinor-libclp-dev coinor-libcbc-dev
+  coinor-libclp-dev coinor-libcbc-dev zlib1g-dev
 )
 # The rest: the other simulators and servers, the tests, jigsaw-runtime (LibTorch, Gloo,
 # OpenBLAS), the data and the benches' tools.
 REST=(
-  zlib1g-dev libjpeg62-turbo-dev libpugixml-dev libcpp-httplib-dev libtomlplusplus-dev libseccomp-dev
+  ccache libjpeg62-turbo-dev libpugixml-dev libcpp-httplib-dev libtomlplusplus-dev libseccomp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev libopenblas0-pthread libgloo-dev dataset-fashion-mnist
   time python3 python3-protobuf jq iproute2 bc runc busybox-static universal-ctags

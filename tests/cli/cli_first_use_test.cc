@@ -202,5 +202,27 @@ TEST(CliFirstUse, QuickstartBuildCompilesTheClusterSimulatorOnly) {
   EXPECT_TRUE(sim_command);
 }
 
+// The runtime-only build (-DJIGSAW_RUNTIME_ONLY=ON: jigsaw-runtime alone against any LibTorch,
+// what bench/device/build.sh makes on a GPU machine) configures here against Debian's LibTorch,
+// and jigsaw-runtime links only libraries that build defines: a library named but not defined
+// there would reach the linker as a bare -l flag and fail on the GPU machine only.
+TEST(CliFirstUse, RuntimeOnlyBuildLinksOnlyLibrariesItDefines) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("jigsaw_runtime_only_configure_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const CommandResult configure =
+      RunShell("\"" CMAKE_COMMAND_PATH "\" -S \"" JIGSAW_SOURCE_DIR "\" -B " + dir.string() +
+               " -G Ninja -DCMAKE_BUILD_TYPE=Release"
+               " -DJIGSAW_RUNTIME_ONLY=ON 2>&1");
+  const std::string ninja = Slurp(dir / "build.ninja");
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(configure.exit_code, 0) << configure.output;
+  const size_t link = ninja.find("build jigsaw-runtime:");
+  ASSERT_NE(link, std::string::npos);
+  const std::string rule = ninja.substr(link, ninja.find("\n\n", link) - link);
+  EXPECT_FALSE(Contains(rule, "-ljigsaw")) << rule;
+  EXPECT_TRUE(Contains(rule, "libjigsaw_runtime.a")) << rule;
+}
+
 }  // namespace
 }  // namespace jigsaw
