@@ -38,57 +38,15 @@ uint64_t Scaled(uint64_t kb, uint64_t rate_bps) {
 
 }  // namespace
 
-bool ParseCcMode(std::string_view text, CcMode* mode) {
-  if (text == "none" || text == "pfc") {
-    *mode = CcMode::kNone;
-  } else if (text == "dcqcn") {
-    *mode = CcMode::kDcqcn;
-  } else if (text == "dctcp") {
-    *mode = CcMode::kDctcp;
-  } else if (text == "timely") {
-    *mode = CcMode::kTimely;
-  } else if (text == "hpcc") {
-    *mode = CcMode::kHpcc;
-  } else if (text == "reno") {
-    *mode = CcMode::kReno;
-  } else {
-    return false;
-  }
-  return true;
-}
+bool ParseCcMode(std::string_view text, CcMode* mode) { return ParseEnum(kCcModes, text, mode); }
 
-const char* CcModeName(CcMode mode) {
-  switch (mode) {
-    case CcMode::kNone:
-      return "none";
-    case CcMode::kDcqcn:
-      return "dcqcn";
-    case CcMode::kDctcp:
-      return "dctcp";
-    case CcMode::kTimely:
-      return "timely";
-    case CcMode::kHpcc:
-      return "hpcc";
-    case CcMode::kReno:
-      return "reno";
-  }
-  return "?";
-}
+const char* CcModeName(CcMode mode) { return EnumNameOf(kCcModes, mode); }
 
 bool ParseAckPriority(std::string_view text, AckPriority* priority) {
-  if (text == "data") {
-    *priority = AckPriority::kData;
-  } else if (text == "high") {
-    *priority = AckPriority::kHigh;
-  } else {
-    return false;
-  }
-  return true;
+  return ParseEnum(kAckPriorities, text, priority);
 }
 
-const char* AckPriorityName(AckPriority priority) {
-  return priority == AckPriority::kHigh ? "high" : "data";
-}
+const char* AckPriorityName(AckPriority priority) { return EnumNameOf(kAckPriorities, priority); }
 
 namespace {
 

@@ -8,13 +8,24 @@
 #include <cstdint>
 #include <string_view>
 
+#include "net/enum_table.h"
 #include "net/units.h"
 
 namespace jigsaw::net {
 
 // `kNone` = line rate + window + PFC, the study's baseline (CC_MODE 12 in the fork).
 enum class CcMode : uint8_t { kNone, kDcqcn, kDctcp, kTimely, kHpcc, kReno };
+inline constexpr EnumName<CcMode> kCcModes[] = {
+    {CcMode::kNone, "none", "line rate + PFC"},
+    {CcMode::kNone, "pfc", nullptr, /*alias=*/true},
+    {CcMode::kDcqcn, "dcqcn"},
+    {CcMode::kDctcp, "dctcp"},
+    {CcMode::kTimely, "timely"},
+    {CcMode::kHpcc, "hpcc"},
+    {CcMode::kReno, "reno", "TCP-like AIMD"},
+};
 
+// kCcModes' lookups.
 bool ParseCcMode(std::string_view text, CcMode* mode);
 const char* CcModeName(CcMode mode);
 
@@ -57,12 +68,22 @@ struct HpccParams {
 // the NIC still sends them before its data, but not while its port is paused. kHigh
 // (ACK_HIGH_PRIO 1): a strict-priority control queue, never paused and outside the buffer.
 enum class AckPriority : uint8_t { kData, kHigh };
+inline constexpr EnumName<AckPriority> kAckPriorities[] = {
+    {AckPriority::kData, "data",
+     "the study's ACK_HIGH_PRIO 0, default: behind data, paused by PFC"},
+    {AckPriority::kHigh, "high", "strict priority, never paused"},
+};
 
 bool ParseAckPriority(std::string_view text, AckPriority* priority);
 const char* AckPriorityName(AckPriority priority);
 
 // Which host transport runs: the built-in RDMA queue pairs (with `cc`), or one of transport.h.
 enum class TransportKind : uint8_t { kRdma, kHoma, kPl2 };
+inline constexpr EnumName<TransportKind> kTransportKinds[] = {
+    {TransportKind::kRdma, "rdma"},
+    {TransportKind::kHoma, "homa"},
+    {TransportKind::kPl2, "pl2"},
+};
 
 struct HomaParams {
   uint64_t rtt_bytes = 0;      // unscheduled prefix and per-message grant window; 0 = one BDP

@@ -9,10 +9,7 @@
 namespace jigsaw::net {
 
 JobPlacement ParseJobPlacement(const std::string& text) {
-  for (const JobPlacementEntry& entry : kJobPlacements) {
-    if (text == entry.name) return entry.placement;
-  }
-  throw UsageError("--placement '" + Excerpt(text) + "': expected interleave, block or random");
+  return ParseEnumOption(kJobPlacements, "--placement", text);
 }
 
 std::vector<std::vector<uint32_t>> PlaceJobs(uint32_t hosts, uint32_t jobs, JobPlacement placement,

@@ -13,18 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "net/enum_table.h"
+
 namespace jigsaw::net {
 
 enum class JobPlacement : uint8_t { kInterleave, kBlock, kRandom };
 
-struct JobPlacementEntry {
-  JobPlacement placement;
-  const char* name;
-};
-inline constexpr JobPlacementEntry kJobPlacements[] = {
+inline constexpr EnumName<JobPlacement> kJobPlacements[] = {
     {JobPlacement::kInterleave, "interleave"},
     {JobPlacement::kBlock, "block"},
-    {JobPlacement::kRandom, "random"},
+    {JobPlacement::kRandom, "random", "seeded, unaligned with racks"},
 };
 
 // Throws UsageError naming --placement and the accepted values.

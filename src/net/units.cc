@@ -1,5 +1,6 @@
 #include "net/units.h"
 
+#include "core/output.h"
 #include "core/units.h"
 
 namespace jigsaw::net {
@@ -12,5 +13,7 @@ bool ParseRate(std::string_view text, uint64_t* bits_per_second) {
 bool ParseDuration(std::string_view text, Time* time) { return ParseDurationPs(text, time); }
 
 bool ParseBytes(std::string_view text, uint64_t* bytes) { return jigsaw::ParseBytes(text, bytes); }
+
+double RoundedMicroseconds(Time t) { return RoundTo(ToMicroseconds(t), 3); }
 
 }  // namespace jigsaw::net

@@ -46,6 +46,8 @@ inline Time SaturatingTime(double picoseconds) {
 }
 
 inline double ToMicroseconds(Time t) { return static_cast<double>(t) / kMicrosecond; }
+// Microseconds rounded to 3 decimals (the nanosecond), as summary.json prints times.
+double RoundedMicroseconds(Time t);
 
 // "200Gbps", "25Gbps", "100Mbps", "1Tbps", "400Kbps", "100bps"; the short forms "100G", "50M" too.
 bool ParseRate(std::string_view text, uint64_t* bits_per_second);
