@@ -18,31 +18,6 @@
 
 namespace jigsaw::faas {
 
-bool ParsePlatform(const std::string& text, Platform* platform) {
-  if (text == "archipelago") {
-    *platform = Platform::kArchipelago;
-  } else if (text == "openwhisk") {
-    *platform = Platform::kOpenWhisk;
-  } else if (text == "sparrow") {
-    *platform = Platform::kSparrow;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-const char* PlatformName(Platform platform) {
-  switch (platform) {
-    case Platform::kArchipelago:
-      return "archipelago";
-    case Platform::kOpenWhisk:
-      return "openwhisk";
-    case Platform::kSparrow:
-      return "sparrow";
-  }
-  return "?";
-}
-
 namespace {
 
 enum EventType : uint8_t { kArrival = 1, kFinish, kWarmDone, kTick, kKill, kStemCellReady };
