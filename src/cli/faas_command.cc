@@ -14,8 +14,8 @@ namespace {
 
 using faas::SimRunOptions;
 
-// The workload: the DAGs, their load and size, the generator's knobs.
-CLI::Option* AddWorkloadFlags(CLI::App* command, SimRunOptions* o) {
+// The workload, the cluster, the platforms and the measurement (in --help's order).
+CLI::Option* AddRunFlags(CLI::App* command, SimRunOptions* o) {
   command->add_option("--dags", o->dags,
                       "DAG file (jigsaw-faas-dags-v1); default: a generated Azure-2019-like "
                       "workload");
@@ -25,23 +25,6 @@ CLI::Option* AddWorkloadFlags(CLI::App* command, SimRunOptions* o) {
       "given)");
   command->add_option("--apps", o->workload.dags, "generated applications (DAGs)");
   command->add_option("--requests", o->sim.requests, "requests to simulate");
-  command->add_option("--seed", o->sim.seed, "seed of the workload and the simulation");
-  command->add_option("--setup-median", o->setup_median, "generated sandbox setup (cold start)");
-  command->add_option("--duration-median", o->duration_median, "generated function duration");
-  command->add_option("--burst-period", o->burst_period, "length of one burst period");
-  command->add_option("--burst-sigma", o->sim.burst_sigma,
-                      "lognormal sigma of the per-period rate factor (0: plain Poisson)");
-  command->add_option("--durations", o->durations,
-                      "measured per-function duration quantiles (CSV dag,function,quantile,"
-                      "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");
-  command->add_option("--duration-model", o->duration_model,
-                      "generated durations: azure (lognormal, median --duration-median, sigma 1) "
-                      "or short (log-uniform 10-100 ms; docs/faas.md)");
-  return load;
-}
-
-// The cluster, the platforms and Archipelago's variants.
-void AddClusterFlags(CLI::App* command, SimRunOptions* o) {
   command->add_option("--cores", o->sim.cores, "cluster cores");
   command->add_option("--cores-per-worker", o->sim.cores_per_worker, "cores per worker");
   command->add_option("--workers-per-sgs", o->sim.workers_per_sgs,
@@ -51,17 +34,26 @@ void AddClusterFlags(CLI::App* command, SimRunOptions* o) {
   command->add_option(
       "--policies", o->policies,
       "Archipelago SGS queue policies to run: " + faas::EnumNames(faas::QueuePolicies(), ",", ","));
+  command->add_option("--seed", o->sim.seed, "seed of the workload and the simulation");
   command->add_option("--warmup", o->warmup,
                       "requests arriving earlier are served but not measured: a duration, or "
                       "auto (a tenth of the expected arrival span, at most 10s)");
   command->add_option("--keep-alive", o->keep_alive,
                       "baselines' idle sandbox keep-alive; Archipelago's keep window");
+  command->add_option("--setup-median", o->setup_median, "generated sandbox setup (cold start)");
+  command->add_option("--duration-median", o->duration_median, "generated function duration");
+  command->add_option("--burst-period", o->burst_period, "length of one burst period");
+  command->add_option("--burst-sigma", o->sim.burst_sigma,
+                      "lognormal sigma of the per-period rate factor (0: plain Poisson)");
   command->add_option("--sparrow-probes", o->sim.sparrow_probes, "Sparrow probes per task");
   command->add_option("--max-retries", o->sim.max_retries,
                       "retries of a request's functions killed with their worker");
   command->add_option("--kill", o->kills, "WORKER@TIME: kill a worker (repeatable)");
-  command->add_option("--dispatch-overhead", o->dispatch_overhead,
-                      "constant per-task dispatch overhead, holding the core before the run");
+  return load;
+}
+
+// Archipelago's extra variants, measured durations and the dispatch overhead.
+void AddVariantFlags(CLI::App* command, SimRunOptions* o) {
   command->add_flag("--ablation-no-proactive", o->no_proactive_ablation,
                     "also run Archipelago without proactive sandbox allocation");
   command->add_flag("--ablation-no-demote-late", o->no_demote_ablation,
@@ -72,6 +64,11 @@ void AddClusterFlags(CLI::App* command, SimRunOptions* o) {
   command->add_flag("--hopeless-admission", o->hopeless_admission,
                     "also run Archipelago refusing requests already hopeless at arrival (slack "
                     "below the work queued ahead of them on their SGS per core; docs/faas.md)");
+  command->add_option("--durations", o->durations,
+                      "measured per-function duration quantiles (CSV dag,function,quantile,"
+                      "duration; docs/faas.md) instead of lognormal(duration, duration_cv)");
+  command->add_option("--dispatch-overhead", o->dispatch_overhead,
+                      "constant per-task dispatch overhead, holding the core before the run");
 }
 
 // The OpenWhisk-like baseline's pausing, memory slots and stem cells; returns the stem-cell
@@ -107,9 +104,12 @@ void AddFaasSimCommand(CLI::App& app, CommandAction* action) {
       "faas-sim",
       "serverless DAGs with deadlines: Archipelago vs OpenWhisk-like and Sparrow-like "
       "baselines on a simulated cluster (docs/faas.md)");
-  CLI::Option* load = AddWorkloadFlags(command, o.get());
-  AddClusterFlags(command, o.get());
+  CLI::Option* load = AddRunFlags(command, o.get());
+  AddVariantFlags(command, o.get());
   const std::vector<CLI::Option*> stem_cells = AddOpenWhiskFlags(command, o.get());
+  command->add_option("--duration-model", o->duration_model,
+                      "generated durations: azure (lognormal, median --duration-median, sigma 1) "
+                      "or short (log-uniform 10-100 ms; docs/faas.md)");
   command->add_flag("--quiet", o->quiet, "no progress on stderr");
   command
       ->add_option("--out", o->out,

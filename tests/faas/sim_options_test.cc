@@ -1,6 +1,5 @@
-// faas's own options and output format, without the binary: SimRunOptions::Validate (every check
-// names its flag), the enum tables, the runs a faas-sim invocation makes, the CSV rows, and the
-// real platform's and the load client's options.
+// faas-sim's options without the binary: SimRunOptions::Validate (every check names its flag),
+// the enum tables and the runs one invocation makes.
 #include "faas/sim_options.h"
 
 #include <gtest/gtest.h>
@@ -10,9 +9,6 @@
 #include <vector>
 
 #include "core/error.h"
-#include "faas/load_run.h"
-#include "faas/platform_run.h"
-#include "faas/sim_outputs.h"
 
 namespace jigsaw::faas {
 namespace {
@@ -127,102 +123,6 @@ TEST(SimVariants, ArchipelagoPoliciesThenAblationsThenBaselines) {
   EXPECT_TRUE(runs[3].admission_control);
   EXPECT_EQ(runs[4].platform, Platform::kSparrow);
   EXPECT_EQ(runs[4].queue_policy, QueuePolicy::kFifo);
-}
-
-Catalog OneDag(const std::string& name) {
-  Catalog catalog;
-  Function f;
-  f.name = "f";
-  f.duration = 10 * net::kMillisecond;
-  f.memory = 100 << 20;
-  catalog.functions.push_back(f);
-  Dag dag;
-  dag.name = name;
-  dag.deadline = 100 * net::kMillisecond;
-  dag.nodes = {0};
-  dag.successors = {{}};
-  dag.predecessor_count = {0};
-  dag.rate_per_s = 2;
-  catalog.dags.push_back(dag);
-  return catalog;
-}
-
-// A DAG name with a comma stays one CSV field; rows follow the documented columns.
-TEST(SimOutputs, RowsFollowTheHeaderAndQuoteText) {
-  const Catalog catalog = OneDag("a,b");
-  SimOutputs outputs(catalog, 10 * net::kSecond, 8);
-  SimResult r;
-  r.platform = "archipelago";
-  r.policy = "rlsf";
-  r.requests = r.completed = r.measured = 4;
-  r.per_dag.resize(1);
-  r.per_dag[0].measured = 4;
-  r.per_dag[0].missed = 1;
-  DagPeriodOutcome period;
-  period.arrived = 4;
-  period.missed = 1;
-  r.per_dag_period.push_back(period);
-  outputs.Add(r);
-  EXPECT_NE(outputs.results_csv().find("\narchipelago,rlsf,4,4,0,0,4,0.000,"), std::string::npos)
-      << outputs.results_csv();
-  EXPECT_NE(outputs.per_dag_csv().find("\narchipelago,rlsf,\"a,b\",http,1,2.0000,0.020,100.000,"
-                                       "10.000,4,1,25.000,"),
-            std::string::npos)
-      << outputs.per_dag_csv();
-  EXPECT_NE(outputs.per_dag_period_csv().find("\narchipelago,rlsf,\"a,b\",0.0,4,"),
-            std::string::npos)
-      << outputs.per_dag_period_csv();
-  const Json j = SimResultJson(r);
-  EXPECT_EQ(j["platform"], "archipelago");
-  EXPECT_EQ(j["tail_above_p99"]["requests"], 0);
-}
-
-TEST(PlatformRunOptions, ChecksNameTheirFlag) {
-  const Catalog catalog = OneDag("d");
-  const std::vector<std::pair<std::function<void(PlatformRunOptions&)>, std::string>> cases = {
-      {[](PlatformRunOptions& o) { o.platform.platform = "lambda"; },
-       "expected archipelago, openwhisk or sparrow"},
-      {[](PlatformRunOptions& o) { o.policy = "sjf"; }, "--policy 'sjf': expected lsf, edf"},
-      {[](PlatformRunOptions& o) { o.memory = "50MB"; }, "more memory than --memory 50MB"},
-      {[](PlatformRunOptions& o) { o.invoker_memory = "1GiB"; }, "openwhisk only"},
-      {[](PlatformRunOptions& o) { o.sparrow_probes = "2"; }, "--sparrow-probes applies"},
-      {[](PlatformRunOptions& o) {
-         o.platform.platform = "sparrow";
-         o.sparrow_probes = "9";
-       },
-       "--sparrow-probes '9': expected 1..8"},
-      {[](PlatformRunOptions& o) { o.platform.sgs.slots = 0; }, "--slots"},
-      {[](PlatformRunOptions& o) { o.max_retries = 11; }, "--max-retries"},
-      {[](PlatformRunOptions& o) { o.epoch = "0s"; }, "--epoch '0s'"},
-      {[](PlatformRunOptions& o) { o.platform.max_sgs_restarts = -1; }, "--sgs-restarts"},
-      {[](PlatformRunOptions& o) { o.platform.http_threads = 0; }, "--http-threads"},
-      {[](PlatformRunOptions& o) { o.sandbox_memory = "lots"; }, "--sandbox-memory 'lots'"},
-  };
-  for (const auto& [mutate, fragment] : cases) {
-    PlatformRunOptions o;
-    mutate(o);
-    const std::string message = UsageMessage([&] { o.Validate(catalog); });
-    EXPECT_NE(message.find(fragment), std::string::npos) << fragment << ": " << message;
-  }
-  PlatformRunOptions openwhisk;
-  openwhisk.platform.platform = "openwhisk";
-  const PlatformOptions p = openwhisk.Validate(catalog);
-  EXPECT_EQ(p.sgs.pause_grace, 50 * net::kMillisecond);
-  EXPECT_EQ(p.sgs.resume_cost, 15 * net::kMillisecond);
-}
-
-TEST(LoadRunOptions, RateAndBurstChecks) {
-  LoadRunOptions o;
-  o.rate = "20/s";
-  EXPECT_EQ(o.Validate().rate_per_s, 20);
-  o.rate = "fast";
-  EXPECT_NE(UsageMessage([&] { o.Validate(); }).find("--rate 'fast'"), std::string::npos);
-  o.rate = "20";
-  o.burst_period = "0s";
-  EXPECT_NE(UsageMessage([&] { o.Validate(); }).find("--burst-period '0s'"), std::string::npos);
-  o.burst_period = "10s";
-  o.load.burst_sigma = 6;
-  EXPECT_NE(UsageMessage([&] { o.Validate(); }).find("--burst-sigma"), std::string::npos);
 }
 
 }  // namespace
