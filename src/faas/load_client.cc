@@ -7,6 +7,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -84,139 +85,167 @@ std::vector<ScheduledArrival> ScheduleArrivals(const Catalog& catalog, const Loa
   return schedule;
 }
 
-Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* csv_rows) {
-  if (!(options.burst_sigma >= 0 && options.burst_sigma <= 5) || options.burst_period <= 0) {
-    throw UsageError("faas-load: need --burst-sigma in [0, 5] and --burst-period > 0");
+namespace {
+
+struct Arrival {
+  int64_t index;
+  DagId dag;
+  Clock::time_point at;
+};
+
+// What the senders and the pacing thread produced: one outcome per request.
+struct Sent {
+  std::vector<Outcome> outcomes;
+  int64_t dropped = 0;
+  double wall_s = 0, cpu_s = 0;
+};
+
+// One request over `client`: its status, latency from its scheduled arrival, and the counters of
+// the platform's answer.
+Outcome Invoke(httplib::Client& client, const Catalog& catalog, const LoadOptions& options,
+               const Arrival& a) {
+  const std::string body =
+      "request-" + std::to_string(options.seed) + "-" + std::to_string(a.index);
+  auto res = client.Post("/invoke/" + catalog.dags[a.dag].name, body, "application/octet-stream");
+  Outcome o;
+  o.dag = a.dag;
+  o.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - a.at).count();
+  if (!res) {
+    o.error = httplib::to_string(res.error());
+    return o;
   }
-  if (options.rate_per_s <= 0 || options.requests < 1 || options.connections < 1 ||
-      options.warmup < 0 || options.warmup >= options.requests) {
-    throw UsageError(
-        "faas-load: need --rate > 0, --requests >= 1, --connections >= 1 and "
-        "0 <= --warmup < --requests");
+  o.status = res->status;
+  try {
+    const Json j = Json::parse(res->body);
+    o.tasks = j.value("tasks", 0);
+    o.cold_starts = j.value("cold_starts", 0);
+    o.retries = j.value("retries", 0);
+    if (j.contains("error")) o.error = j["error"].get<std::string>();
+  } catch (const std::exception&) {
+    o.error = "unreadable answer";
   }
-  struct Arrival {
-    int64_t index;
-    DagId dag;
-    Clock::time_point at;
-  };
-  std::vector<Outcome> outcomes(options.requests);
+  return o;
+}
+
+// The bounded queue between the pacing thread and the `connections` senders.
+struct SendQueue {
   std::mutex mu;
   std::condition_variable ready, room;
   std::deque<Arrival> queue;
-  const size_t capacity = 4 * static_cast<size_t>(options.connections);
   bool closed = false;
   int64_t answered = 0;
+};
 
-  auto sender = [&] {
-    httplib::Client client(options.host, options.port);
-    client.set_keep_alive(true);
-    client.set_tcp_nodelay(true);
-    client.set_connection_timeout(5, 0);
-    client.set_read_timeout(options.timeout_s, 0);
-    for (;;) {
-      Arrival a;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        ready.wait(lock, [&] { return closed || !queue.empty(); });
-        if (queue.empty()) return;
-        a = queue.front();
-        queue.pop_front();
-      }
-      room.notify_one();
-      const std::string body =
-          "request-" + std::to_string(options.seed) + "-" + std::to_string(a.index);
-      auto res =
-          client.Post("/invoke/" + catalog.dags[a.dag].name, body, "application/octet-stream");
-      Outcome o;
-      o.dag = a.dag;
-      o.latency_ms = std::chrono::duration<double, std::milli>(Clock::now() - a.at).count();
-      if (!res) {
-        o.error = httplib::to_string(res.error());
-      } else {
-        o.status = res->status;
-        try {
-          const Json j = Json::parse(res->body);
-          o.tasks = j.value("tasks", 0);
-          o.cold_starts = j.value("cold_starts", 0);
-          o.retries = j.value("retries", 0);
-          if (j.contains("error")) o.error = j["error"].get<std::string>();
-        } catch (const std::exception&) {
-          o.error = "unreadable answer";
-        }
-      }
-      std::lock_guard<std::mutex> lock(mu);
-      outcomes[a.index] = o;
-      ++answered;
+void SenderLoop(const Catalog& catalog, const LoadOptions& options, SendQueue* q,
+                std::vector<Outcome>* outcomes) {
+  httplib::Client client(options.host, options.port);
+  client.set_keep_alive(true);
+  client.set_tcp_nodelay(true);
+  client.set_connection_timeout(5, 0);
+  client.set_read_timeout(options.timeout_s, 0);
+  for (;;) {
+    Arrival a;
+    {
+      std::unique_lock<std::mutex> lock(q->mu);
+      q->ready.wait(lock, [&] { return q->closed || !q->queue.empty(); });
+      if (q->queue.empty()) return;
+      a = q->queue.front();
+      q->queue.pop_front();
     }
-  };
-  std::vector<std::thread> senders;
-  for (int i = 0; i < options.connections; ++i) senders.emplace_back(sender);
+    q->room.notify_one();
+    const Outcome o = Invoke(client, catalog, options, a);
+    std::lock_guard<std::mutex> lock(q->mu);
+    (*outcomes)[a.index] = o;
+    ++q->answered;
+  }
+}
 
-  Progress progress("faas-load", !options.quiet);
+// Paces the schedule into the queue (an arrival that finds it full is dropped by the client)
+// and waits for every sender to finish.
+Sent SendAll(const Catalog& catalog, const LoadOptions& options, Progress& progress) {
+  Sent sent;
+  sent.outcomes.resize(options.requests);
+  SendQueue q;
+  const size_t capacity = 4 * static_cast<size_t>(options.connections);
+  std::vector<std::thread> senders;
+  for (int i = 0; i < options.connections; ++i) {
+    senders.emplace_back(SenderLoop, std::cref(catalog), std::cref(options), &q, &sent.outcomes);
+  }
   const double cpu_before = CpuSeconds();
   const Clock::time_point start = Clock::now();
-  Clock::time_point at = start;
-  int64_t dropped = 0;
   const std::vector<ScheduledArrival> schedule = ScheduleArrivals(catalog, options);
   for (int64_t i = 0; i < options.requests; ++i) {
     const DagId dag = schedule[i].dag;
-    at = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                     static_cast<double>(schedule[i].at) / net::kSecond));
+    const Clock::time_point at =
+        start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                    static_cast<double>(schedule[i].at) / net::kSecond));
     std::this_thread::sleep_until(at);
     {
-      std::lock_guard<std::mutex> lock(mu);
-      if (queue.size() >= capacity) {
-        outcomes[i].dag = dag;
-        outcomes[i].status = -1;
-        outcomes[i].error = "dropped by the client: all connections busy";
-        ++dropped;
-        ++answered;
+      std::lock_guard<std::mutex> lock(q.mu);
+      if (q.queue.size() >= capacity) {
+        sent.outcomes[i].dag = dag;
+        sent.outcomes[i].status = -1;
+        sent.outcomes[i].error = "dropped by the client: all connections busy";
+        ++sent.dropped;
+        ++q.answered;
       } else {
-        queue.push_back({i, dag, at});
+        q.queue.push_back({i, dag, at});
       }
     }
-    ready.notify_one();
+    q.ready.notify_one();
     if (progress.Due()) {
-      std::lock_guard<std::mutex> lock(mu);
+      std::lock_guard<std::mutex> lock(q.mu);
       progress.Report(static_cast<double>(i + 1), static_cast<double>(options.requests),
-                      "sent " + std::to_string(i + 1) + ", answered " + std::to_string(answered));
+                      "sent " + std::to_string(i + 1) + ", answered " + std::to_string(q.answered));
     }
   }
   {
-    std::lock_guard<std::mutex> lock(mu);
-    closed = true;
+    std::lock_guard<std::mutex> lock(q.mu);
+    q.closed = true;
   }
-  ready.notify_all();
+  q.ready.notify_all();
   for (std::thread& t : senders) t.join();
-  const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-  const double cpu_s = CpuSeconds() - cpu_before;
+  sent.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
+  sent.cpu_s = CpuSeconds() - cpu_before;
+  return sent;
+}
 
+// The measured requests' totals, per status and per DAG.
+struct Tally {
   std::vector<double> latencies;
   std::map<std::string, int64_t> statuses;
   int64_t met = 0, ok = 0, tasks = 0, cold = 0, retries = 0, measured = 0;
+  std::vector<std::vector<double>> dag_latency;
+  std::vector<int64_t> dag_met, dag_count;
+};
+
+// Tallies the measured requests and writes their CSV rows.
+Tally TallyOutcomes(const Catalog& catalog, const LoadOptions& options,
+                    const std::vector<Outcome>& outcomes, std::string* csv_rows) {
+  Tally t;
+  t.dag_latency.resize(catalog.dags.size());
+  t.dag_met.assign(catalog.dags.size(), 0);
+  t.dag_count.assign(catalog.dags.size(), 0);
   std::ostringstream csv;
   csv << "index,dag,status,latency_ms,deadline_ms,met,tasks,cold_starts,retries,error\n";
-  std::vector<Json> per_dag(catalog.dags.size());
-  std::vector<std::vector<double>> dag_latency(catalog.dags.size());
-  std::vector<int64_t> dag_met(catalog.dags.size(), 0), dag_count(catalog.dags.size(), 0);
   for (int64_t i = options.warmup; i < options.requests; ++i) {
     const Outcome& o = outcomes[i];
-    ++measured;
-    ++statuses[std::to_string(o.status)];
+    ++t.measured;
+    ++t.statuses[std::to_string(o.status)];
     const double deadline_ms =
         static_cast<double>(catalog.dags[o.dag].deadline) / net::kMillisecond;
     const bool is_met = o.status == 200 && o.latency_ms <= deadline_ms;
-    met += is_met;
-    ++dag_count[o.dag];
-    dag_met[o.dag] += is_met;
+    t.met += is_met;
+    ++t.dag_count[o.dag];
+    t.dag_met[o.dag] += is_met;
     if (o.status == 200) {
-      ++ok;
-      latencies.push_back(o.latency_ms);
-      dag_latency[o.dag].push_back(o.latency_ms);
+      ++t.ok;
+      t.latencies.push_back(o.latency_ms);
+      t.dag_latency[o.dag].push_back(o.latency_ms);
     }
-    tasks += o.tasks;
-    cold += o.cold_starts;
-    retries += o.retries;
+    t.tasks += o.tasks;
+    t.cold += o.cold_starts;
+    t.retries += o.retries;
     std::string error = o.error;
     for (char& c : error) {
       if (c == ',' || c == '\n') c = ';';
@@ -226,41 +255,49 @@ Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* cs
         << o.retries << "," << error << "\n";
   }
   *csv_rows = csv.str();
+  return t;
+}
 
+Json SummaryJson(const Catalog& catalog, const LoadOptions& options, const Sent& sent,
+                 const Tally& t) {
   Json summary;
   summary["format"] = "jigsaw-faas-load-v1";
   summary["target"] = options.host + ":" + std::to_string(options.port);
   summary["rate_per_s"] = options.rate_per_s;
   summary["requests"] = options.requests;
   summary["warmup"] = options.warmup;
-  summary["measured"] = measured;
+  summary["measured"] = t.measured;
   summary["seed"] = options.seed;
   summary["burst_sigma"] = options.burst_sigma;
   summary["burst_period_s"] = static_cast<double>(options.burst_period) / net::kSecond;
-  summary["ok"] = ok;
+  summary["ok"] = t.ok;
   Json by_status = Json::object();
-  for (const auto& [status, count] : statuses) by_status[status] = count;
+  for (const auto& [status, count] : t.statuses) by_status[status] = count;
   summary["by_status"] = by_status;  // -1: dropped by the client, 0: no answer
-  summary["dropped_by_client"] = dropped;
-  summary["deadline_met_pct"] = measured ? 100.0 * met / measured : 0.0;
-  summary["latency_ms"] = Latencies(latencies);
-  summary["tasks"] = tasks;
-  summary["cold_starts"] = cold;
-  summary["cold_start_pct"] = tasks ? 100.0 * cold / tasks : 0.0;
-  summary["retries"] = retries;
+  summary["dropped_by_client"] = sent.dropped;
+  summary["deadline_met_pct"] = t.measured ? 100.0 * t.met / t.measured : 0.0;
+  summary["latency_ms"] = Latencies(t.latencies);
+  summary["tasks"] = t.tasks;
+  summary["cold_starts"] = t.cold;
+  summary["cold_start_pct"] = t.tasks ? 100.0 * t.cold / t.tasks : 0.0;
+  summary["retries"] = t.retries;
   Json dags = Json::object();
   for (DagId d = 0; d < catalog.dags.size(); ++d) {
     dags[catalog.dags[d].name] = {
-        {"requests", dag_count[d]},
+        {"requests", t.dag_count[d]},
         {"deadline_ms", static_cast<double>(catalog.dags[d].deadline) / net::kMillisecond},
-        {"deadline_met_pct", dag_count[d] ? 100.0 * dag_met[d] / dag_count[d] : 0.0},
-        {"latency_ms", Latencies(dag_latency[d])}};
+        {"deadline_met_pct", t.dag_count[d] ? 100.0 * t.dag_met[d] / t.dag_count[d] : 0.0},
+        {"latency_ms", Latencies(t.dag_latency[d])}};
   }
   summary["dags"] = dags;
-  summary["client_wall_s"] = wall_s;
-  summary["client_cpu_s"] = cpu_s;
+  summary["client_wall_s"] = sent.wall_s;
+  summary["client_cpu_s"] = sent.cpu_s;
+  return summary;
+}
 
-  // The platform's own view: sandbox memory, counters, measured durations and setup times.
+// The platform's own view (GET /stats: sandbox memory, counters, measured durations and setup
+// times) and the sandboxes' resident memory summed over the SGSs.
+void AddPlatformStats(const LoadOptions& options, Json* summary) {
   httplib::Client client(options.host, options.port);
   client.set_read_timeout(10, 0);
   auto res = client.Get("/stats");
@@ -279,12 +316,31 @@ Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* cs
       rss_peak += sgs["rss_bytes"]["peak"].get<double>();
     }
   }
-  summary["sandbox_rss_mib"] = {{"mean_sum_over_sgs", rss_mean / (1 << 20)},
-                                {"peak_sum_over_sgs", rss_peak / (1 << 20)}};
-  summary["platform"] = platform;
-  progress.Final(std::to_string(measured) + " measured requests, " + std::to_string(ok) +
-                 " ok, deadline met " + FormatFixed(summary["deadline_met_pct"].get<double>(), 2) +
-                 "%");
+  (*summary)["sandbox_rss_mib"] = {{"mean_sum_over_sgs", rss_mean / (1 << 20)},
+                                   {"peak_sum_over_sgs", rss_peak / (1 << 20)}};
+  (*summary)["platform"] = platform;
+}
+
+}  // namespace
+
+Json RunLoad(const Catalog& catalog, const LoadOptions& options, std::string* csv_rows) {
+  if (!(options.burst_sigma >= 0 && options.burst_sigma <= 5) || options.burst_period <= 0) {
+    throw UsageError("faas-load: need --burst-sigma in [0, 5] and --burst-period > 0");
+  }
+  if (options.rate_per_s <= 0 || options.requests < 1 || options.connections < 1 ||
+      options.warmup < 0 || options.warmup >= options.requests) {
+    throw UsageError(
+        "faas-load: need --rate > 0, --requests >= 1, --connections >= 1 and "
+        "0 <= --warmup < --requests");
+  }
+  Progress progress("faas-load", !options.quiet);
+  const Sent sent = SendAll(catalog, options, progress);
+  const Tally tally = TallyOutcomes(catalog, options, sent.outcomes, csv_rows);
+  Json summary = SummaryJson(catalog, options, sent, tally);
+  AddPlatformStats(options, &summary);
+  progress.Final(std::to_string(tally.measured) + " measured requests, " +
+                 std::to_string(tally.ok) + " ok, deadline met " +
+                 FormatFixed(summary["deadline_met_pct"].get<double>(), 2) + "%");
   return summary;
 }
 

@@ -1,37 +1,28 @@
 #include "faas/ready_queue.h"
 
 #include <algorithm>
+#include <array>
 
 namespace jigsaw::faas {
 
+namespace {
+
+constexpr std::array<EnumName<QueuePolicy>, 4> kQueuePolicies{{
+    {QueuePolicy::kLeastSlack, "lsf"},
+    {QueuePolicy::kEarliestDeadline, "edf"},
+    {QueuePolicy::kFifo, "fifo"},
+    {QueuePolicy::kRequestSlack, "rlsf"},
+}};
+
+}  // namespace
+
+EnumTable<QueuePolicy> QueuePolicies() { return kQueuePolicies; }
+
 bool ParseQueuePolicy(const std::string& text, QueuePolicy* policy) {
-  if (text == "lsf") {
-    *policy = QueuePolicy::kLeastSlack;
-  } else if (text == "edf") {
-    *policy = QueuePolicy::kEarliestDeadline;
-  } else if (text == "fifo") {
-    *policy = QueuePolicy::kFifo;
-  } else if (text == "rlsf") {
-    *policy = QueuePolicy::kRequestSlack;
-  } else {
-    return false;
-  }
-  return true;
+  return ParseEnum(QueuePolicies(), text, policy);
 }
 
-const char* QueuePolicyName(QueuePolicy policy) {
-  switch (policy) {
-    case QueuePolicy::kLeastSlack:
-      return "lsf";
-    case QueuePolicy::kEarliestDeadline:
-      return "edf";
-    case QueuePolicy::kFifo:
-      return "fifo";
-    case QueuePolicy::kRequestSlack:
-      return "rlsf";
-  }
-  return "?";
-}
+const char* QueuePolicyName(QueuePolicy policy) { return EnumNameOf(QueuePolicies(), policy); }
 
 Time ReadyQueue::KeyOf(const ReadyTask& task) const {
   switch (policy_) {

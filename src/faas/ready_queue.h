@@ -18,12 +18,15 @@
 #include <vector>
 
 #include "faas/dag.h"
+#include "faas/enum_table.h"
 
 namespace jigsaw::faas {
 
 enum class QueuePolicy { kLeastSlack, kEarliestDeadline, kFifo, kRequestSlack };
 
-// Parses "lsf", "edf", "fifo", "rlsf"; false otherwise.
+// lsf, edf, fifo, rlsf.
+EnumTable<QueuePolicy> QueuePolicies();
+// Parses a name of QueuePolicies(); false otherwise.
 bool ParseQueuePolicy(const std::string& text, QueuePolicy* policy);
 const char* QueuePolicyName(QueuePolicy policy);
 

@@ -32,93 +32,14 @@
 #define JIGSAW_FAAS_SIMULATOR_H_
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "faas/dag.h"
-#include "faas/duration_table.h"
-#include "faas/load_balancer.h"
-#include "faas/proactive.h"
-#include "faas/ready_queue.h"
+#include "faas/sim_options.h"
 
 namespace jigsaw::faas {
-
-enum class Platform { kArchipelago, kOpenWhisk, kSparrow };
-bool ParsePlatform(const std::string& text, Platform* platform);
-const char* PlatformName(Platform platform);
-
-struct WorkerKill {
-  uint32_t worker = 0;
-  Time at = 0;
-};
-
-struct SimOptions {
-  Platform platform = Platform::kArchipelago;
-  QueuePolicy queue_policy = QueuePolicy::kLeastSlack;
-  bool proactive = true;    // archipelago: proactive allocation on (the ablation turns it off)
-  bool demote_late = true;  // archipelago: ReadyQueue::DemoteLate before each dispatch
-  // archipelago: the LB refuses requests above AdmissionWorkLimit (faas/admission.h), from the
-  // DAGs' arrival rates and estimated work, recomputed every tick; refused ones fail at once.
-  bool admission_control = false;
-  // archipelago: the LB refuses a request that is hopeless at arrival on the SGS it routes it to:
-  // its slack (deadline - now - the DAG's estimated critical path) is smaller than the estimated
-  // work queued ahead of it there (ReadyQueue::WorkAhead of its entry task's key) per live core.
-  // A lower bound on its wait (running tasks and later, more urgent arrivals are not counted), so
-  // only requests that would miss anyway are refused; they fail at once.
-  bool hopeless_admission = false;
-  int cores = 1000;
-  int cores_per_worker = 20;
-  int workers_per_sgs = 5;
-  uint64_t worker_memory = 64ULL << 30;
-  uint64_t requests = 1'000'000;
-  Time warmup = 10 * net::kSecond;  // requests arriving earlier are served, not measured
-  Time tick = 100 * net::kMillisecond;
-  int ticks_per_epoch = 10;  // load-balancer epoch
-  Time keep_alive = 600 * net::kSecond;
-  // openwhisk: OpenWhisk pauses a warm container idle for longer than its pause grace
-  // (whisk.container-proxy.timeouts.pause-grace, 50 ms by default) and resumes it (runc resume /
-  // docker unpause) before the next activation it takes. The worker knows only when its last idle
-  // sandbox of a function was released, so a taken sandbox counts as paused when that release is
-  // older than the grace (in the baseline's favour when it holds older ones too). Cost 0: off.
-  Time ow_pause_grace = 50 * net::kMillisecond;
-  Time ow_unpause_cost = 15 * net::kMillisecond;
-  // openwhisk: prewarmed "stem cell" containers (OpenWhisk's runtimes.json stemCells: 2 of the
-  // default nodejs kind with 256 MB per invoker). Each invoker starts with ow_stem_cells of them,
-  // holding ow_stem_cell_memory each on its worker (not in its memory slots, as OpenWhisk's
-  // prewarm pool is outside user-memory). Generated functions have no runtime kind, so the memory
-  // decides: a cold start of a function whose memory equals ow_stem_cell_memory takes one and pays
-  // only ow_stem_cell_init_share of its setup (the action's /init; the container already runs).
-  // The invoker then starts a replacement in the background (memory, no core), ready
-  // ow_stem_cell_create later; one that does not fit in free memory waits for a tick with room.
-  // 0 stem cells: off.
-  int ow_stem_cells = 2;
-  uint64_t ow_stem_cell_memory = 256ULL << 20;
-  double ow_stem_cell_init_share = 0.2;
-  Time ow_stem_cell_create = 400 * net::kMillisecond;
-  // openwhisk: each invoker's memory slots (OpenWhisk's whisk.container-pool.user-memory);
-  // 0: the worker's sandbox memory (worker_memory).
-  uint64_t invoker_memory = 0;
-  Time burst_period = 10 * net::kSecond;
-  double burst_sigma = 0.5;
-  int sparrow_probes = 2;
-  int max_retries = 2;
-  uint64_t seed = 1;
-  ProactiveOptions proactive_options;
-  LoadBalancerOptions lb_options;
-  std::vector<WorkerKill> kills;
-  // Measured per-function duration distributions (faas/duration_table.h), indexed by FunctionId:
-  // a function with an entry draws its run times from it, the others lognormal(duration,
-  // duration_cv). Not owned; null: none.
-  const std::vector<DurationQuantiles>* measured_durations = nullptr;
-  // Constant per-task dispatch overhead (on the real platform: the SGS scheduler's hand-off to
-  // the sandbox's thread): it holds the task's core before the run, and is not part of the
-  // duration the estimator observes.
-  Time dispatch_overhead = 0;
-  // Called about once per simulated tick with (simulated seconds, requests arrived so far).
-  std::function<void(double, uint64_t)> on_tick;
-};
 
 // Per DAG, over its measured requests: how many missed their deadline and, for those, where
 // their time went (summed over their functions: waiting ready for a core or a sandbox, parked

@@ -1,6 +1,7 @@
 #include "faas/workload.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -12,20 +13,22 @@ double StandardNormal(Rng& rng) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
+namespace {
+
+constexpr std::array<EnumName<DurationModel>, 2> kDurationModels{{
+    {DurationModel::kAzure, "azure"},
+    {DurationModel::kShort, "short"},
+}};
+
+}  // namespace
+
+EnumTable<DurationModel> DurationModels() { return kDurationModels; }
+
 bool ParseDurationModel(const std::string& text, DurationModel* model) {
-  if (text == "azure") {
-    *model = DurationModel::kAzure;
-  } else if (text == "short") {
-    *model = DurationModel::kShort;
-  } else {
-    return false;
-  }
-  return true;
+  return ParseEnum(DurationModels(), text, model);
 }
 
-const char* DurationModelName(DurationModel model) {
-  return model == DurationModel::kShort ? "short" : "azure";
-}
+const char* DurationModelName(DurationModel model) { return EnumNameOf(DurationModels(), model); }
 
 double LogNormalMeanCv(Rng& rng, double mean, double cv) {
   if (cv <= 0) return mean;

@@ -27,10 +27,13 @@
 
 #include "core/rng.h"
 #include "faas/dag.h"
+#include "faas/enum_table.h"
 
 namespace jigsaw::faas {
 
 enum class DurationModel { kAzure, kShort };
+// azure, short.
+EnumTable<DurationModel> DurationModels();
 bool ParseDurationModel(const std::string& text, DurationModel* model);
 const char* DurationModelName(DurationModel model);
 
