@@ -69,6 +69,7 @@ struct NetOptions {
   std::string window = "on";
   std::string pfc = "on";
   std::string ack_priority = "data";
+  std::string nic_order = "rr";
   std::string buffer;  // empty: the topology's (rack) or 32MiB
   int payload = 1000;
   std::string stop;
@@ -261,6 +262,10 @@ int RunNet(const NetOptions& options) {
   config.seed = options.seed;
   config.window = ParseOnOff(options.window, "--window");
   config.pfc = ParseOnOff(options.pfc, "--pfc");
+  if (!net::ParseNicOrder(options.nic_order, &config.nic_order)) {
+    throw UsageError("--nic-order '" + Excerpt(options.nic_order) + "': expected one of " +
+                     net::NicOrderNames());
+  }
   if (!net::ParseAckPriority(options.ack_priority, &config.ack_priority)) {
     throw UsageError("--ack-priority '" + Excerpt(options.ack_priority) +
                      "': expected data or high");
@@ -429,6 +434,7 @@ int RunNet(const NetOptions& options) {
   summary["window"] = config.window;
   summary["pfc"] = config.pfc;
   summary["ack_priority"] = net::AckPriorityName(config.ack_priority);
+  summary["nic_order"] = net::NicOrderName(config.nic_order);
   if (!options.cc_params.empty()) summary["cc_params"] = cc_params;
   if (config.egress_shift >= 0) summary["egress_shift"] = config.egress_shift;
   if (config.transport == net::TransportKind::kHoma) {
@@ -813,6 +819,10 @@ void AddNetCommand(CLI::App& app, CommandAction* action) {
   command->add_option("--ack-priority", options->ack_priority,
                       "ACK/NACK queue in switches: data (the study's ACK_HIGH_PRIO 0, default: "
                       "behind data, paused by PFC) or high (strict priority, never paused)");
+  command->add_option("--nic-order", options->nic_order,
+                      std::string("how a host NIC picks among its queue pairs: ") +
+                          net::NicOrderNames() +
+                          " (rr: per-packet round-robin, default; fifo: oldest first)");
   command->add_option("--egress-shift", options->egress_shift,
                       "without PFC, an egress queue holds at most the free shared buffer >> N "
                       "(dynamic threshold, alpha = 2^-N); -1 = off (default)");

@@ -38,6 +38,35 @@ uint64_t Scaled(uint64_t kb, uint64_t rate_bps) {
 
 }  // namespace
 
+namespace {
+
+struct NicOrderEntry {
+  NicOrder order;
+  const char* name;
+};
+constexpr NicOrderEntry kNicOrders[] = {{NicOrder::kRoundRobin, "rr"}, {NicOrder::kFifo, "fifo"}};
+
+}  // namespace
+
+bool ParseNicOrder(std::string_view text, NicOrder* order) {
+  for (const NicOrderEntry& entry : kNicOrders) {
+    if (text == entry.name) {
+      *order = entry.order;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* NicOrderName(NicOrder order) {
+  for (const NicOrderEntry& entry : kNicOrders) {
+    if (entry.order == order) return entry.name;
+  }
+  return "?";
+}
+
+const char* NicOrderNames() { return "rr, fifo"; }
+
 bool ParseCcMode(std::string_view text, CcMode* mode) {
   if (text == "none" || text == "pfc") {
     *mode = CcMode::kNone;
@@ -111,7 +140,7 @@ const char* CcParamNames() {
   return "dcqcn.{g,alpha_interval,decrease_interval,increase_timer,fast_recovery_stages,rate_ai,"
          "rate_hai,rate_on_first_cnp,clamp_target}, dctcp.{g,rate_ai}, "
          "timely.{alpha,beta,t_low,t_high,min_rtt,rate_ai,rate_hai}, "
-         "hpcc.{eta,max_stage,rate_ai}, min_rate, ecn_pmax";
+         "hpcc.{eta,max_stage,rate_ai}, min_rate, ecn_pmax, retransmit_timeout";
 }
 
 void SetCcParam(std::string_view name, std::string_view value, NetConfig* config) {
@@ -184,6 +213,8 @@ void SetCcParam(std::string_view name, std::string_view value, NetConfig* config
     integer(&h.max_stage, 1000);
   } else if (name == "hpcc.rate_ai") {
     rate(&h.rate_ai_bps);
+  } else if (name == "retransmit_timeout") {
+    duration(&config->retransmit_timeout);
   } else if (name == "min_rate") {
     rate(&config->min_rate_bps);
   } else if (name == "ecn_pmax") {
