@@ -15,21 +15,13 @@ if [ $# -lt 1 ]; then
 fi
 REF="$1"
 NEW="${2:-build/jigsaw}"
-for bin in "$REF" "$NEW"; do
-  [ -x "$bin" ] || { echo "identity_d2r_faas: $bin is not an executable" >&2; exit 2; }
-done
-DATA="${JIGSAW_DATA_DIR:-../shared/data}"
+source bench/lib.sh
+identity_binaries identity_d2r_faas "$REF" "$NEW"
 ZOO="$DATA/topologies/zoo"
 [ -d "$ZOO" ] || { echo "identity_d2r_faas: no Topology Zoo graphs in $ZOO (set JIGSAW_DATA_DIR)" >&2; exit 2; }
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 REQUESTS="${FAAS_REQUESTS:-200000}"
-
-strip() {
-  grep -v -E '"(wall_s|wall_clock_s|sim_wall_s|cpu_s|events_per_s|requests_per_s)"' "$1" |
-    awk '/^  "run": \{/ { skip = 1; next } skip && /^  \}/ { skip = 0; next } !skip' |
-    sed 's#[^ ("]*/data/#DATA/#g'
-}
 
 failed=0
 # check LABEL SUBCOMMAND ARGS...: run both binaries, compare every output file.
@@ -46,12 +38,11 @@ check() {
   [ -f "$OUT/ref/summary.json" ] && [ -f "$OUT/new/summary.json" ] || status="NO OUTPUT"
   for f in $(cd "$OUT/ref" 2>/dev/null && find . -type f | sort); do
     case "$f" in
-      */summary.json) cmp -s <(strip "$OUT/ref/$f") <(strip "$OUT/new/$f") || status="DIFFERS ($f)" ;;
+      */summary.json) cmp -s <(identity_summary "$OUT/ref/$f") <(identity_summary "$OUT/new/$f") || status="DIFFERS ($f)" ;;
       *) cmp -s "$OUT/ref/$f" "$OUT/new/$f" || status="DIFFERS ($f)" ;;
     esac
   done
-  cmp -s <(sed 's#[^ (]*/data/#DATA/#g' "$OUT/ref.err") <(sed 's#[^ (]*/data/#DATA/#g' "$OUT/new.err") ||
-    status="$status, stderr differs"
+  identity_same_stderr "$OUT/ref.err" "$OUT/new.err" || status="$status, stderr differs"
   [ "$status" = identical ] || failed=1
   echo "$label: $status"
   rm -rf "$OUT/ref" "$OUT/new"

@@ -38,3 +38,28 @@ machine_note() {
   echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)," \
     "commit $commit, $(date -u +%Y-%m-%d)"
 }
+
+# Byte-identity checks between a reference and a candidate binary (bench/sim_identity.sh,
+# bench/identity_d2r_faas.sh):
+# identity_binaries SCRIPT BIN...: exit 2 naming SCRIPT unless every BIN is an executable.
+identity_binaries() {
+  local script="$1" bin
+  shift
+  for bin in "$@"; do
+    [ -x "$bin" ] || { echo "$script: $bin is not an executable" >&2; exit 2; }
+  done
+}
+
+# identity_summary FILE: a summary.json without the keys that measure the machine (wall and CPU
+# times, rates), without its "run" provenance block (version, commit, the option list, input
+# paths) and with the data folder's path as DATA/ (it depends on where each binary was built).
+identity_summary() {
+  grep -v -E '"(wall_s|wall_clock_s|sim_wall_s|cpu_s|events_per_s|requests_per_s)"' "$1" |
+    awk '/^  "run": \{/ { skip = 1; next } skip && /^  \}/ { skip = 0; next } !skip' |
+    sed 's#[^ ("]*/data/#DATA/#g'
+}
+
+# identity_same_stderr A B: whether two captured stderr files match, data paths aside.
+identity_same_stderr() {
+  cmp -s <(sed 's#[^ (]*/data/#DATA/#g' "$1") <(sed 's#[^ (]*/data/#DATA/#g' "$2")
+}

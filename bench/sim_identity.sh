@@ -17,10 +17,9 @@ if [ $# -lt 1 ]; then
 fi
 REF="$1"
 NEW="${2:-build/jigsaw}"
-DATA="${3:-../shared/data}"
-for bin in "$REF" "$NEW"; do
-  [ -x "$bin" ] || { echo "sim_identity: $bin is not an executable" >&2; exit 2; }
-done
+[ $# -ge 3 ] && DATA="$3"
+source bench/lib.sh
+identity_binaries sim_identity "$REF" "$NEW"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 GAVEL="$DATA/throughputs/gavel_simulation_throughputs.json"
@@ -42,15 +41,6 @@ POLICIES="${POLICIES:-fifo srtf las las_perf min_total_duration max_min_fairness
 max_min_fairness_perf finish_time_fairness gandiva_fair allox max_sum_throughput shockwave \
 packing jigsaw spb_only}"
 
-# summary.json without the keys that measure the machine, without the "run" provenance block
-# (version, git commit, the option list - a new option adds a line there - and input paths), and
-# with the project data folder's path (it depends on where each binary was built) as DATA/
-strip() {
-  grep -v -E '"(wall_s|wall_clock_s|sim_wall_s)"' "$1" |
-    awk '/^  "run": \{/ { skip = 1; next } skip && /^  \}/ { skip = 0; next } !skip' |
-    sed 's#[^ ("]*/data/#DATA/#g'
-}
-
 failed=0
 while read -r label args; do
   for policy in $POLICIES; do
@@ -66,11 +56,10 @@ while read -r label args; do
     for f in jobs.csv rounds.csv; do
       cmp -s "$OUT/ref/$f" "$OUT/new/$f" 2>/dev/null || status="DIFFERS ($f)"
     done
-    cmp -s <(strip "$OUT/ref/summary.json" 2>&1) <(strip "$OUT/new/summary.json" 2>&1) ||
+    cmp -s <(identity_summary "$OUT/ref/summary.json" 2>&1) \
+      <(identity_summary "$OUT/new/summary.json" 2>&1) ||
       status="DIFFERS (summary.json)"
-    # (the project data folder's path depends on where each binary was built)
-    cmp -s <(sed 's#[^ (]*/data/#DATA/#g' "$OUT/ref.err") <(sed 's#[^ (]*/data/#DATA/#g' "$OUT/new.err") ||
-      status="$status, stderr differs"
+    identity_same_stderr "$OUT/ref.err" "$OUT/new.err" || status="$status, stderr differs"
     [ "$status" = identical ] || failed=1
     echo "$label $policy: $status"
     rm -rf "$OUT/ref" "$OUT/new"

@@ -6,9 +6,8 @@
 # 6 epochs, cosine schedule; bench/spb_bench.sh runs it (resumable: finished runs are skipped)
 # and prints its table, titled "reduced protocol".
 #
-# Time: estimated from a short measured run (docs/runtime.md "Training on a GPU", the reduced
-# protocol): about 2.5 hours of this machine at nice 10 while other work goes on. Run it in the
-# background:
+# Time: estimated from a short measured run (docs/runtime.md "The reduced protocol"): about 2.5
+# hours of this machine at nice 10 while other work goes on. Run it in the background:
 #   nohup bench/spb_reduced.sh > out/spb_reduced.txt 2>&1 &
 # Env: SEEDS ("0 1"), EPOCHS (6), WORKERS (4), RUNS (out/spb_reduced), WRITE_EFFICIENCY=1 (merge
 #      the efficiencies into data/spb_statistical_efficiency.json), any bench/spb_bench.sh setting.

@@ -215,7 +215,7 @@ def main():
 
         def ratios(key):
             # nan where full's figure is 0: a run on a GPU counts host tensors only, so its
-            # activation memory reads 0 (docs/runtime.md "Training on a GPU").
+            # activation memory reads 0 (docs/runtime.md "Limits").
             return [r[s]["summary"][key] / full[s]["summary"][key]
                     if full[s]["summary"][key] else float("nan") for s in seeds]
 

@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Installs the build and run dependencies from Debian's package archive (no other downloads).
 # Usage: scripts/setup.sh            every package (the tests, LibTorch, the benches' tools)
-#        scripts/setup.sh --minimal  only what building and running `jigsaw` needs (no LibTorch,
-#                                    no tests): scripts/quickstart.sh uses it
+#        scripts/setup.sh --minimal  only what the quick start's build needs (the cluster
+#                                    simulator: cmake -DJIGSAW_QUICKSTART=ON); scripts/quickstart.sh
 set -euo pipefail
-# Building `jigsaw` (cmake -DJIGSAW_WITH_TORCH=OFF -DJIGSAW_BUILD_TESTS=OFF).
+# The quick start's `jigsaw` (cmake -DJIGSAW_QUICKSTART=ON -DJIGSAW_WITH_TORCH=OFF
+# -DJIGSAW_BUILD_TESTS=OFF): a compiler, the build tools, the headers and the LP solver.
 MINIMAL=(
   build-essential cmake ninja-build ccache pkg-config
   libcli11-dev nlohmann-json3-dev
   coinor-libclp-dev coinor-libcbc-dev
-  zlib1g-dev libjpeg62-turbo-dev libpugixml-dev libcpp-httplib-dev libtomlplusplus-dev libseccomp-dev
 )
-# The rest: the tests, jigsaw-runtime (LibTorch, Gloo, OpenBLAS), the data and the benches' tools.
+# The rest: the other simulators and servers, the tests, jigsaw-runtime (LibTorch, Gloo,
+# OpenBLAS), the data and the benches' tools.
 REST=(
+  zlib1g-dev libjpeg62-turbo-dev libpugixml-dev libcpp-httplib-dev libtomlplusplus-dev libseccomp-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libtorch-dev libopenblas0-pthread libgloo-dev dataset-fashion-mnist
   time python3 python3-protobuf jq iproute2 bc runc busybox-static universal-ctags
@@ -33,7 +35,7 @@ for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   $SUDO apt-get update -q
-  # --minimal leaves out recommended packages: building and running `jigsaw` does not need them,
+  # --minimal leaves out recommended packages: the quick start's build does not need them,
   # and they double the download.
   flags=(-y -q)
   ((minimal)) && flags+=(--no-install-recommends)

@@ -21,7 +21,7 @@
 # The call (device tool), after `bench/device/prepare.sh` here (it fills .device/):
 #   run(command="bash bench/device/evidence.sh", carry=[".device"], timeout_s=590)
 # Then here: bench/device/from_checkpoint.sh (the caches on the returned ResNet-18) and
-# bench/spb_report.py over the unpacked ResNet-20 runs (docs/runtime.md "Training on a GPU").
+# bench/spb_report.py over the unpacked ResNet-20 runs (docs/runtime.md "The device script").
 #
 # Budget (EVIDENCE_BUDGET_S = 540 s from the script's start; seconds, estimates unless marked):
 #   build           ~70 (about 45 C++ files on 16 cores; measured here: see docs)

@@ -177,7 +177,7 @@ int ExecRuntime(int argc, char** argv) {
   execv(runtime.c_str(), args.data());
   std::fprintf(stderr,
                "jigsaw: %s needs the executable %s next to jigsaw (built by scripts/build.sh; a "
-               "build configured with -DJIGSAW_WITH_TORCH=OFF, as scripts/quickstart.sh does, "
+               "build configured with -DJIGSAW_WITH_TORCH=OFF, as scripts/quickstart.sh's is, "
                "has none): %s\n",
                SubcommandName(argc, argv).c_str(), runtime.c_str(), std::strerror(errno));
   return 1;

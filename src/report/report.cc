@@ -32,13 +32,6 @@ std::string CellText(const Json& row, const std::string& column) {
   return value.dump();
 }
 
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::string HtmlEscape(const std::string& text) {
   std::string out;
   for (char c : text) {

@@ -2,6 +2,7 @@
 // jigsaw and of jigsaw-runtime; every option described; usage errors exit 2 with one message;
 // results without -1 sentinels; the result summaries; the default --out folders.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -168,6 +169,37 @@ TEST(CliFirstUse, ManPageHasExamplesExitStatusAndEnvironment) {
     EXPECT_TRUE(Contains(page, section)) << section;
   }
   EXPECT_TRUE(Contains(page, "JIGSAW_DATA_DIR"));
+}
+
+// The quick start's build (-DJIGSAW_QUICKSTART=ON, scripts/quickstart.sh) compiles the cluster
+// simulator's units only, at -O1: no other simulator, server, HTTP code or LibTorch. Checked on
+// the configured compile commands (configuring takes seconds; building would take minutes).
+TEST(CliFirstUse, QuickstartBuildCompilesTheClusterSimulatorOnly) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("jigsaw_quickstart_configure_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const CommandResult configure =
+      RunShell("\"" CMAKE_COMMAND_PATH "\" -S \"" JIGSAW_SOURCE_DIR "\" -B " + dir.string() +
+               " -DCMAKE_BUILD_TYPE=Release -DJIGSAW_QUICKSTART=ON -DJIGSAW_WITH_TORCH=OFF"
+               " -DJIGSAW_BUILD_TESTS=OFF 2>&1");
+  ASSERT_EQ(configure.exit_code, 0) << configure.output;
+  const nlohmann::json commands = nlohmann::json::parse(Slurp(dir / "compile_commands.json"));
+  std::filesystem::remove_all(dir);
+  ASSERT_GT(commands.size(), 20u);
+  EXPECT_LT(commands.size(), 100u);
+  bool sim_command = false;
+  for (const nlohmann::json& entry : commands) {
+    const std::string file = entry.at("file").get<std::string>();
+    const std::string command = entry.at("command").get<std::string>();
+    sim_command = sim_command || Contains(file, "cli/sim_command.cc");
+    for (const char* other :
+         {"/net/", "/faas/", "/runtime/", "/serve/", "/report/", "/d2r/", "/paramsvc/", "/ps/",
+          "/fl/", "/sweep/", "/tlights/", "http_", "net_command", "faas_command"}) {
+      EXPECT_FALSE(Contains(file, other)) << file;
+    }
+    EXPECT_TRUE(Contains(command, " -O1")) << command;
+  }
+  EXPECT_TRUE(sim_command);
 }
 
 }  // namespace
