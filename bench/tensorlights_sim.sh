@@ -14,6 +14,7 @@
 # Usage: bench/tensorlights_sim.sh [out_dir]
 #   env: JIGSAW=build/jigsaw PART=paper SEEDS=10 REGIME_SEEDS=3 ITERS=20 RATES="1Gbps 10Gbps"
 #        PLACEMENTS="1 3 7 21" POLICIES="fifo static rotate" PAYLOAD=9000 PARALLEL=2
+#        NET_ARGS="--nic-order fifo" (more `jigsaw net` options for every run)
 #        COMPUTE_FILE=<CSV with compute_s> (default: OUT/compute_resnet32.csv, measured first:
 #        see measure_compute below) INTERVAL_1Gbps=20s INTERVAL_10Gbps=2s
 set -euo pipefail
@@ -67,8 +68,9 @@ run() {  # dir args...: one simulation unless its summary exists
   [ -s "$dir/summary.json" ] && return 0
   mkdir -p "$dir"
   (
+    # shellcheck disable=SC2086
     /usr/bin/time -f "%U %S %e" -o "$dir/time.txt" nice -n 5 "$JIGSAW" net --quiet --out "$dir" \
-      --payload "$PAYLOAD" "$@" > "$dir/log.txt" 2>&1 || echo "exit $?" >> "$dir/log.txt"
+      --payload "$PAYLOAD" "$@" ${NET_ARGS:-} > "$dir/log.txt" 2>&1 || echo "exit $?" >> "$dir/log.txt"
   ) &
   running=$((running + 1))
   if [ "$running" -ge "$PARALLEL" ]; then

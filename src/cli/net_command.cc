@@ -159,6 +159,9 @@ void AddFabricFlags(CLI::App* command, net::FabricOptions* f) {
   command->add_option("--pfc", f->pfc, "PFC on|off (off = lossy, go-back-N)");
   command->add_option("--ack-priority", f->ack_priority,
                       "ACK/NACK queue in switches: " + net::EnumHelp(net::kAckPriorities));
+  command->add_option(
+      "--nic-order", f->nic_order,
+      "how a host NIC picks among its queue pairs: " + net::EnumHelp(net::kNicOrders));
   command->add_option("--egress-shift", f->egress_shift,
                       "without PFC, an egress queue holds at most the free shared buffer >> N "
                       "(dynamic threshold, alpha = 2^-N); -1 = off (default)");

@@ -48,6 +48,12 @@ bool ParseAckPriority(std::string_view text, AckPriority* priority) {
 
 const char* AckPriorityName(AckPriority priority) { return EnumNameOf(kAckPriorities, priority); }
 
+bool ParseNicOrder(std::string_view text, NicOrder* order) {
+  return ParseEnum(kNicOrders, text, order);
+}
+
+const char* NicOrderName(NicOrder order) { return EnumNameOf(kNicOrders, order); }
+
 namespace {
 
 double ParseReal(std::string_view name, std::string_view value, double lo, double hi) {

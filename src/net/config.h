@@ -77,6 +77,20 @@ inline constexpr EnumName<AckPriority> kAckPriorities[] = {
 bool ParseAckPriority(std::string_view text, AckPriority* priority);
 const char* AckPriorityName(AckPriority priority);
 
+// How a host NIC port picks among its queue pairs that may send (within one NicScheduler class
+// when one is installed). kRoundRobin: one packet each in turn, a per-packet fair share (the
+// default). kFifo: the oldest queue pair (earliest start) that may send goes first, as one Linux
+// pfifo qdisc fed by sockets that hand over whole messages at once; a queue pair whose window or
+// rate limiter is closed lends the port to the next oldest.
+enum class NicOrder : uint8_t { kRoundRobin, kFifo };
+inline constexpr EnumName<NicOrder> kNicOrders[] = {
+    {NicOrder::kRoundRobin, "rr", "per-packet round-robin, default"},
+    {NicOrder::kFifo, "fifo", "oldest first, as one pfifo qdisc"},
+};
+
+bool ParseNicOrder(std::string_view text, NicOrder* order);
+const char* NicOrderName(NicOrder order);
+
 // Which host transport runs: the built-in RDMA queue pairs (with `cc`), or one of transport.h.
 enum class TransportKind : uint8_t { kRdma, kHoma, kPl2 };
 inline constexpr EnumName<TransportKind> kTransportKinds[] = {
@@ -116,6 +130,7 @@ struct NetConfig {
   uint32_t ack_bytes = 64;
   uint32_t pfc_frame_bytes = 64;
   AckPriority ack_priority = AckPriority::kData;  // queue pairs only; transports keep their own
+  NicOrder nic_order = NicOrder::kRoundRobin;     // queue pairs only
   bool window = true;                             // cap in-flight bytes at the path BDP
   bool var_window = true;                         // the cap scales with rate / line rate
   double min_rate_bps = 100e6;

@@ -15,6 +15,7 @@ FabricSpec FabricOptions::Validate(uint64_t seed) const {
   config.window = ParseEnumOption(kOnOff, "--window", window);
   config.pfc = ParseEnumOption(kOnOff, "--pfc", pfc);
   config.ack_priority = ParseEnumOption(kAckPriorities, "--ack-priority", ack_priority);
+  config.nic_order = ParseEnumOption(kNicOrders, "--nic-order", nic_order);
   spec.buffer_given = !buffer.empty();
   if (spec.buffer_given &&
       (!ParseBytes(buffer, &config.buffer_bytes) || config.buffer_bytes < 65536)) {

@@ -40,6 +40,7 @@ struct FabricOptions {
   std::string window = "on";              // --window on|off
   std::string pfc = "on";                 // --pfc on|off
   std::string ack_priority = "data";      // --ack-priority
+  std::string nic_order = "rr";           // --nic-order
   std::string buffer;                     // --buffer ("" = the topology's, else 32MiB)
   int payload = 1000;                     // --payload 64..9000
   int egress_shift = -1;                  // --egress-shift -1..16

@@ -15,7 +15,8 @@ void RemoveAt(std::vector<uint32_t>* items, size_t* cursor, size_t slot) {
 
 }  // namespace
 
-NicScheduler::NicScheduler(uint16_t classes, uint8_t initial_band) {
+NicScheduler::NicScheduler(uint16_t classes, uint8_t initial_band, bool oldest_first)
+    : oldest_first_(oldest_first) {
   if (classes == 0 || initial_band >= kMaxBands) {
     throw std::out_of_range("NicScheduler: at least one class and a band below 8");
   }

@@ -23,7 +23,9 @@ class NicScheduler {
   static constexpr int kMaxBands = 8;
 
   // Classes 0..classes-1 (>= 1), each in band `initial_band` (< kMaxBands) until SetBand.
-  NicScheduler(uint16_t classes, uint8_t initial_band);
+  // `oldest_first`: within a class, the oldest queue pair (first added) that may send goes first
+  // (NicOrder::kFifo) instead of round-robin.
+  NicScheduler(uint16_t classes, uint8_t initial_band, bool oldest_first = false);
 
   uint16_t classes() const { return static_cast<uint16_t>(classes_.size()); }
   uint8_t band(uint16_t cls) const { return classes_[cls].band; }
@@ -53,6 +55,7 @@ class NicScheduler {
   std::vector<Class> classes_;
   Band bands_[kMaxBands];
   uint8_t nonempty_ = 0;  // bit b: band b has an active class
+  bool oldest_first_ = false;
 };
 
 template <class TrySend>
@@ -67,10 +70,10 @@ bool NicScheduler::Serve(TrySend&& try_send) {
       Class& cls = classes_[band.active[slot]];
       const size_t flows = cls.flows.size();
       for (size_t j = 0; j < flows; ++j) {
-        size_t at = cls.cursor + j;
+        size_t at = oldest_first_ ? j : cls.cursor + j;
         if (at >= flows) at -= flows;
         if (try_send(cls.flows[at])) {
-          cls.cursor = at + 1 == flows ? 0 : at + 1;
+          if (!oldest_first_) cls.cursor = at + 1 == flows ? 0 : at + 1;
           band.cursor = slot + 1 == count ? 0 : slot + 1;
           return true;
         }

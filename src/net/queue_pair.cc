@@ -35,7 +35,8 @@ void QueuePairTransport::Start(uint32_t id) {
 NicScheduler* QueuePairTransport::InstallScheduler(uint32_t port_index, uint16_t classes,
                                                    uint8_t initial_band) {
   PortQueues& port = ports_[port_index];
-  port.scheduler = std::make_unique<NicScheduler>(classes, initial_band);
+  port.scheduler = std::make_unique<NicScheduler>(classes, initial_band,
+                                                  net_->config().nic_order == NicOrder::kFifo);
   for (uint32_t id : port.flows) port.scheduler->Add(id, net_->flow(id).nic_class);
   return port.scheduler.get();
 }
@@ -74,8 +75,9 @@ uint32_t QueuePairTransport::NextPacketOnPort(uint32_t, uint32_t port_index, Tim
   const NetConfig& config = net_->config();
   const Time now = net_->now();
   Time earliest = kNever;
+  const size_t first = config.nic_order == NicOrder::kFifo ? 0 : port.next_flow;
   for (size_t i = 0; i < count; ++i) {
-    size_t slot = port.next_flow + i;
+    size_t slot = first + i;
     if (slot >= count) slot -= count;
     uint32_t id = port.flows[slot];
     const Flow& flow = net_->flow(id);
@@ -85,7 +87,8 @@ uint32_t QueuePairTransport::NextPacketOnPort(uint32_t, uint32_t port_index, Tim
       earliest = std::min(earliest, flow.next_avail);
       continue;
     }
-    port.next_flow = slot + 1 == count ? 0 : slot + 1;
+    if (config.nic_order == NicOrder::kRoundRobin)
+      port.next_flow = slot + 1 == count ? 0 : slot + 1;
     return SendData(id);
   }
   *wake = earliest;

@@ -89,6 +89,7 @@ Json FabricJson(const NetRunSpec& spec, const RunInputs& in, const Network& netw
   summary["window"] = config.window;
   summary["pfc"] = config.pfc;
   summary["ack_priority"] = AckPriorityName(config.ack_priority);
+  summary["nic_order"] = NicOrderName(config.nic_order);
   if (!spec.fabric.cc_params.empty()) {
     Json cc_params;
     for (const auto& [name, value] : spec.fabric.cc_params) cc_params[name] = value;

@@ -57,6 +57,19 @@ TEST(PsCli, WritesJobsHostsAndSchedule) {
             summary["ps_jobs"][4]["jct_us"].get<double>());
 }
 
+// Oldest message first at every NIC: every job still finishes with every byte delivered once,
+// and the order is echoed.
+TEST(PsCli, NicOrderFifoRunsAndIsEchoed) {
+  const std::string out = Out("fifo_order");
+  const auto run = Net(std::string(kSmall) + " --nic-order fifo --out " + out);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  const auto summary = nlohmann::json::parse(Slurp(out + "/summary.json"));
+  EXPECT_EQ(summary["nic_order"], "fifo");
+  EXPECT_EQ(summary["ps"]["unfinished_jobs"], 0);
+  EXPECT_EQ(summary["ps"]["pushed_bytes"], 5 * 2 * 3 * 100000);
+  EXPECT_EQ(summary["ps"]["model_sent_bytes"], 5 * 2 * 4 * 100000);
+}
+
 // prio per class id from `jigsaw tlights --dry-run`: the install, then the first rotation.
 std::vector<std::map<std::string, int>> AgentBands(int jobs) {
   std::string ports;
@@ -118,6 +131,9 @@ TEST(PsCli, BadCombinationsExitTwoNamingTheOption) {
        "--ps-downlink-priority on needs --host-priority static or rotate"},
       {" --ps-jobs 2 --ps-workers 2 --ps-model mlp --ps-compute-file /nonexistent.csv",
        "/nonexistent.csv"},
+      {" --ps-jobs 2 --ps-workers 2 --ps-model mlp --nic-order lifo", "--nic-order 'lifo'"},
+      {" --ps-jobs 2 --ps-workers 2 --ps-model mlp --cc-param retransmit_timeout=0s",
+       "retransmit_timeout"},
   };
   for (const auto& [args, expected] : cases) {
     const auto run = Net(topology + args);

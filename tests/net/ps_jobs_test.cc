@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -61,6 +62,50 @@ TEST(NicScheduler, StrictPriorityBetweenBandsRoundRobinWithin) {
   EXPECT_EQ(ServeOrder(&scheduler, 1), (std::vector<uint32_t>{10}));
   EXPECT_THROW(scheduler.SetBand(4, 0), std::out_of_range);
   EXPECT_THROW(scheduler.SetBand(0, 8), std::out_of_range);
+}
+
+TEST(NicScheduler, OldestFirstServesTheFirstAddedFlowThatMaySend) {
+  NicScheduler scheduler(1, 0, /*oldest_first=*/true);
+  scheduler.Add(5, 0);
+  scheduler.Add(6, 0);
+  scheduler.Add(7, 0);
+  EXPECT_EQ(ServeOrder(&scheduler, 3), (std::vector<uint32_t>{5, 5, 5}));
+  std::vector<uint32_t> offered;
+  scheduler.Serve([&](uint32_t flow) {
+    offered.push_back(flow);
+    return flow == 7;  // 5 and 6 cannot send: the next oldest that can goes
+  });
+  EXPECT_EQ(offered, (std::vector<uint32_t>{5, 6, 7}));
+  scheduler.Remove(5, 0);
+  EXPECT_EQ(ServeOrder(&scheduler, 2), (std::vector<uint32_t>{6, 6}));
+}
+
+// Two equal messages leave host 0 at time 0 for hosts 1 and 2. Round-robin (the default) shares
+// the NIC per packet, so both end together; fifo sends the first one's packets first, so it ends
+// at about half the time and the second at the same end as under round-robin.
+TEST(NicOrder, FifoFinishesTheOlderMessageFirst) {
+  auto run = [](NicOrder order) {
+    NetConfig config;
+    config.nic_order = order;
+    Network network(Rack(3, 10'000'000'000), config);
+    const uint32_t a = network.AddFlow(0, 1, 500'000, 0, 1);
+    const uint32_t b = network.AddFlow(0, 2, 500'000, 0, 2);
+    network.Run(kNever);
+    return std::pair<Time, Time>(network.flow(a).delivered, network.flow(b).delivered);
+  };
+  const auto [rr_a, rr_b] = run(NicOrder::kRoundRobin);
+  const auto [fifo_a, fifo_b] = run(NicOrder::kFifo);
+  ASSERT_GT(rr_a, 0);
+  ASSERT_GT(fifo_a, 0);
+  EXPECT_GT(rr_a * 10, rr_b * 9);
+  EXPECT_LT(fifo_a * 10, fifo_b * 6);
+  EXPECT_LT(fifo_a, rr_a);
+  EXPECT_GT(fifo_b * 100, rr_b * 99);
+  NicOrder parsed = NicOrder::kRoundRobin;
+  EXPECT_TRUE(ParseNicOrder("fifo", &parsed));
+  EXPECT_EQ(parsed, NicOrder::kFifo);
+  EXPECT_STREQ(NicOrderName(parsed), "fifo");
+  EXPECT_FALSE(ParseNicOrder("lifo", &parsed));
 }
 
 PsJobsSpec TwoJobsOneWorker(tlights::Policy policy) {
@@ -149,6 +194,37 @@ TEST(PsJobs, ConservesBytesAndRotatesOnTheAgentsSchedule) {
     EXPECT_EQ(change.bands, agent.Bands(change.rotation));
     EXPECT_LT(change.at, result.makespan);
   }
+}
+
+// Lossy Ethernet (no PFC, a drop-tail switch buffer, loss-based AIMD, retransmission after
+// Linux's minimum RTO of 200 ms set through the cc parameter): every job still finishes, each
+// message is counted once however often its packets were resent, and the wire carries the
+// delivered bytes plus the resent ones.
+TEST(PsJobs, FinishesAndConservesBytesUnderDrops) {
+  PsJobsSpec spec;
+  spec.jobs = 3;
+  spec.workers = 3;
+  spec.iterations = 2;
+  spec.model_bytes = 200'000;
+  spec.compute = 1 * kMillisecond;
+  NetConfig config;
+  config.pfc = false;
+  config.window = false;
+  config.cc = CcMode::kReno;
+  config.buffer_bytes = 64 * 1024;
+  SetCcParam("retransmit_timeout", "200ms", &config);
+  EXPECT_EQ(config.retransmit_timeout, 200 * kMillisecond);
+  EXPECT_THROW(SetCcParam("retransmit_timeout", "0s", &config), UsageError);
+  Network network(Rack(4, 200'000'000), config);
+  const PsJobsResult result = RunPsJobs(&network, spec);
+  ASSERT_GT(result.makespan, 0);
+  const uint64_t jobs_workers = 3 * 3;
+  EXPECT_EQ(result.pushed_bytes, jobs_workers * 2 * spec.model_bytes);
+  EXPECT_EQ(result.pulled_bytes, jobs_workers * 3 * spec.model_bytes);
+  const NetStats stats = network.Stats();
+  EXPECT_GT(stats.drops, 0u);
+  EXPECT_EQ(stats.payload_sent, stats.payload_received + stats.payload_dropped);
+  EXPECT_GE(stats.payload_received, result.pushed_bytes + result.pulled_bytes);
 }
 
 TEST(PsJobs, PlacementSpreadsWorkersAwayFromThePsHost) {
