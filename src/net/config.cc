@@ -75,7 +75,7 @@ const char* CcParamNames() {
   return "dcqcn.{g,alpha_interval,decrease_interval,increase_timer,fast_recovery_stages,rate_ai,"
          "rate_hai,rate_on_first_cnp,clamp_target}, dctcp.{g,rate_ai}, "
          "timely.{alpha,beta,t_low,t_high,min_rtt,rate_ai,rate_hai}, "
-         "hpcc.{eta,max_stage,rate_ai}, min_rate, ecn_pmax";
+         "hpcc.{eta,max_stage,rate_ai}, min_rate, ecn_pmax, retransmit_timeout";
 }
 
 void SetCcParam(std::string_view name, std::string_view value, NetConfig* config) {
@@ -148,6 +148,8 @@ void SetCcParam(std::string_view name, std::string_view value, NetConfig* config
     integer(&h.max_stage, 1000);
   } else if (name == "hpcc.rate_ai") {
     rate(&h.rate_ai_bps);
+  } else if (name == "retransmit_timeout") {
+    duration(&config->retransmit_timeout);
   } else if (name == "min_rate") {
     rate(&config->min_rate_bps);
   } else if (name == "ecn_pmax") {
