@@ -10,6 +10,10 @@ namespace jigsaw::faas {
 // be opened or read.
 std::string ReadProcFile(const std::string& path);
 
+// The host's cgroup v2 mount (/sys/fs/cgroup/unified or /sys/fs/cgroup, the first that has
+// cgroup.procs and cgroup.max.depth, a v2-only file), or "" when there is none.
+std::string CgroupV2Root();
+
 }  // namespace jigsaw::faas
 
 #endif  // JIGSAW_FAAS_PROC_FILE_H_

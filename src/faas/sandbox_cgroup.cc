@@ -43,18 +43,6 @@ bool HasWord(const std::string& text, const std::string& word) {
   return false;
 }
 
-std::string HostRoot() {
-  struct stat st;
-  for (const char* root : {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
-    const std::string r = root;
-    if (::stat((r + "/cgroup.procs").c_str(), &st) == 0 &&
-        ::stat((r + "/cgroup.max.depth").c_str(), &st) == 0) {
-      return r;  // cgroup.max.depth exists only in cgroup v2
-    }
-  }
-  return "";
-}
-
 // Leaves "jigsaw-jail-<pid>-<n>" whose SGS process is gone (rmdir fails on a busy one).
 void RemoveStaleLeaves(const std::string& root) {
   DIR* dir = ::opendir(root.c_str());
@@ -72,7 +60,7 @@ void RemoveStaleLeaves(const std::string& root) {
 
 CgroupSupport ProbeRoot(const std::string& requested) {
   CgroupSupport support;
-  support.root = requested.empty() ? HostRoot() : requested;
+  support.root = requested.empty() ? CgroupV2Root() : requested;
   if (support.root.empty()) {
     support.missing =
         "no cgroup v2 hierarchy is mounted (looked at /sys/fs/cgroup and "

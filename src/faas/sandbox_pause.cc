@@ -24,19 +24,6 @@ bool WriteText(const std::string& path, const std::string& text) {
   return ok;
 }
 
-// The cgroup2 directory that holds this process's sandbox cgroups, or "" when there is none.
-std::string CgroupRoot() {
-  struct stat st;
-  for (const char* root : {"/sys/fs/cgroup/unified", "/sys/fs/cgroup"}) {
-    const std::string r = root;
-    if (::stat((r + "/cgroup.procs").c_str(), &st) == 0 &&
-        ::stat((r + "/cgroup.max.depth").c_str(), &st) == 0) {
-      return r;  // cgroup.max.depth exists only in cgroup v2
-    }
-  }
-  return "";
-}
-
 bool Stopped(pid_t pid) {
   const std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
   const size_t close = stat.rfind(')');
@@ -63,7 +50,7 @@ bool SandboxPause::FreezerUsable() {
   static std::once_flag once;
   static bool usable = false;
   std::call_once(once, [] {
-    const std::string root = CgroupRoot();
+    const std::string root = CgroupV2Root();
     if (root.empty()) return;
     const std::string probe = root + "/jigsaw-probe-" + std::to_string(::getpid());
     if (::mkdir(probe.c_str(), 0755) != 0) return;
@@ -84,7 +71,7 @@ SandboxPause::SandboxPause(pid_t pid, bool want_freezer, const std::string& cgro
     return;
   }
   const std::string dir =
-      CgroupRoot() + "/jigsaw-sandbox-" + std::to_string(::getpid()) + "-" + std::to_string(pid);
+      CgroupV2Root() + "/jigsaw-sandbox-" + std::to_string(::getpid()) + "-" + std::to_string(pid);
   if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) return;
   if (!WriteText(dir + "/cgroup.procs", std::to_string(pid))) {
     ::rmdir(dir.c_str());
